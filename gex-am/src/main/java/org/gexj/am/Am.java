@@ -1,0 +1,808 @@
+package org.gexj.am;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.gexj.Client;
+import org.gexj.Event;
+import org.gexj.Flags;
+import org.gexj.GexTimeoutException;
+import org.gexj.HandlerContextException;
+import org.gexj.Lc;
+import org.gexj.am.wire.AmFrameFlyweight;
+import org.gexj.spi.Capabilities;
+import org.gexj.spi.Conduit;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Active messages over a client's conduit: handler registration, Short/Medium/Long requests (replies are sent
+ * through the {@link Token}), negotiated payload, limits. One instance per client: {@link #of(Client)}.
+ *
+ * <p>Contracts (GASNet-EX): delivery is reliable and unordered; a Long payload is in place in the target segment
+ * before its handler runs; a request handler replies at most once; a reply handler sends nothing; handlers do not
+ * poll, wait or send requests — each violation throws {@link HandlerContextException} at the offending call.
+ * Bad ranks, handler indices, arities, lengths and offsets throw {@link IllegalArgumentException} before anything
+ * is sent. Sends wait for resources (running handlers meanwhile) unless {@link Flags#IMMEDIATE} is given, in which
+ * case they return {@link #BACK_PRESSURED} and send nothing. A path that stays full longer than
+ * {@code GEX_BACKPRESSURE_TIMEOUT} seconds ends in {@link GexTimeoutException}.
+ *
+ * <p>Local completion: payloads are copied out of the source before a send returns, so {@link Lc#NOW},
+ * {@link Lc#GROUP} and explicit events are all complete at return.
+ */
+public final class Am {
+    /** Sent. */
+    public static final int OK = 0;
+    /** Not sent: IMMEDIATE was given and the conduit had no room. */
+    public static final int BACK_PRESSURED = 1;
+    /** Args per message ({@code gex_AM_MaxArgs}). */
+    public static final int MAX_ARGS = AmFrameFlyweight.MAX_ARGS;
+    /** First client handler index ({@code GEX_AM_INDEX_BASE}); 1..127 are the library's. */
+    public static final int INDEX_BASE = 128;
+    public static final int MAX_INDEX = 255;
+
+    final Client client;
+    final Conduit conduit;
+    private final Capabilities capabilities;
+    private final int rank;
+    private final int size;
+    private final AmHandler[] handlers = new AmHandler[MAX_INDEX + 1];
+    private final long maxMedium;
+    private final long maxLong;
+    private final long backPressureTimeoutNs;
+    private final ThreadLocal<SrcDesc> srcDescs;
+    private final AtomicLong droppedFrames = new AtomicLong();
+    private volatile MemorySegment[] peerSegments;
+
+    private Am(Client client) {
+        this.client = client;
+        this.conduit = client.conduit();
+        this.capabilities = conduit.capabilities();
+        this.rank = client.rank();
+        this.size = client.size();
+        final long frameLimit = capabilities.maxFrameLength() - AmFrameFlyweight.payloadOffset(MAX_ARGS);
+        this.maxMedium = client.config().getLong("GEX_AM_MAX_MEDIUM", Math.min(65536, frameLimit), 512, frameLimit);
+        this.maxLong = capabilities.crossMapped() ? Integer.MAX_VALUE : maxMedium;
+        this.backPressureTimeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
+        this.srcDescs = ThreadLocal.withInitial(() -> new SrcDesc(this));
+        client.setFrameHandler(new AmDispatcher(this, client));
+    }
+
+    /** The client's AM layer, created on first use. Create it on every rank before peers send. */
+    public static Am of(Client client) {
+        return client.extension(Am.class, Am::new);
+    }
+
+    public Client client() {
+        return client;
+    }
+
+    /**
+     * Registers {@code handler} at the highest free index in [128, 255] ({@code gex_index = 0}). Not collective:
+     * register the same table on every rank, then barrier before peers send.
+     *
+     * @return the index
+     */
+    public int register(AmHandler handler) {
+        return register(0, handler);
+    }
+
+    /**
+     * Registers {@code handler} at {@code index}: 0 picks the highest free index; otherwise 128..255, unused.
+     *
+     * @return the index
+     */
+    public synchronized int register(int index, AmHandler handler) {
+        Objects.requireNonNull(handler, "handler");
+        if (index == 0) {
+            for (int i = MAX_INDEX; i >= INDEX_BASE; i--) {
+                if (handlers[i] == null) {
+                    handlers[i] = handler;
+                    return i;
+                }
+            }
+            throw new IllegalArgumentException("all " + (MAX_INDEX - INDEX_BASE + 1)
+                + " client handler indices [128, 255] are taken");
+        }
+        if (index < INDEX_BASE || index > MAX_INDEX) {
+            throw new IllegalArgumentException("handler index " + index + " must be 0 (pick one) or in [128, 255]");
+        }
+        return put(index, handler);
+    }
+
+    /** Library use: registers a handler of another GEX/J module at a library index in [1, 127]. */
+    public synchronized int registerSystem(int index, AmHandler handler) {
+        Objects.requireNonNull(handler, "handler");
+        if (index < 1 || index >= INDEX_BASE) {
+            throw new IllegalArgumentException("library handler index " + index + " outside [1, 127]");
+        }
+        return put(index, handler);
+    }
+
+    private int put(int index, AmHandler handler) {
+        if (handlers[index] != null) {
+            throw new IllegalArgumentException("handler index " + index + " is already registered (" + handlers[index] + ")");
+        }
+        handlers[index] = handler;
+        return index;
+    }
+
+    /** The handler registered at {@code index}, or null. */
+    public AmHandler handler(int index) {
+        return index >= 0 && index <= MAX_INDEX ? handlers[index] : null;
+    }
+
+    // ---------------------------------------------------------------------------------------------- limits
+
+    public int maxArgs() {
+        return MAX_ARGS;
+    }
+
+    /** Largest Medium request payload to {@code peer} (-1: any peer) with {@code nargs} args. */
+    public long maxRequestMedium(int peer, int nargs) {
+        checkLimitArgs(peer, nargs);
+        return maxMedium;
+    }
+
+    public long maxReplyMedium(int peer, int nargs) {
+        checkLimitArgs(peer, nargs);
+        return maxMedium;
+    }
+
+    /** Largest Long request payload to {@code peer} (-1: any peer) with {@code nargs} args. */
+    public long maxRequestLong(int peer, int nargs) {
+        checkLimitArgs(peer, nargs);
+        return maxLong;
+    }
+
+    public long maxReplyLong(int peer, int nargs) {
+        checkLimitArgs(peer, nargs);
+        return maxLong;
+    }
+
+    /** Least upper bounds valid for every peer and arity ({@code gex_AM_LUB*}). */
+    public long lubRequestMedium() {
+        return maxMedium;
+    }
+
+    public long lubReplyMedium() {
+        return maxMedium;
+    }
+
+    public long lubRequestLong() {
+        return maxLong;
+    }
+
+    public long lubReplyLong() {
+        return maxLong;
+    }
+
+    private void checkLimitArgs(int peer, int nargs) {
+        if (peer != -1) {
+            checkPeer(peer);
+        }
+        checkNargs(nargs);
+    }
+
+    /** Frames dropped because they were malformed or named an unregistered handler. */
+    public long droppedFrames() {
+        return droppedFrames.get();
+    }
+
+    void countDropped() {
+        droppedFrames.incrementAndGet();
+    }
+
+    /** True if every AM with {@link Lc#GROUP} has completed locally. Does not poll. */
+    public boolean nbiTest() {
+        return client.nbiTest(org.gexj.Ec.AM);
+    }
+
+    /** Waits for local completion of every AM sent with {@link Lc#GROUP} ({@code gex_NBI_Wait(GEX_EC_AM)}). */
+    public void nbiWait(int mask) {
+        client.nbiWait(mask);
+    }
+
+    // ---------------------------------------------------------------------------------------------- NPAM
+
+    /**
+     * Negotiated-payload Medium request ({@code gex_AM_PrepareRequestMedium}). With {@code clientBuffer} null the
+     * payload is written in place in the conduit's send buffer, and {@code lc} must be null.
+     *
+     * @return the prepared descriptor, or null if {@link Flags#IMMEDIATE} and resources were short
+     */
+    public SrcDesc prepareRequestMedium(int peer, MemorySegment clientBuffer, long leastPayload, long mostPayload,
+                                        Lc lc, int flags, int nargs) {
+        checkRequestContext();
+        return prepare(null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, clientBuffer, leastPayload,
+            mostPayload, 0, lc, flags, nargs);
+    }
+
+    /** Negotiated-payload Long request into {@code peer}'s segment at {@code dest}. */
+    public SrcDesc prepareRequestLong(int peer, MemorySegment clientBuffer, long leastPayload, long mostPayload,
+                                      long dest, Lc lc, int flags, int nargs) {
+        checkRequestContext();
+        return prepare(null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, clientBuffer, leastPayload,
+            mostPayload, dest, lc, flags, nargs);
+    }
+
+    SrcDesc prepare(Token token, int peer, int channel, int category, MemorySegment clientBuffer, long least,
+                    long most, long dest, Lc lc, int flags, int nargs) {
+        checkPeer(peer);
+        Flags.check(flags);
+        checkNargs(nargs);
+        final long max = category == AmFrameFlyweight.CATEGORY_MEDIUM ? maxMedium : maxLong;
+        if (least < 0 || least > most) {
+            throw new IllegalArgumentException("NPAM payload bounds [" + least + ", " + most + "] need 0 <= least <= most");
+        }
+        if (least > max) {
+            throw new IllegalArgumentException("NPAM least payload " + least + " exceeds the maximum " + max);
+        }
+        if (clientBuffer == null && lc != null) {
+            throw new IllegalArgumentException("NPAM without a client buffer takes lc = null, not " + lc);
+        }
+        if (clientBuffer != null) {
+            checkLc(lc, channel);
+            if (!clientBuffer.isNative()) {
+                throw new IllegalArgumentException("NPAM client buffer must be off-heap (a native MemorySegment)");
+            }
+            if (clientBuffer.byteSize() < least) {
+                throw new IllegalArgumentException("NPAM client buffer of " + clientBuffer.byteSize()
+                    + " bytes is smaller than least payload " + least);
+            }
+        }
+        long granted = Math.min(most, max);
+        if (clientBuffer != null) {
+            granted = Math.min(granted, clientBuffer.byteSize());
+        }
+        if (category == AmFrameFlyweight.CATEGORY_LONG) {
+            checkLongDest(peer, dest, least);
+            granted = Math.min(granted, client.segment().size(peer) - dest);
+        }
+        final SrcDesc sd = srcDescs.get();
+        if (sd.open) {
+            throw new HandlerContextException("NPAM prepare while another prepare on this thread is not committed");
+        }
+        sd.claimAt = -1;
+        if (category == AmFrameFlyweight.CATEGORY_MEDIUM && clientBuffer == null) {
+            final int at = claim(peer, channel, AmFrameFlyweight.frameLength(nargs, (int) granted), flags);
+            if (at < 0) {
+                return null;
+            }
+            final AtomicBuffer b = conduit.claimBuffer(peer, channel);
+            final int payloadAt = at + AmFrameFlyweight.payloadOffset(nargs);
+            if (b.byteArray() != null) {
+                sd.view.wrap(b.byteArray(), b.wrapAdjustment()
+                    + payloadAt, (int) granted);
+            } else {
+                sd.view.wrap(b.addressOffset() + payloadAt, (int) granted);
+            }
+            sd.claimAt = at;
+            sd.clientBuffer = null;
+        } else if (clientBuffer == null) {
+            sd.clientBuffer = sd.bounce(granted);
+            sd.view.wrap(sd.clientBuffer.address(), (int) granted);
+        } else {
+            sd.clientBuffer = clientBuffer;
+            sd.view.wrap(clientBuffer.address(), (int) granted);
+        }
+        sd.token = token;
+        sd.peer = peer;
+        sd.channel = channel;
+        sd.category = category;
+        sd.nargs = nargs;
+        sd.flags = flags;
+        sd.size = granted;
+        sd.dest = dest;
+        sd.thread = Thread.currentThread();
+        sd.open = true;
+        sd.previousContext = client.enterRestricted("an NPAM prepare/commit pair");
+        return sd;
+    }
+
+    int[] commitArgs(SrcDesc sd) {
+        return sd.scratchArgs;
+    }
+
+    void commitPrepared(SrcDesc sd, int handler, long nbytes, int[] args, int nargs) {
+        sd.checkOpen();
+        if (nargs != sd.nargs) {
+            throw new IllegalArgumentException("commit with " + nargs + " args; prepared with " + sd.nargs);
+        }
+        if (nbytes < 0 || nbytes > sd.size) {
+            throw new IllegalArgumentException("commit of " + nbytes + " bytes outside [0, " + sd.size + "] prepared");
+        }
+        checkHandler(handler, sd.category, sd.channel == Conduit.REQUEST, nargs);
+        sd.open = false;
+        client.exitRestricted(sd.previousContext);
+        final int at;
+        final AtomicBuffer b;
+        if (sd.claimAt >= 0) {
+            at = sd.claimAt;
+            b = conduit.claimBuffer(sd.peer, sd.channel);
+            AmFrameFlyweight.encodeHeader(b, at, frameType(sd.category, sd.channel, true), handler, nargs, rank,
+                nbytes, 0);
+        } else {
+            at = begin(sd.peer, sd.channel, sd.category, handler, nargs, 0, sd.clientBuffer, 0, nbytes, sd.dest, Lc.NOW);
+            b = conduit.claimBuffer(sd.peer, sd.channel);
+        }
+        for (int i = 0; i < nargs; i++) {
+            AmFrameFlyweight.encodeArg(b, at, i, args[i]);
+        }
+        conduit.commit(sd.peer, sd.channel, at);
+        if (sd.token != null) {
+            sd.token.replied = true;
+        }
+    }
+
+    void cancelPrepared(SrcDesc sd) {
+        sd.checkOpen();
+        if (sd.claimAt >= 0) {
+            conduit.abort(sd.peer, sd.channel, sd.claimAt);
+        }
+        sd.open = false;
+        client.exitRestricted(sd.previousContext);
+    }
+
+    // ---------------------------------------------------------------------------------------------- sending
+
+    void checkRequestContext() {
+        client.checkNotRestricted("an AM request");
+    }
+
+    void checkReplyContext(Token token) {
+        if (!token.active() || token.thread != Thread.currentThread()) {
+            throw new IllegalStateException("an AM token is valid only during its handler, on its thread");
+        }
+        if (!token.isRequest()) {
+            throw new HandlerContextException("a reply handler may not send anything (handler "
+                + token.handlerIndex() + " tried to reply)");
+        }
+        if (token.replied) {
+            throw new HandlerContextException("a request handler may reply at most once (handler "
+                + token.handlerIndex() + " already replied)");
+        }
+        if (srcDescs.get().open) {
+            throw new HandlerContextException("no reply between an NPAM prepare and its commit");
+        }
+    }
+
+    static void checkArgs(int[] args, int nargs) {
+        checkNargs(nargs);
+        if (nargs > 0 && (args == null || args.length < nargs)) {
+            throw new IllegalArgumentException("args array of length " + (args == null ? 0 : args.length)
+                + " holds fewer than nargs = " + nargs);
+        }
+    }
+
+    static void checkNargs(int nargs) {
+        if (nargs < 0 || nargs > MAX_ARGS) {
+            throw new IllegalArgumentException("nargs " + nargs + " outside [0, " + MAX_ARGS + "]");
+        }
+    }
+
+    void checkPeer(int peer) {
+        if (peer < 0 || peer >= size) {
+            throw new IllegalArgumentException("rank " + peer + " outside [0, " + size + ")");
+        }
+    }
+
+    void checkHandler(int index, int category, boolean request, int nargs) {
+        if (index < 1 || index > MAX_INDEX) {
+            throw new IllegalArgumentException("handler index " + index + " outside [1, 255]");
+        }
+        final AmHandler h = handlers[index];
+        if (h == null) {
+            throw new IllegalArgumentException("handler index " + index + " is not registered");
+        }
+        if (h.category().ordinal() != category) {
+            throw new IllegalArgumentException("handler " + index + " is " + h + "; cannot send it as "
+                + Category.values()[category]);
+        }
+        if (request ? !h.direction().allowsRequest() : !h.direction().allowsReply()) {
+            throw new IllegalArgumentException("handler " + index + " is " + h + "; cannot send it as a "
+                + (request ? "request" : "reply"));
+        }
+        if (h.nargs() != nargs) {
+            throw new IllegalArgumentException("handler " + index + " takes " + h.nargs() + " args; sent with " + nargs);
+        }
+    }
+
+    private void checkLc(Lc lc, int channel) {
+        if (lc == null) {
+            throw new IllegalArgumentException("lc is null; use Lc.NOW, Lc.GROUP or Lc.event()");
+        }
+        if (lc == Lc.DEFER) {
+            throw new IllegalArgumentException("Lc.DEFER is not allowed for AM; use Lc.NOW, Lc.GROUP or Lc.event()");
+        }
+        if (lc == Lc.GROUP && channel == Conduit.REPLY) {
+            throw new IllegalArgumentException("Lc.GROUP is not allowed for a reply; use Lc.NOW or Lc.event()");
+        }
+    }
+
+    private void checkLongDest(int peer, long dest, long nbytes) {
+        if (nbytes == 0) {
+            if (dest < 0) {
+                throw new IllegalArgumentException("Long destination offset " + dest + " is negative");
+            }
+            return;
+        }
+        client.segment().checkRemote(peer, dest, nbytes);
+    }
+
+    private static int frameType(int category, int channel, boolean inline) {
+        return category | (channel == Conduit.REQUEST ? AmFrameFlyweight.TYPE_REQUEST : 0)
+            | (category == AmFrameFlyweight.CATEGORY_LONG && inline ? AmFrameFlyweight.TYPE_INLINE : 0);
+    }
+
+    /**
+     * Validates, claims space (waiting unless IMMEDIATE), writes the header and the payload; the caller writes the
+     * args and commits.
+     *
+     * @return the claim offset, or -1 if IMMEDIATE and the path was full
+     */
+    int begin(int peer, int channel, int category, int handler, int nargs, int flags, MemorySegment src,
+              long srcOffset, long nbytes, long dest, Lc lc) {
+        checkPeer(peer);
+        if (flags != 0) {
+            Flags.check(flags);
+        }
+        checkHandler(handler, category, channel == Conduit.REQUEST, nargs);
+        final boolean inline = category == AmFrameFlyweight.CATEGORY_MEDIUM
+            || (category == AmFrameFlyweight.CATEGORY_LONG && !capabilities.crossMapped());
+        if (category != AmFrameFlyweight.CATEGORY_SHORT) {
+            checkLc(lc, channel);
+            final long max = category == AmFrameFlyweight.CATEGORY_MEDIUM ? maxMedium : maxLong;
+            if (nbytes < 0 || nbytes > max) {
+                throw new IllegalArgumentException("payload of " + nbytes + " bytes outside [0, " + max + "]");
+            }
+            if (nbytes > 0) {
+                Objects.requireNonNull(src, "src");
+                if (srcOffset < 0 || srcOffset > src.byteSize() - nbytes) {
+                    throw new IllegalArgumentException("source range [" + srcOffset + ", " + (srcOffset + nbytes)
+                        + ") outside the source segment [0, " + src.byteSize() + ")");
+                }
+            }
+            if (category == AmFrameFlyweight.CATEGORY_LONG) {
+                checkLongDest(peer, dest, nbytes);
+            }
+        }
+        final int length = AmFrameFlyweight.frameLength(nargs, inline ? (int) nbytes : 0);
+        final int at = claim(peer, channel, length, flags);
+        if (at < 0) {
+            return at;
+        }
+        final AtomicBuffer b = conduit.claimBuffer(peer, channel);
+        AmFrameFlyweight.encodeHeader(b, at, frameType(category, channel, inline), handler, nargs, rank, nbytes, dest);
+        if (nbytes > 0) {
+            if (inline) {
+                Memory.copy(src, srcOffset, b, at + AmFrameFlyweight.payloadOffset(nargs), nbytes);
+            } else {
+                MemorySegment.copy(src, srcOffset, peerSegment(peer), dest, nbytes);
+            }
+        }
+        if (lc != null && lc.isEvent()) {
+            lc.setLastEvent(Event.DONE);
+        }
+        return at;
+    }
+
+    private int claim(int peer, int channel, int length, int flags) {
+        final int at = conduit.claim(peer, channel, length);
+        if (at >= 0) {
+            return at;
+        }
+        if ((flags & Flags.IMMEDIATE) != 0) {
+            return -1;
+        }
+        return claimSlowly(peer, channel, length);
+    }
+
+    private int claimSlowly(int peer, int channel, int length) {
+        client.resetBackoff();
+        final long start = System.nanoTime();
+        while (true) {
+            client.progressWhileBlocked();
+            final int at = conduit.claim(peer, channel, length);
+            if (at >= 0) {
+                return at;
+            }
+            if (System.nanoTime() - start > backPressureTimeoutNs) {
+                throw new GexTimeoutException("rank " + rank + ": the AM " + (channel == Conduit.REQUEST ? "request" : "reply")
+                    + " path to rank " + peer + " stayed full for " + backPressureTimeoutNs / 1_000_000_000L
+                    + " s (GEX_BACKPRESSURE_TIMEOUT); is rank " + peer + " polling?");
+            }
+        }
+    }
+
+    MemorySegment peerSegment(int peer) {
+        MemorySegment[] segments = peerSegments;
+        if (segments == null) {
+            segments = new MemorySegment[size];
+            for (int r = 0; r < size; r++) {
+                segments[r] = conduit.peerSegment(r);
+            }
+            peerSegments = segments;
+        }
+        return segments[peer];
+    }
+
+    MemorySegment localSegment() {
+        return client.hasSegment() ? client.segment().memory() : null;
+    }
+
+    // BEGIN GENERATED SENDS (tools/gen_am_overloads.py)
+    /** Sends a Short request with 0 args; waits for resources. @return {@link Am#OK} */
+    public int requestShort(int peer, int handler) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, 0, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Short request with 1 args; waits for resources. @return {@link Am#OK} */
+    public int requestShort(int peer, int handler, int a0) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, 0, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Short request with 2 args; waits for resources. @return {@link Am#OK} */
+    public int requestShort(int peer, int handler, int a0, int a1) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, 0, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Short request with 3 args; waits for resources. @return {@link Am#OK} */
+    public int requestShort(int peer, int handler, int a0, int a1, int a2) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, 0, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Short request with 4 args; waits for resources. @return {@link Am#OK} */
+    public int requestShort(int peer, int handler, int a0, int a1, int a2, int a3) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, 0, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Short request with {@code nargs} args taken from {@code args} (reused by the caller).
+     *
+     * @param flags 0 or {@link org.gexj.Flags#IMMEDIATE}
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} if IMMEDIATE and resources were short (nothing sent)
+     */
+    public int requestShort(int peer, int handler, int flags, int[] args, int nargs) {
+        checkRequestContext();
+        Am.checkArgs(args, nargs);
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, nargs, flags, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        for (int i = 0; i < nargs; i++) {
+            b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
+        }
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Medium request with 0 args; waits for resources. @return {@link Am#OK} */
+    public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, 0, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Medium request with 1 args; waits for resources. @return {@link Am#OK} */
+    public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, 0, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Medium request with 2 args; waits for resources. @return {@link Am#OK} */
+    public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, 0, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Medium request with 3 args; waits for resources. @return {@link Am#OK} */
+    public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, 0, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Medium request with 4 args; waits for resources. @return {@link Am#OK} */
+    public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, 0, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium request with {@code nargs} args taken from {@code args} (reused by the caller).
+     *
+     * @param flags 0 or {@link org.gexj.Flags#IMMEDIATE}
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} if IMMEDIATE and resources were short (nothing sent)
+     */
+    public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int flags, int[] args, int nargs) {
+        checkRequestContext();
+        Am.checkArgs(args, nargs);
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        for (int i = 0; i < nargs; i++) {
+            b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
+        }
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Long request with 0 args; waits for resources. @return {@link Am#OK} */
+    public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 0, 0, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Long request with 1 args; waits for resources. @return {@link Am#OK} */
+    public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 1, 0, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Long request with 2 args; waits for resources. @return {@link Am#OK} */
+    public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 2, 0, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Long request with 3 args; waits for resources. @return {@link Am#OK} */
+    public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 3, 0, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /** Sends a Long request with 4 args; waits for resources. @return {@link Am#OK} */
+    public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 4, 0, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Long request with {@code nargs} args taken from {@code args} (reused by the caller).
+     *
+     * @param flags 0 or {@link org.gexj.Flags#IMMEDIATE}
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} if IMMEDIATE and resources were short (nothing sent)
+     */
+    public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int flags, int[] args, int nargs) {
+        checkRequestContext();
+        Am.checkArgs(args, nargs);
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        for (int i = 0; i < nargs; i++) {
+            b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
+        }
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+    // END GENERATED SENDS
+}

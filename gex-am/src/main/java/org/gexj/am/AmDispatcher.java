@@ -1,0 +1,115 @@
+package org.gexj.am;
+
+import org.agrona.DirectBuffer;
+import org.gexj.Client;
+import org.gexj.am.wire.AmFrameFlyweight;
+import org.gexj.spi.Conduit;
+import org.gexj.spi.FrameHandler;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Runs the handler of each inbound frame. One set of flyweights per channel: a request handler blocked on a full
+ * reply path drains replies, so a reply handler can run nested inside a request handler, never deeper.
+ *
+ * <p>A frame that is malformed, names an unregistered handler or disagrees with its registration is counted,
+ * reported on stderr (the first few) and dropped; it never reaches a handler.
+ */
+final class AmDispatcher implements FrameHandler {
+    private static final int REPORTED_DROPS = 10;
+    private static final String[] CONTEXT = {"an AM request handler", "an AM reply handler"};
+
+    private final Am am;
+    private final Client client;
+    private final AmFrameFlyweight[] frames = {new AmFrameFlyweight(), new AmFrameFlyweight()};
+    private final Token[] tokens;
+    private final Args[] args = {new Args(), new Args()};
+    private final Payload[] payloads = {new Payload(), new Payload()};
+
+    AmDispatcher(Am am, Client client) {
+        this.am = am;
+        this.client = client;
+        this.tokens = new Token[] {new Token(am), new Token(am)};
+    }
+
+    @Override
+    public void onFrame(int channel, DirectBuffer buffer, int offset, int length) {
+        final AmFrameFlyweight frame = frames[channel].wrap(buffer, offset, length);
+        final String malformed = frame.validate();
+        if (malformed != null) {
+            drop(channel, malformed);
+            return;
+        }
+        final boolean request = frame.isRequest();
+        if (request != (channel == Conduit.REQUEST)) {
+            drop(channel, "a " + (request ? "request" : "reply") + " frame on the other channel");
+            return;
+        }
+        final int index = frame.handler();
+        final AmHandler handler = am.handler(index);
+        final int category = frame.category();
+        if (handler == null || handler.category().ordinal() != category || handler.nargs() != frame.nargs()
+            || (request ? !handler.direction().allowsRequest() : !handler.direction().allowsReply())) {
+            drop(channel, "handler " + index + " is " + (handler == null ? "not registered" : handler.toString())
+                + "; frame is category " + category + " with " + frame.nargs() + " args");
+            return;
+        }
+        final int source = frame.source();
+        if (source < 0 || source >= client.size()) {
+            drop(channel, "source rank " + source + " outside [0, " + client.size() + ")");
+            return;
+        }
+        final Payload payload = payloads[channel];
+        if (category == AmFrameFlyweight.CATEGORY_MEDIUM) {
+            payload.wrapMedium(buffer, frame.payloadIndex(), (int) frame.payloadLength());
+        } else if (category == AmFrameFlyweight.CATEGORY_LONG && !deliverLong(channel, frame, payload)) {
+            return;
+        }
+        final Token token = tokens[channel];
+        final Args a = args[channel];
+        token.activate(source, index, request, category == AmFrameFlyweight.CATEGORY_LONG);
+        a.wrap(frame);
+        final String previous = client.enterRestricted(CONTEXT[channel]);
+        try {
+            if (category == AmFrameFlyweight.CATEGORY_SHORT) {
+                handler.shortBody().onMessage(token, a);
+            } else {
+                handler.payloadBody().onMessage(token, payload, a);
+            }
+        } finally {
+            client.exitRestricted(previous);
+            token.deactivate();
+            a.invalidate();
+            payload.invalidate();
+        }
+    }
+
+    /** Puts an inline Long payload in place (cross-mapped conduits wrote it already), then wraps the view. */
+    private boolean deliverLong(int channel, AmFrameFlyweight frame, Payload payload) {
+        final long length = frame.payloadLength();
+        final long dest = frame.dest();
+        if (length == 0) {
+            payload.wrapLong(MemorySegment.NULL, dest, 0);
+            return true;
+        }
+        final MemorySegment local = am.localSegment();
+        if (local == null || dest < 0 || dest > local.byteSize() - length) {
+            drop(channel, "Long payload [" + dest + ", " + (dest + length) + ") outside the local segment of "
+                + (local == null ? 0 : local.byteSize()) + " bytes");
+            return false;
+        }
+        if (frame.isInline()) {
+            Memory.copy(frame.buffer(), frame.payloadIndex(), local, dest, length);
+        }
+        payload.wrapLong(local, dest, (int) length);
+        return true;
+    }
+
+    private void drop(int channel, String why) {
+        am.countDropped();
+        if (am.droppedFrames() <= REPORTED_DROPS) {
+            System.err.println("gex: rank " + client.rank() + " dropped an AM frame on the "
+                + (channel == Conduit.REQUEST ? "request" : "reply") + " channel: " + why);
+        }
+    }
+}

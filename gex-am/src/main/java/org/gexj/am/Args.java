@@ -1,0 +1,42 @@
+package org.gexj.am;
+
+import org.gexj.am.wire.AmFrameFlyweight;
+
+/** The int32 args of a delivered AM ({@code gex_AM_Arg_t}); a view valid only during the handler. */
+public final class Args {
+    private AmFrameFlyweight frame;
+    private int count;
+    private boolean valid;
+
+    void wrap(AmFrameFlyweight frame) {
+        this.frame = frame;
+        this.count = frame.nargs();
+        this.valid = true;
+    }
+
+    void invalidate() {
+        valid = false;
+    }
+
+    public int count() {
+        return count;
+    }
+
+    public int get(int index) {
+        if (!valid) {
+            throw new IllegalStateException("AM args are valid only during their handler");
+        }
+        if (index < 0 || index >= count) {
+            throw new IndexOutOfBoundsException("arg index " + index + " outside [0, " + count + ")");
+        }
+        return frame.arg(index);
+    }
+
+    /** Copies the args into {@code dst} (at least {@link #count()} long) and returns the count. */
+    public int copyTo(int[] dst) {
+        for (int i = 0; i < count; i++) {
+            dst[i] = get(i);
+        }
+        return count;
+    }
+}

@@ -1,0 +1,42 @@
+package org.gexj.am;
+
+import org.agrona.DirectBuffer;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/** Copies between memory segments and Agrona buffers without allocating a segment per copy. */
+final class Memory {
+    /** All of the address space, so that absolute addresses can be copied from without a new segment object. */
+    static final MemorySegment EVERYTHING = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    private Memory() {
+    }
+
+    /** Copies {@code count} bytes from {@code src} at {@code srcOffset} into {@code dst} at {@code index}. */
+    static void copy(MemorySegment src, long srcOffset, DirectBuffer dst, int index, long count) {
+        if (count == 0) {
+            return;
+        }
+        final byte[] array = dst.byteArray();
+        if (array != null) {
+            MemorySegment.copy(src, ValueLayout.JAVA_BYTE, srcOffset, array,
+                dst.wrapAdjustment() + index, (int) count);
+        } else {
+            MemorySegment.copy(src, srcOffset, EVERYTHING, dst.addressOffset() + index, count);
+        }
+    }
+
+    /** Copies {@code count} bytes from {@code src} at {@code index} into {@code dst} at {@code dstOffset}. */
+    static void copy(DirectBuffer src, int index, MemorySegment dst, long dstOffset, long count) {
+        if (count == 0) {
+            return;
+        }
+        final byte[] array = src.byteArray();
+        if (array != null) {
+            MemorySegment.copy(array, src.wrapAdjustment() + index, dst, ValueLayout.JAVA_BYTE, dstOffset, (int) count);
+        } else {
+            MemorySegment.copy(EVERYTHING, src.addressOffset() + index, dst, dstOffset, count);
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package org.gexj.am;
+
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.gexj.am.wire.AmFrameFlyweight;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A negotiated-payload AM in preparation ({@code gex_AM_SrcDesc_t}): returned by a prepare call, filled through
+ * {@link #buffer()} (at most {@link #size()} bytes), then consumed by exactly one commit or {@link #cancel()} on the
+ * same thread. Between prepare and commit the thread may not poll, wait or send anything else.
+ *
+ * <p>One instance per thread is reused: the data path allocates nothing.
+ */
+public final class SrcDesc {
+    final Am am;
+    final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+    Thread thread;
+    boolean open;
+    Token token;
+    int peer;
+    int channel;
+    int category;
+    int nargs;
+    int flags;
+    long size;
+    long dest;
+    /** Frame claim offset when the payload is written in place in the conduit's buffer, else -1. */
+    int claimAt = -1;
+    MemorySegment clientBuffer;
+    String previousContext;
+    final int[] scratchArgs = new int[AmFrameFlyweight.MAX_ARGS];
+    private MemorySegment bounce = MemorySegment.NULL;
+
+    SrcDesc(Am am) {
+        this.am = am;
+    }
+
+    /** Bytes available for the payload; between the prepare call's least and most. */
+    public long size() {
+        checkOpen();
+        return size;
+    }
+
+    /**
+     * Where to write the payload: the client's buffer if one was given to prepare, else a library buffer (for a
+     * Medium, the conduit's send buffer itself, so the payload is written in place).
+     */
+    public MutableDirectBuffer buffer() {
+        checkOpen();
+        return view;
+    }
+
+    /** Long only: the destination offset given at prepare. */
+    public long dest() {
+        checkOpen();
+        return dest;
+    }
+
+    /** Sends the prepared message with {@code nbytes} of payload and no args. */
+    public void commit(int handler, long nbytes) {
+        am.commitPrepared(this, handler, nbytes, EMPTY, 0);
+    }
+
+    public void commit(int handler, long nbytes, int a0) {
+        final int[] a = am.commitArgs(this);
+        a[0] = a0;
+        am.commitPrepared(this, handler, nbytes, a, 1);
+    }
+
+    public void commit(int handler, long nbytes, int a0, int a1) {
+        final int[] a = am.commitArgs(this);
+        a[0] = a0;
+        a[1] = a1;
+        am.commitPrepared(this, handler, nbytes, a, 2);
+    }
+
+    /** Sends the prepared message with {@code nargs} args from {@code args}. */
+    public void commit(int handler, long nbytes, int[] args, int nargs) {
+        Am.checkArgs(args, nargs);
+        am.commitPrepared(this, handler, nbytes, args, nargs);
+    }
+
+    /** Abandons the prepared message; nothing is sent. */
+    public void cancel() {
+        am.cancelPrepared(this);
+    }
+
+    void checkOpen() {
+        if (!open || thread != Thread.currentThread()) {
+            throw new IllegalStateException("this SrcDesc is not prepared on this thread (already committed or cancelled?)");
+        }
+    }
+
+    /** A library buffer of at least {@code bytes}, grown (and so allocated) only when a larger one is asked for. */
+    MemorySegment bounce(long bytes) {
+        if (bounce.byteSize() < bytes) {
+            bounce = Arena.ofAuto().allocate(Math.max(bytes, 4096), 64);
+        }
+        return bounce;
+    }
+
+    private static final int[] EMPTY = new int[0];
+}

@@ -1,0 +1,182 @@
+package org.gexj.am.wire;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * An AM frame: what one Request or Reply puts on a conduit channel.
+ * <pre>
+ *   0               1               2               3
+ *   0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7
+ *  +---------------+---------------+---------------+---------------+
+ *  |    version    |     type      |    handler    |     nargs     |  0
+ *  +---------------+---------------+---------------+---------------+
+ *  |                          source rank                          |  4
+ *  +---------------------------------------------------------------+
+ *  |                    payload length (64 bits)                   |  8
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |              Long destination offset (64 bits)                | 16
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                   args[0 .. nargs) int32 each                 | 24
+ *  +---------------------------------------------------------------+
+ *  |  inline payload (Medium; Long when not cross-mapped), at the  |
+ *  |  first 8-aligned offset after the args                        |
+ *  +---------------------------------------------------------------+
+ *  type: bits 0-1 category (0 Short, 1 Medium, 2 Long), bit 2 request (else reply),
+ *        bit 3 payload inline (Long only; Medium payload is always inline).
+ * </pre>
+ * Integers are in the buffer's native (little-endian) order. Encoding is static so that any sending thread
+ * writes in place; decoding uses a wrapped instance owned by the receiving thread.
+ */
+public final class AmFrameFlyweight {
+    public static final byte VERSION = 1;
+    public static final int VERSION_OFFSET = 0;
+    public static final int TYPE_OFFSET = 1;
+    public static final int HANDLER_OFFSET = 2;
+    public static final int NARGS_OFFSET = 3;
+    public static final int SOURCE_OFFSET = 4;
+    public static final int LENGTH_OFFSET = 8;
+    public static final int DEST_OFFSET = 16;
+    public static final int ARGS_OFFSET = 24;
+    public static final int HEADER_LENGTH = 24;
+    public static final int MAX_ARGS = 16;
+
+    public static final int CATEGORY_SHORT = 0;
+    public static final int CATEGORY_MEDIUM = 1;
+    public static final int CATEGORY_LONG = 2;
+    public static final int TYPE_CATEGORY_MASK = 3;
+    public static final int TYPE_REQUEST = 4;
+    public static final int TYPE_INLINE = 8;
+
+    private DirectBuffer buffer;
+    private int offset;
+    private int length;
+
+    /** Offset of the payload relative to the frame start. */
+    public static int payloadOffset(int nargs) {
+        return (ARGS_OFFSET + 4 * nargs + 7) & ~7;
+    }
+
+    /** Total frame length for {@code nargs} args and {@code inlinePayload} inline bytes. */
+    public static int frameLength(int nargs, int inlinePayload) {
+        return inlinePayload == 0 ? ARGS_OFFSET + 4 * nargs : payloadOffset(nargs) + inlinePayload;
+    }
+
+    public static void encodeHeader(MutableDirectBuffer b, int at, int type, int handler, int nargs,
+                                    int source, long payloadLength, long dest) {
+        b.putByte(at + VERSION_OFFSET, VERSION);
+        b.putByte(at + TYPE_OFFSET, (byte) type);
+        b.putByte(at + HANDLER_OFFSET, (byte) handler);
+        b.putByte(at + NARGS_OFFSET, (byte) nargs);
+        b.putInt(at + SOURCE_OFFSET, source);
+        b.putLong(at + LENGTH_OFFSET, payloadLength);
+        b.putLong(at + DEST_OFFSET, dest);
+    }
+
+    public static void encodeArg(MutableDirectBuffer b, int at, int index, int value) {
+        b.putInt(at + ARGS_OFFSET + 4 * index, value);
+    }
+
+    public AmFrameFlyweight wrap(DirectBuffer buffer, int offset, int length) {
+        this.buffer = buffer;
+        this.offset = offset;
+        this.length = length;
+        return this;
+    }
+
+    /**
+     * @return null if the frame is well formed, else why not (for the dropped-frame report)
+     */
+    public String validate() {
+        if (length < HEADER_LENGTH) {
+            return "frame of " + length + " bytes is shorter than the " + HEADER_LENGTH + "-byte header";
+        }
+        if (version() != VERSION) {
+            return "frame version " + version() + " is not " + VERSION;
+        }
+        final int category = category();
+        if (category > CATEGORY_LONG) {
+            return "frame category " + category + " is not 0..2";
+        }
+        final int nargs = nargs();
+        if (nargs > MAX_ARGS) {
+            return "frame has " + nargs + " args, more than " + MAX_ARGS;
+        }
+        final long payload = payloadLength();
+        if (payload < 0) {
+            return "negative payload length " + payload;
+        }
+        final boolean inline = category == CATEGORY_MEDIUM || (category == CATEGORY_LONG && isInline());
+        final long needed = inline ? payloadOffset(nargs) + payload : ARGS_OFFSET + 4L * nargs;
+        if (category == CATEGORY_SHORT && payload != 0) {
+            return "Short frame with payload length " + payload;
+        }
+        if (needed > length) {
+            return "frame of " + length + " bytes is shorter than its " + needed + " bytes of args and payload";
+        }
+        return null;
+    }
+
+    public DirectBuffer buffer() {
+        return buffer;
+    }
+
+    public int offset() {
+        return offset;
+    }
+
+    public int length() {
+        return length;
+    }
+
+    public int version() {
+        return buffer.getByte(offset + VERSION_OFFSET);
+    }
+
+    public int type() {
+        return buffer.getByte(offset + TYPE_OFFSET) & 0xff;
+    }
+
+    public int category() {
+        return type() & TYPE_CATEGORY_MASK;
+    }
+
+    public boolean isRequest() {
+        return (type() & TYPE_REQUEST) != 0;
+    }
+
+    public boolean isInline() {
+        return (type() & TYPE_INLINE) != 0;
+    }
+
+    public int handler() {
+        return buffer.getByte(offset + HANDLER_OFFSET) & 0xff;
+    }
+
+    public int nargs() {
+        return buffer.getByte(offset + NARGS_OFFSET) & 0xff;
+    }
+
+    public int source() {
+        return buffer.getInt(offset + SOURCE_OFFSET);
+    }
+
+    public long payloadLength() {
+        return buffer.getLong(offset + LENGTH_OFFSET);
+    }
+
+    public long dest() {
+        return buffer.getLong(offset + DEST_OFFSET);
+    }
+
+    public int arg(int index) {
+        return buffer.getInt(offset + ARGS_OFFSET + 4 * index);
+    }
+
+    /** Absolute offset of the inline payload in {@link #buffer()}. */
+    public int payloadIndex() {
+        return offset + payloadOffset(nargs());
+    }
+}

@@ -1,0 +1,349 @@
+package org.gexj;
+
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.gexj.spi.Bootstrap;
+import org.gexj.spi.Capabilities;
+import org.gexj.spi.Conduit;
+import org.gexj.spi.FrameHandler;
+import org.gexj.spi.JobHealth;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+/**
+ * One rank's membership of a job ({@code gex_Client_t} with its primordial endpoint and team). Created
+ * collectively by {@link Gex#init}; closed collectively.
+ *
+ * <p>Threads: any thread may send; {@link #poll()} runs handlers on one thread at a time (a thread that finds
+ * another one polling returns at once). Handlers run only inside {@code poll}, waits and sends that wait for
+ * resources.
+ */
+public final class Client implements AutoCloseable {
+    /** Segment sizes are multiples of this ({@code GASNET_PAGESIZE}). */
+    public static final long PAGE_SIZE = 4096;
+    private static final int POLL_LIMIT = 64;
+
+    private final String name;
+    private final int rank;
+    private final int size;
+    private final String jobId;
+    private final Conduit conduit;
+    private final Bootstrap bootstrap;
+    private final JobHealth health;
+    private final Config config;
+    private final long maxSegmentSize;
+    private final ReentrantLock pollLock = new ReentrantLock();
+    private final Event[] nbi = new Event[Ec.COUNT];
+    private final ConcurrentHashMap<Class<?>, Object> extensions = new ConcurrentHashMap<>();
+    private final ThreadLocal<BackoffIdleStrategy> idle =
+        ThreadLocal.withInitial(() -> new BackoffIdleStrategy(200, 50, 1_000, 100_000));
+
+    private volatile FrameHandler frameHandler;
+    private volatile Segment segment;
+    private volatile boolean closed;
+    private Thread restrictedThread;
+    private String restrictedWhat;
+    private Thread regionThread;
+    private Event region;
+
+    Client(String name, int rank, int size, String jobId, Conduit conduit, Bootstrap bootstrap, JobHealth health,
+           Config config) {
+        this.name = name;
+        this.rank = rank;
+        this.size = size;
+        this.jobId = jobId;
+        this.conduit = conduit;
+        this.bootstrap = bootstrap;
+        this.health = health;
+        this.config = config;
+        this.maxSegmentSize = config.getLong("GEX_MAX_SEGSIZE", 1L << 34, PAGE_SIZE, Long.MAX_VALUE);
+        for (int i = 0; i < nbi.length; i++) {
+            nbi[i] = new Event(this);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** This process's rank, 0..size-1 ({@code gex_System_QueryJobRank}). */
+    public int rank() {
+        return rank;
+    }
+
+    /** Number of ranks ({@code gex_System_QueryJobSize}). */
+    public int size() {
+        return size;
+    }
+
+    public String jobId() {
+        return jobId;
+    }
+
+    public Capabilities capabilities() {
+        return conduit.capabilities();
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    /** Largest segment {@link #attachSegment} accepts ({@code GEX_MAX_SEGSIZE}). */
+    public long maxSegmentSize() {
+        return maxSegmentSize;
+    }
+
+    /**
+     * Collective: allocates this rank's segment and learns every peer's size; implicit barrier.
+     *
+     * @param bytes a non-zero multiple of {@link #PAGE_SIZE}, at most {@link #maxSegmentSize()}
+     */
+    public Segment attachSegment(long bytes) {
+        checkOpen();
+        checkNotRestricted("attachSegment");
+        if (bytes <= 0 || bytes % PAGE_SIZE != 0 || bytes > maxSegmentSize) {
+            throw new IllegalArgumentException("segment size " + bytes + " must be a non-zero multiple of "
+                + PAGE_SIZE + " and at most " + maxSegmentSize + " (GEX_MAX_SEGSIZE)");
+        }
+        if (segment != null) {
+            throw new IllegalStateException("a segment is already attached (" + segment.size()
+                + " bytes); attachSegment is called once per process");
+        }
+        final MemorySegment memory = conduit.attachSegment(bytes);
+        final byte[][] all = bootstrap.allgather(ByteBuffer.allocate(8).putLong(bytes).array());
+        final long[] sizes = new long[size];
+        for (int r = 0; r < size; r++) {
+            sizes[r] = ByteBuffer.wrap(all[r]).getLong();
+        }
+        segment = new Segment(memory, sizes, rank);
+        barrier();
+        return segment;
+    }
+
+    /** The attached segment. */
+    public Segment segment() {
+        final Segment s = segment;
+        if (s == null) {
+            throw new IllegalStateException("no segment attached: call attachSegment first");
+        }
+        return s;
+    }
+
+    public boolean hasSegment() {
+        return segment != null;
+    }
+
+    /**
+     * Runs pending handlers ({@code gasnet_AMPoll}).
+     *
+     * @return number of frames handled (0 if another thread is polling)
+     * @throws HandlerContextException from a handler
+     */
+    public int poll() {
+        checkNotRestricted("poll");
+        return pollQuietly();
+    }
+
+    private int pollQuietly() {
+        return pollChannels(Conduit.ALL_CHANNELS);
+    }
+
+    /** Polls the channels in {@code mask} unless another thread is polling (the handler's own thread may nest). */
+    private int pollChannels(int mask) {
+        final FrameHandler h = frameHandler;
+        if (h == null || !pollLock.tryLock()) {
+            return 0;
+        }
+        try {
+            return conduit.poll(h, mask, POLL_LIMIT);
+        } finally {
+            pollLock.unlock();
+        }
+    }
+
+    /** Collective barrier over all ranks; polls (runs handlers) while waiting. */
+    public void barrier() {
+        checkOpen();
+        checkNotRestricted("barrier");
+        conduit.barrierNotify();
+        final BackoffIdleStrategy idler = idle.get();
+        idler.reset();
+        while (!conduit.barrierTry()) {
+            health.check();
+            idler.idle(pollQuietly());
+        }
+    }
+
+    /** @return true if every NBI operation of the categories in {@code mask} has completed; does not poll */
+    public boolean nbiTest(int mask) {
+        Ec.checkMask(mask);
+        for (int i = 0; i < Ec.COUNT; i++) {
+            if ((mask & (1 << i)) != 0 && !nbi[i].test()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Polls until every NBI operation of the categories in {@code mask} has completed. */
+    public void nbiWait(int mask) {
+        Ec.checkMask(mask);
+        for (int i = 0; i < Ec.COUNT; i++) {
+            if ((mask & (1 << i)) != 0) {
+                nbi[i].await();
+            }
+        }
+    }
+
+    /** Starts collecting this thread's NBI operations into one event; regions do not nest. */
+    public void beginAccessRegion() {
+        checkNotRestricted("beginAccessRegion");
+        if (region != null) {
+            throw new IllegalStateException("an NBI access region is already open on thread " + regionThread.getName());
+        }
+        region = new Event(this);
+        regionThread = Thread.currentThread();
+    }
+
+    /** Ends the access region and returns the event of every NBI operation issued inside it. */
+    public Event endAccessRegion() {
+        if (region == null || regionThread != Thread.currentThread()) {
+            throw new IllegalStateException("no NBI access region is open on this thread");
+        }
+        final Event e = region;
+        region = null;
+        regionThread = null;
+        return e;
+    }
+
+    /**
+     * Library use: the event that tracks a new NBI operation of {@code category} issued by this thread — the
+     * open access region's, or the category's.
+     */
+    public Event nbiEvent(int category) {
+        final Event r = region;
+        if (r != null && regionThread == Thread.currentThread()) {
+            return r;
+        }
+        return nbi[Ec.index(category)];
+    }
+
+    /** Library use: polls until {@code event} completes; checks handler context and job health. */
+    public void awaitEvent(Event event) {
+        checkNotRestricted("waiting for an event");
+        final BackoffIdleStrategy idler = idle.get();
+        idler.reset();
+        while (!event.test()) {
+            health.check();
+            idler.idle(pollQuietly());
+        }
+    }
+
+    /**
+     * Library use: one step of a wait for resources (back-pressure). Runs handlers when allowed — only reply
+     * handlers inside a handler or an NPAM pair, which is what lets a blocked reply drain the path it waits on —
+     * checks job health, backs off.
+     */
+    public void progressWhileBlocked() {
+        health.check();
+        final int mask = restrictedThread == Thread.currentThread() ? 1 << Conduit.REPLY : Conduit.ALL_CHANNELS;
+        idle.get().idle(pollChannels(mask));
+    }
+
+    /** Library use: resets this thread's back-off before a new wait. */
+    public void resetBackoff() {
+        idle.get().reset();
+    }
+
+    /** Library use: the AM layer installs the dispatcher of inbound frames. */
+    public void setFrameHandler(FrameHandler handler) {
+        this.frameHandler = handler;
+    }
+
+    /**
+     * Library use: marks this thread as running a handler (or inside NPAM prepare/commit), where polling,
+     * waiting and barriers are forbidden.
+     *
+     * @return the previous restriction description, to pass to {@link #exitRestricted}
+     */
+    public String enterRestricted(String what) {
+        final String previous = restrictedThread == Thread.currentThread() ? restrictedWhat : null;
+        restrictedThread = Thread.currentThread();
+        restrictedWhat = what;
+        return previous;
+    }
+
+    /** Library use: leaves the restricted context entered by {@link #enterRestricted}. */
+    public void exitRestricted(String previous) {
+        if (previous == null) {
+            restrictedThread = null;
+            restrictedWhat = null;
+        } else {
+            restrictedWhat = previous;
+        }
+    }
+
+    /** @return true if the calling thread is inside a handler or an NPAM prepare/commit pair */
+    public boolean inRestrictedContext() {
+        return restrictedThread == Thread.currentThread();
+    }
+
+    /** @throws HandlerContextException if the calling thread is in a handler or NPAM context */
+    public void checkNotRestricted(String operation) {
+        if (restrictedThread == Thread.currentThread()) {
+            throw new HandlerContextException(operation + " is not allowed inside " + restrictedWhat);
+        }
+    }
+
+    /** Library use: the conduit. */
+    public Conduit conduit() {
+        return conduit;
+    }
+
+    public JobHealth health() {
+        return health;
+    }
+
+    /** Library use: one instance of an extension (Am, Rma) per client. */
+    @SuppressWarnings("unchecked")
+    public <T> T extension(Class<T> type, Function<Client, T> factory) {
+        return (T) extensions.computeIfAbsent(type, k -> factory.apply(this));
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("client " + name + " rank " + rank + " is closed");
+        }
+    }
+
+    /**
+     * Collective orderly exit: a final barrier (so no peer still sends to this rank), then the conduit and the
+     * bootstrap are closed. After a peer failure it skips the barrier and only releases resources.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        checkNotRestricted("close");
+        try {
+            if (!health.failed()) {
+                barrier();
+            }
+        } finally {
+            closed = true;
+            try {
+                conduit.close();
+            } finally {
+                if (health.failed()) {
+                    bootstrap.abort("rank " + rank + " closing after failure: " + health.failure().getMessage());
+                } else {
+                    bootstrap.close();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package org.gexj;
+
+import org.gexj.bootstrap.SingletonBootstrap;
+import org.gexj.bootstrap.TcpBootstrap;
+import org.gexj.spi.Bootstrap;
+import org.gexj.spi.Conduit;
+import org.gexj.spi.ConduitContext;
+import org.gexj.spi.JobHealth;
+
+import java.util.regex.Pattern;
+
+/**
+ * Entry point ({@code gex_Client_Init}). The launcher ({@code gexrun} or {@code InProcessJob}) tells each rank
+ * where it is through {@code GEX_RANK}, {@code GEX_SIZE}, {@code GEX_BOOTSTRAP}, {@code GEX_JOB_SECRET},
+ * {@code GEX_JOB_ID}; {@code GEX_CONDUIT} chooses the conduit (default {@code smp}). Without a launcher the
+ * process is a one-rank job.
+ */
+public final class Gex {
+    private static final Pattern CLIENT_NAME = Pattern.compile("[A-Z][A-Z0-9_]+");
+
+    private Gex() {
+    }
+
+    /** Collective: joins the job described by the environment; returns after an implicit barrier. */
+    public static Client init(String clientName, String[] args) {
+        return init(clientName, Config.fromEnvironment());
+    }
+
+    /** Collective: joins the job described by {@code config}; returns after an implicit barrier. */
+    public static Client init(String clientName, Config config) {
+        if (clientName == null || !CLIENT_NAME.matcher(clientName).matches()) {
+            throw new IllegalArgumentException("client name '" + clientName + "' must match [A-Z][A-Z0-9_]+");
+        }
+        final int size = config.getInt("GEX_SIZE", 1, 1, 1 << 20);
+        final int rank = config.getInt("GEX_RANK", 0, 0, size - 1);
+        final JobHealth health = new JobHealth();
+        final String address = config.get("GEX_BOOTSTRAP", null);
+        if (address == null && size > 1) {
+            throw new IllegalArgumentException("GEX_SIZE=" + size + " needs GEX_BOOTSTRAP (start the job with gexrun)");
+        }
+        final Bootstrap bootstrap = address == null ? new SingletonBootstrap()
+            : TcpBootstrap.connect(config, rank, size, health);
+        final String jobId = config.get("GEX_JOB_ID", "solo" + ProcessHandle.current().pid());
+        Conduit conduit = null;
+        try {
+            final String conduitName = config.get("GEX_CONDUIT", "smp");
+            conduit = Conduits.find(conduitName)
+                .open(new ConduitContext(rank, size, jobId, bootstrap, config, health));
+            final Client client = new Client(clientName, rank, size, jobId, conduit, bootstrap, health, config);
+            bootstrap.barrier();
+            return client;
+        } catch (RuntimeException | Error e) {
+            if (conduit != null) {
+                conduit.close();
+            }
+            bootstrap.abort("rank " + rank + " failed in Gex.init: " + e);
+            throw e;
+        }
+    }
+}

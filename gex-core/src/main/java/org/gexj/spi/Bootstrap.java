@@ -1,0 +1,28 @@
+package org.gexj.spi;
+
+/**
+ * Out-of-band collective exchange of small blobs between the ranks of a job (GASNet's spawner functions).
+ * Slow, control path only. Calls are collective and made in the same order by every rank.
+ */
+public interface Bootstrap extends AutoCloseable {
+    int rank();
+
+    int size();
+
+    /** @return every rank's blob, indexed by rank */
+    byte[][] allgather(byte[] mine);
+
+    default void barrier() {
+        allgather(new byte[0]);
+    }
+
+    /**
+     * Tells every rank and the launcher that the job cannot continue; their waits end in
+     * {@link org.gexj.PeerFailedException} naming this rank. Never throws.
+     */
+    void abort(String reason);
+
+    /** Tells the job that this rank ends normally. */
+    @Override
+    void close();
+}

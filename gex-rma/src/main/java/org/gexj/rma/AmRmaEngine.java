@@ -1,0 +1,167 @@
+package org.gexj.rma;
+
+import org.gexj.Client;
+import org.gexj.Event;
+import org.gexj.GexTimeoutException;
+import org.gexj.Lc;
+import org.gexj.am.AmHandler;
+import org.gexj.am.Am;
+import org.gexj.am.Args;
+import org.gexj.am.Payload;
+import org.gexj.am.Token;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * RMA over active messages, GASNet's extended-ref reference for conduits without native RMA. A put is a train of
+ * Medium requests (payload plus target offset) each acknowledged by a Short reply; a get is a train of Short
+ * requests each answered by a Medium reply carrying the data. Chunks are at most the Medium limit.
+ *
+ * <p>Operations in flight live in a fixed table of {@code GEX_RMA_AM_OPS} slots; the slot index travels in the
+ * messages, so no allocation happens per operation. When every slot is busy the initiator polls until one frees.
+ */
+final class AmRmaEngine implements RmaEngine {
+    static final int PUT_REQUEST = 64;
+    static final int PUT_ACK = 65;
+    static final int GET_REQUEST = 66;
+    static final int GET_REPLY = 67;
+
+    private final Am am;
+    private final Client client;
+    private final long putChunk;
+    private final long getChunk;
+    private final Operation[] operations;
+    private final int[] free;
+    private int freeCount;
+
+    /** One RMA operation in flight. */
+    private static final class Operation {
+        final int id;
+        Event completion;
+        int remaining;
+        MemorySegment dst;
+        long dstOffset;
+        long remoteOffset;
+
+        Operation(int id) {
+            this.id = id;
+        }
+    }
+
+    AmRmaEngine(Am am) {
+        this.am = am;
+        this.client = am.client();
+        final int slots = client.config().getInt("GEX_RMA_AM_OPS", 256, 1, 1 << 20);
+        this.operations = new Operation[slots];
+        this.free = new int[slots];
+        for (int i = 0; i < slots; i++) {
+            operations[i] = new Operation(i);
+            free[i] = slots - 1 - i;
+        }
+        this.freeCount = slots;
+        this.putChunk = am.lubRequestMedium();
+        this.getChunk = am.lubReplyMedium();
+        am.registerSystem(PUT_REQUEST, AmHandler.mediumRequest(3, this::onPutRequest).named("rma-put"));
+        am.registerSystem(PUT_ACK, AmHandler.shortReply(1, this::onPutAck).named("rma-put-ack"));
+        am.registerSystem(GET_REQUEST, AmHandler.shortRequest(4, this::onGetRequest).named("rma-get"));
+        am.registerSystem(GET_REPLY, AmHandler.mediumReply(3, this::onGetReply).named("rma-get-reply"));
+    }
+
+    @Override
+    public boolean synchronous() {
+        return false;
+    }
+
+    @Override
+    public void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Event completion) {
+        if (nbytes == 0) {
+            return;
+        }
+        final int chunks = (int) ((nbytes + putChunk - 1) / putChunk);
+        final Operation op = acquire();
+        op.completion = completion;
+        op.remaining = chunks;
+        completion.begin(chunks);
+        for (long done = 0; done < nbytes; done += putChunk) {
+            final long at = remoteOffset + done;
+            am.requestMedium(peer, PUT_REQUEST, src, srcOffset + done, Math.min(putChunk, nbytes - done), Lc.NOW,
+                op.id, (int) (at >>> 32), (int) at);
+        }
+    }
+
+    @Override
+    public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
+        if (nbytes == 0) {
+            return;
+        }
+        final int chunks = (int) ((nbytes + getChunk - 1) / getChunk);
+        final Operation op = acquire();
+        op.completion = completion;
+        op.remaining = chunks;
+        op.dst = dst;
+        op.dstOffset = dstOffset;
+        op.remoteOffset = remoteOffset;
+        completion.begin(chunks);
+        for (long done = 0; done < nbytes; done += getChunk) {
+            final long at = remoteOffset + done;
+            am.requestShort(peer, GET_REQUEST, op.id, (int) (at >>> 32), (int) at, (int) Math.min(getChunk, nbytes - done));
+        }
+    }
+
+    private void onPutRequest(Token token, Payload payload, Args args) {
+        final long at = offset(args.get(1), args.get(2));
+        payload.copyTo(0, client.segment().memory(), at, payload.length());
+        token.replyShort(PUT_ACK, args.get(0));
+    }
+
+    private void onPutAck(Token token, Args args) {
+        complete(operations[args.get(0)]);
+    }
+
+    private void onGetRequest(Token token, Args args) {
+        token.replyMedium(GET_REPLY, client.segment().memory(), offset(args.get(1), args.get(2)), args.get(3), Lc.NOW,
+            args.get(0), args.get(1), args.get(2));
+    }
+
+    private void onGetReply(Token token, Payload payload, Args args) {
+        final Operation op = operations[args.get(0)];
+        final long at = offset(args.get(1), args.get(2));
+        payload.copyTo(0, op.dst, op.dstOffset + (at - op.remoteOffset), payload.length());
+        complete(op);
+    }
+
+    private static long offset(int high, int low) {
+        return ((long) high << 32) | (low & 0xffff_ffffL);
+    }
+
+    private void complete(Operation op) {
+        final Event e = op.completion;
+        if (--op.remaining == 0) {
+            op.completion = null;
+            op.dst = null;
+            release(op.id);
+        }
+        e.complete(1);
+    }
+
+    private Operation acquire() {
+        final long start = System.nanoTime();
+        client.resetBackoff();
+        while (true) {
+            synchronized (this) {
+                if (freeCount > 0) {
+                    return operations[free[--freeCount]];
+                }
+            }
+            client.progressWhileBlocked();
+            if (System.nanoTime() - start > 60_000_000_000L) {
+                throw new GexTimeoutException("rank " + client.rank() + ": all " + operations.length
+                    + " RMA-over-AM operation slots (GEX_RMA_AM_OPS) stayed busy for 60 s");
+            }
+        }
+    }
+
+    private synchronized void release(int id) {
+        free[freeCount++] = id;
+    }
+}

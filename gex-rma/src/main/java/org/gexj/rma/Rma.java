@@ -1,0 +1,194 @@
+package org.gexj.rma;
+
+import org.gexj.Client;
+import org.gexj.Ec;
+import org.gexj.Event;
+import org.gexj.Lc;
+import org.gexj.Segment;
+import org.gexj.am.Am;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Objects;
+
+/**
+ * One-sided put and get ({@code gex_RMA_*}): blocking, non-blocking with an {@link Event} (NB), and implicit
+ * (NBI, completed by {@link Client#nbiWait} with {@link Ec#PUT} / {@link Ec#GET}, or collected by an access region).
+ * The remote address is an offset into the peer's segment, checked at the initiator: a bad rank, offset or length
+ * throws {@link IllegalArgumentException} before anything is sent. Local buffers may be any memory segment.
+ *
+ * <p>Completion of a put or get means complete at the target. A put's source is reusable when the call returns
+ * with {@link Lc#NOW}; with {@link Lc#DEFER}, {@link Lc#GROUP} or an event, when that completes (here the payload
+ * is always copied before return, so local completion is immediate).
+ *
+ * <p>The engine is chosen from the conduit's capabilities: cross-mapped segments (smp) give memory copies; other
+ * conduits use the RMA-over-AM reference. {@code GEX_RMA_OVER_AM=1} forces the reference (for tests and
+ * comparison). Create it with {@link #of} on every rank before peers use it.
+ */
+public final class Rma {
+    private final Client client;
+    private final RmaEngine engine;
+    private final ThreadLocal<Event> blocking;
+    private final ThreadLocal<MemorySegment> valueBuffer;
+
+    private Rma(Client client) {
+        this.client = client;
+        final Am am = Am.of(client);
+        final boolean overAm = client.config().getBoolean("GEX_RMA_OVER_AM", false);
+        this.engine = client.capabilities().crossMapped() && !overAm
+            ? new CrossMappedRmaEngine(client.conduit(), client.size())
+            : new AmRmaEngine(am);
+        this.blocking = ThreadLocal.withInitial(() -> new Event(client));
+        this.valueBuffer = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(8, 8));
+    }
+
+    /** The client's RMA layer, created on first use (collectively: every rank, before a barrier). */
+    public static Rma of(Client client) {
+        return client.extension(Rma.class, Rma::new);
+    }
+
+    /** True when RMA goes over active messages (no cross-mapping or native RMA, or forced). */
+    public boolean overActiveMessages() {
+        return engine instanceof AmRmaEngine;
+    }
+
+    // ---------------------------------------------------------------------------------------------- put
+
+    /** Blocking put: returns when the data is at the target. */
+    public void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes) {
+        checkPut(peer, remoteOffset, src, srcOffset, nbytes);
+        final Event e = blocking.get();
+        engine.put(peer, remoteOffset, src, srcOffset, nbytes, e);
+        e.await();
+    }
+
+    /**
+     * Non-blocking put.
+     *
+     * @param lc {@link Lc#NOW}, {@link Lc#DEFER} or {@link Lc#event()}
+     * @return the remote-completion event ({@link Event#DONE} when already complete)
+     */
+    public Event putNb(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
+        checkPut(peer, remoteOffset, src, srcOffset, nbytes);
+        checkLc(lc, false);
+        final Event e = engine.synchronous() ? Event.DONE : new Event(client);
+        engine.put(peer, remoteOffset, src, srcOffset, nbytes, e);
+        localCompletion(lc);
+        return e;
+    }
+
+    /**
+     * Implicit-handle put, completed by {@code nbiWait(Ec.PUT)} or the enclosing access region.
+     *
+     * @param lc {@link Lc#NOW}, {@link Lc#DEFER} or {@link Lc#GROUP}
+     */
+    public void putNbi(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
+        checkPut(peer, remoteOffset, src, srcOffset, nbytes);
+        checkLc(lc, true);
+        engine.put(peer, remoteOffset, src, srcOffset, nbytes, client.nbiEvent(Ec.PUT));
+    }
+
+    // ---------------------------------------------------------------------------------------------- get
+
+    /** Blocking get into {@code dst} at {@code dstOffset}. */
+    public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
+        checkGet(dst, dstOffset, peer, remoteOffset, nbytes);
+        final Event e = blocking.get();
+        engine.get(dst, dstOffset, peer, remoteOffset, nbytes, e);
+        e.await();
+    }
+
+    /** Non-blocking get; the data is in {@code dst} when the event completes. */
+    public Event getNb(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
+        checkGet(dst, dstOffset, peer, remoteOffset, nbytes);
+        final Event e = engine.synchronous() ? Event.DONE : new Event(client);
+        engine.get(dst, dstOffset, peer, remoteOffset, nbytes, e);
+        return e;
+    }
+
+    /** Implicit-handle get, completed by {@code nbiWait(Ec.GET)} or the enclosing access region. */
+    public void getNbi(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
+        checkGet(dst, dstOffset, peer, remoteOffset, nbytes);
+        engine.get(dst, dstOffset, peer, remoteOffset, nbytes, client.nbiEvent(Ec.GET));
+    }
+
+    // ---------------------------------------------------------------------------------------------- values
+
+    /** Blocking put of the low {@code nbytes} (1..8) bytes of {@code value}, in native byte order. */
+    public void putVal(int peer, long remoteOffset, long value, int nbytes) {
+        put(peer, remoteOffset, value(value, nbytes), 0, nbytes);
+    }
+
+    /** Implicit-handle value put; the value is copied before return. */
+    public void putValNbi(int peer, long remoteOffset, long value, int nbytes) {
+        putNbi(peer, remoteOffset, value(value, nbytes), 0, nbytes, Lc.NOW);
+    }
+
+    /** Non-blocking value put; the value is copied before return. */
+    public Event putValNb(int peer, long remoteOffset, long value, int nbytes) {
+        return putNb(peer, remoteOffset, value(value, nbytes), 0, nbytes, Lc.NOW);
+    }
+
+    /** Blocking get of {@code nbytes} (1..8) bytes, zero-extended into a long. */
+    public long getVal(int peer, long remoteOffset, int nbytes) {
+        checkValueSize(nbytes);
+        final MemorySegment v = valueBuffer.get();
+        v.set(ValueLayout.JAVA_LONG, 0, 0L);
+        get(v, 0, peer, remoteOffset, nbytes);
+        return v.get(ValueLayout.JAVA_LONG, 0);
+    }
+
+    private MemorySegment value(long value, int nbytes) {
+        checkValueSize(nbytes);
+        final MemorySegment v = valueBuffer.get();
+        v.set(ValueLayout.JAVA_LONG, 0, value);
+        return v;
+    }
+
+    private static void checkValueSize(int nbytes) {
+        if (nbytes < 1 || nbytes > 8) {
+            throw new IllegalArgumentException("value size " + nbytes + " outside [1, 8]");
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- checks
+
+    private void checkPut(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes) {
+        client.checkNotRestricted("an RMA put");
+        final Segment segment = client.segment();
+        segment.checkRemote(peer, remoteOffset, nbytes);
+        checkLocal("source", src, srcOffset, nbytes);
+    }
+
+    private void checkGet(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
+        client.checkNotRestricted("an RMA get");
+        final Segment segment = client.segment();
+        segment.checkRemote(peer, remoteOffset, nbytes);
+        checkLocal("destination", dst, dstOffset, nbytes);
+    }
+
+    private static void checkLocal(String what, MemorySegment buffer, long offset, long nbytes) {
+        Objects.requireNonNull(buffer, what);
+        if (offset < 0 || nbytes < 0 || offset > buffer.byteSize() - nbytes) {
+            throw new IllegalArgumentException("local " + what + " range [" + offset + ", " + (offset + nbytes)
+                + ") outside the buffer [0, " + buffer.byteSize() + ")");
+        }
+    }
+
+    private static void checkLc(Lc lc, boolean nbi) {
+        if (lc == null) {
+            throw new IllegalArgumentException("lc is null");
+        }
+        if (nbi ? lc.isEvent() : lc == Lc.GROUP) {
+            throw new IllegalArgumentException(lc + " is not allowed for a put"
+                + (nbi ? "Nbi (use NOW, DEFER or GROUP)" : "Nb (use NOW, DEFER or Lc.event())"));
+        }
+    }
+
+    private static void localCompletion(Lc lc) {
+        if (lc.isEvent()) {
+            lc.setLastEvent(Event.DONE);
+        }
+    }
+}

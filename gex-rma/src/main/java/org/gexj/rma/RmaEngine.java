@@ -1,0 +1,19 @@
+package org.gexj.rma;
+
+import org.gexj.Event;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * How one conduit family moves RMA data. Arguments are already checked. Each call adds its sub-operations to
+ * {@code completion} ({@link Event#begin}) and completes them when the data is at the target (put) or in the local
+ * destination (get); engines that finish at once touch nothing.
+ */
+interface RmaEngine {
+    void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Event completion);
+
+    void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion);
+
+    /** True if every operation is complete when put/get return (so NB calls return {@link Event#DONE}). */
+    boolean synchronous();
+}

@@ -1,0 +1,473 @@
+package org.gexj.testkit;
+
+import org.gexj.Client;
+import org.gexj.Ec;
+import org.gexj.Flags;
+import org.gexj.HandlerContextException;
+import org.gexj.Lc;
+import org.gexj.am.Am;
+import org.gexj.am.AmHandler;
+import org.gexj.am.Args;
+import org.gexj.am.Payload;
+import org.gexj.am.Token;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Active-message conformance (GASNet-EX semantics, DESIGN.md section 2), written once and run against every conduit:
+ * args and payloads of every category and size class, Long-before-handler, handler-context rules, handler indices,
+ * bad arguments, IMMEDIATE back-pressure and many-to-one floods.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class AmConformanceKit extends ConduitKit {
+    protected static final long SEGMENT = 4L << 20;
+
+    protected static void pollUntil(Client client, BooleanSupplier done) {
+        while (!done.getAsBoolean()) {
+            client.poll();
+            Thread.onSpinWait();
+        }
+    }
+
+    protected static int peerOf(Client c) {
+        return (c.rank() + 1) % c.size();
+    }
+
+    private static void checkPattern(List<String> errors, String what, Payload p, int seed) {
+        final int n = p.length();
+        for (int i = 0; i < n; i++) {
+            if (p.getByte(i) != Patterns.at(seed, i)) {
+                errors.add(what + " payload of " + n + " bytes differs at byte " + i);
+                return;
+            }
+        }
+    }
+
+    @Test
+    void shortRequestsAndRepliesCarryEveryArity() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            final int[][] got = new int[Am.MAX_ARGS + 1][];
+            final AtomicInteger replies = new AtomicInteger();
+            final int[] replyIndex = new int[Am.MAX_ARGS + 1];
+            final int[] requestIndex = new int[Am.MAX_ARGS + 1];
+            for (int n = 0; n <= Am.MAX_ARGS; n++) {
+                replyIndex[n] = am.register(AmHandler.shortReply(n, (t, a) -> {
+                    final int[] v = new int[a.count()];
+                    a.copyTo(v);
+                    got[a.count()] = v;
+                    replies.incrementAndGet();
+                }));
+            }
+            for (int n = 0; n <= Am.MAX_ARGS; n++) {
+                final int reply = replyIndex[n];
+                requestIndex[n] = am.register(AmHandler.shortRequest(n, (t, a) -> {
+                    final int[] v = new int[Am.MAX_ARGS];
+                    final int count = a.copyTo(v);
+                    assertTrue(t.isRequest());
+                    assertEquals(peerOf(client), t.sourceRank(), "2 ranks: the requester is my peer");
+                    t.replyShort(reply, 0, v, count);
+                }));
+            }
+            client.barrier();
+            final int peer = peerOf(client);
+            am.requestShort(peer, requestIndex[0]);
+            am.requestShort(peer, requestIndex[1], 1000);
+            am.requestShort(peer, requestIndex[2], 2000, 2001);
+            am.requestShort(peer, requestIndex[3], 3000, 3001, 3002);
+            am.requestShort(peer, requestIndex[4], 4000, 4001, 4002, 4003);
+            for (int n = 5; n <= Am.MAX_ARGS; n++) {
+                final int[] args = new int[n];
+                for (int i = 0; i < n; i++) {
+                    args[i] = n * 1000 + i;
+                }
+                assertEquals(Am.OK, am.requestShort(peer, requestIndex[n], 0, args, n));
+            }
+            pollUntil(client, () -> replies.get() == Am.MAX_ARGS + 1);
+            for (int n = 0; n <= Am.MAX_ARGS; n++) {
+                final int[] expected = new int[n];
+                for (int i = 0; i < n; i++) {
+                    expected[i] = n * 1000 + i;
+                }
+                assertArrayEquals(expected, got[n], "args of the " + n + "-arg round trip");
+            }
+            client.barrier();
+        });
+    }
+
+    @Test
+    void mediumPayloadsRoundTripAtEverySizeClass() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            final long max = Math.min(am.maxRequestMedium(-1, 1), am.maxReplyMedium(-1, 1));
+            final long[] sizes = {0, 1, 7, 8, 9, 512, 4095, 4096, 4097, max - 1, max};
+            final List<String> errors = new CopyOnWriteArrayList<>();
+            final AtomicInteger replies = new AtomicInteger();
+            final MemorySegment scratch = Arena.ofAuto().allocate(max);
+            final int reply = am.register(AmHandler.mediumReply(1, (t, p, a) -> {
+                checkPattern(errors, "reply", p, a.get(0));
+                assertEquals(-1, p.segmentOffset());
+                replies.incrementAndGet();
+            }));
+            final int request = am.register(AmHandler.mediumRequest(1, (t, p, a) -> {
+                checkPattern(errors, "request", p, a.get(0));
+                final MemorySegment back = Arena.ofAuto().allocate(Math.max(1, p.length()));
+                p.copyTo(0, back, 0, p.length());
+                t.replyMedium(reply, back, 0, p.length(), Lc.NOW, a.get(0));
+            }));
+            client.barrier();
+            final int peer = peerOf(client);
+            for (long size : sizes) {
+                final int seed = (int) size * 31 + client.rank();
+                Patterns.fill(scratch, 0, size, seed);
+                assertEquals(Am.OK, am.requestMedium(peer, request, scratch, 0, size, Lc.NOW, seed));
+            }
+            pollUntil(client, () -> replies.get() == sizes.length);
+            assertEquals(List.of(), errors);
+            client.barrier();
+        });
+    }
+
+    @Test
+    void longPayloadIsInPlaceBeforeItsHandlerRunsAndDestIsPassedThrough() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            final MemorySegment segment = client.attachSegment(SEGMENT).memory();
+            final List<String> errors = new CopyOnWriteArrayList<>();
+            final AtomicInteger replies = new AtomicInteger();
+            final long[] sizes = {0, 1, 8, 4095, 4096, 65536, 1 << 20};
+            final int reply = am.register(AmHandler.longReply(2, (t, p, a) -> {
+                final long dest = a.get(1);
+                if (p.segmentOffset() != dest) {
+                    errors.add("reply dest " + p.segmentOffset() + " != " + dest);
+                }
+                if (Patterns.firstMismatch(client.segment().memory(), dest, p.length(), a.get(0)) >= 0) {
+                    errors.add("reply Long payload of " + p.length() + " not in place at handler start");
+                }
+                replies.incrementAndGet();
+            }));
+            final int request = am.register(AmHandler.longRequest(2, (t, p, a) -> {
+                final long dest = a.get(1);
+                if (p.segmentOffset() != dest) {
+                    errors.add("request dest " + p.segmentOffset() + " != " + dest);
+                }
+                if (Patterns.firstMismatch(client.segment().memory(), dest, p.length(), a.get(0)) >= 0) {
+                    errors.add("request Long payload of " + p.length() + " not in place at handler start");
+                }
+                checkPattern(errors, "Long view", p, a.get(0));
+                // reply the same bytes into the requester's segment, in the upper half
+                t.replyLong(reply, client.segment().memory(), dest, p.length(), dest + SEGMENT / 2, Lc.NOW,
+                    a.get(0), (int) (dest + SEGMENT / 2));
+            }));
+            client.barrier();
+            final int peer = peerOf(client);
+            final MemorySegment src = Arena.ofAuto().allocate(1 << 20);
+            long dest = 24;
+            for (long size : sizes) {
+                final int seed = 7 * (int) size + client.rank();
+                Patterns.fill(src, 0, size, seed);
+                assertEquals(Am.OK, am.requestLong(peer, request, src, 0, size, dest, Lc.NOW, seed, (int) dest));
+                dest += size + 40;
+            }
+            pollUntil(client, () -> replies.get() == sizes.length);
+            assertEquals(List.of(), errors);
+            assertTrue(segment.byteSize() == SEGMENT);
+            client.barrier();
+        });
+    }
+
+    @Test
+    void handlerContextRulesAreEnforcedAtTheOffendingCall() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            final List<Class<?>> thrown = new CopyOnWriteArrayList<>();
+            final AtomicReference<Token> staleToken = new AtomicReference<>();
+            final AtomicReference<Payload> stalePayload = new AtomicReference<>();
+            final AtomicReference<Args> staleArgs = new AtomicReference<>();
+            final AtomicInteger done = new AtomicInteger();
+            final int[] self = new int[1];
+            final int reply = am.register(AmHandler.shortReply(0, (t, a) -> {
+                thrown.add(catchClass(() -> t.replyShort(self[0])));
+                thrown.add(catchClass(() -> am.requestShort(peerOf(client), self[0])));
+                done.incrementAndGet();
+            }));
+            final int mediumReply = am.register(AmHandler.mediumReply(0, (t, p, a) -> {
+                stalePayload.set(p);
+                staleArgs.set(a);
+                done.incrementAndGet();
+            }));
+            self[0] = am.register(AmHandler.shortRequest(0, (t, a) -> {
+                thrown.add(catchClass(client::poll));
+                thrown.add(catchClass(client::barrier));
+                thrown.add(catchClass(() -> am.requestShort(peerOf(client), reply)));
+                t.replyShort(reply);
+                thrown.add(catchClass(() -> t.replyShort(reply)));
+                staleToken.set(t);
+            }));
+            final int mediumRequest = am.register(AmHandler.shortRequest(0, (t, a) ->
+                t.replyMedium(mediumReply, MemorySegment.ofArray(new byte[16]), 0, 16, Lc.NOW)));
+            client.barrier();
+            am.requestShort(peerOf(client), self[0]);
+            am.requestShort(peerOf(client), mediumRequest);
+            pollUntil(client, () -> done.get() == 2);
+            client.barrier();
+            // request handler: poll, barrier, request, second reply; reply handler: reply, request
+            assertEquals(List.of(HandlerContextException.class, HandlerContextException.class,
+                HandlerContextException.class, HandlerContextException.class,
+                HandlerContextException.class, HandlerContextException.class), thrown);
+            assertThrows(IllegalStateException.class, () -> staleToken.get().sourceRank());
+            assertThrows(IllegalStateException.class, () -> staleToken.get().replyShort(reply));
+            assertThrows(IllegalStateException.class, () -> stalePayload.get().getByte(0));
+            assertThrows(IllegalStateException.class, () -> staleArgs.get().get(0));
+            client.barrier();
+        });
+    }
+
+    private static Class<?> catchClass(Runnable r) {
+        try {
+            r.run();
+            return Void.class;
+        } catch (RuntimeException e) {
+            return e.getClass();
+        }
+    }
+
+    @Test
+    void handlerIndicesFollowGasnetRules() {
+        job(1, client -> {
+            final Am am = Am.of(client);
+            final AmHandler h = AmHandler.shortRequest(0, (t, a) -> { });
+            assertEquals(255, am.register(h));
+            assertEquals(254, am.register(h));
+            assertEquals(200, am.register(200, h));
+            assertEquals(253, am.register(0, h));
+            final IllegalArgumentException dup = assertThrows(IllegalArgumentException.class, () -> am.register(200, h));
+            assertTrue(dup.getMessage().contains("200"), dup.getMessage());
+            final IllegalArgumentException low = assertThrows(IllegalArgumentException.class, () -> am.register(127, h));
+            assertTrue(low.getMessage().contains("127") && low.getMessage().contains("[128, 255]"), low.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> am.register(256, h));
+            assertThrows(IllegalArgumentException.class, () -> AmHandler.shortRequest(17, (t, a) -> { }));
+            for (int i = 0; i < 125; i++) {
+                am.register(h);
+            }
+            final IllegalArgumentException full = assertThrows(IllegalArgumentException.class, () -> am.register(h));
+            assertTrue(full.getMessage().contains("taken"), full.getMessage());
+        });
+    }
+
+    @Test
+    void badArgumentsAreRejectedAndNothingIsSent() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            client.attachSegment(64 * 1024);
+            final AtomicInteger received = new AtomicInteger();
+            final int shortReq = am.register(AmHandler.shortRequest(1, (t, a) -> received.incrementAndGet()));
+            final int mediumReq = am.register(AmHandler.mediumRequest(0, (t, p, a) -> received.incrementAndGet()));
+            final int longReq = am.register(AmHandler.longRequest(0, (t, p, a) -> received.incrementAndGet()));
+            final int replyOnly = am.register(AmHandler.shortReply(0, (t, a) -> received.incrementAndGet()));
+            client.barrier();
+            final int peer = peerOf(client);
+            final MemorySegment src = Arena.ofAuto().allocate(256 * 1024);
+            expectBad(() -> am.requestShort(-1, shortReq, 1), "-1");
+            expectBad(() -> am.requestShort(client.size(), shortReq, 1), String.valueOf(client.size()));
+            expectBad(() -> am.requestShort(peer, shortReq), "takes 1 args");
+            expectBad(() -> am.requestShort(peer, 100, 1), "not registered");
+            expectBad(() -> am.requestShort(peer, 0, 1), "0");
+            expectBad(() -> am.requestShort(peer, mediumReq, 1), "MEDIUM");
+            expectBad(() -> am.requestShort(peer, replyOnly), "reply");
+            final long max = am.maxRequestMedium(peer, 0);
+            expectBad(() -> am.requestMedium(peer, mediumReq, src, 0, max + 1, Lc.NOW), String.valueOf(max + 1));
+            expectBad(() -> am.requestMedium(peer, mediumReq, src, src.byteSize() - 4, 8, Lc.NOW), "source range");
+            expectBad(() -> am.requestMedium(peer, mediumReq, src, 0, 8, Lc.DEFER), "DEFER");
+            expectBad(() -> am.requestLong(peer, longReq, src, 0, 16, 64 * 1024 - 8, Lc.NOW), "65536");
+            expectBad(() -> am.requestLong(peer, longReq, src, 0, 16, -16, Lc.NOW), "-16");
+            expectBad(() -> am.requestShort(peer, shortReq, 0x40, new int[] {1}, 1), "flags");
+            expectBad(() -> am.requestShort(peer, shortReq, 0, new int[0], 1), "nargs");
+            client.barrier();
+            for (int i = 0; i < 100; i++) {
+                client.poll();
+            }
+            client.barrier();
+            assertEquals(0, received.get(), "a rejected send must not deliver anything");
+            assertEquals(0, am.droppedFrames());
+        });
+    }
+
+    private static void expectBad(Runnable send, String mentioned) {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, send::run);
+        assertTrue(e.getMessage().contains(mentioned), "message '" + e.getMessage() + "' should name " + mentioned);
+    }
+
+    @Test
+    void immediateReturnsBackPressuredAndSendsNothingWhenThePathIsFull() {
+        final CountDownLatch flooded = new CountDownLatch(1);
+        final AtomicLong sent = new AtomicLong();
+        job(2, client -> {
+            final Am am = Am.of(client);
+            final AtomicLong received = new AtomicLong();
+            final int h = am.register(AmHandler.shortRequest(1, (t, a) -> received.incrementAndGet()));
+            client.barrier();
+            if (client.rank() == 0) {
+                final int[] args = {7};
+                long ok = 0;
+                int code = Am.OK;
+                for (long i = 0; i < 50_000_000L && code == Am.OK; i++) {
+                    code = am.requestShort(1, h, Flags.IMMEDIATE, args, 1);
+                    if (code == Am.OK) {
+                        ok++;
+                    }
+                }
+                assertEquals(Am.BACK_PRESSURED, code, "a peer that does not poll must fill the path");
+                assertEquals(Am.BACK_PRESSURED, am.requestShort(1, h, Flags.IMMEDIATE, args, 1));
+                sent.set(ok);
+                flooded.countDown();
+            } else {
+                assertTrue(flooded.await(60, TimeUnit.SECONDS));
+                pollUntil(client, () -> received.get() >= sent.get());
+            }
+            client.barrier();
+            if (client.rank() == 1) {
+                assertEquals(sent.get(), received.get(), "exactly the accepted sends are delivered");
+            }
+        });
+    }
+
+    @Test
+    void blockingSendsWaitForRoomAndLoseNothingUnderAManyToOneFlood() {
+        job(3, client -> {
+            final Am am = Am.of(client);
+            final AtomicLong received = new AtomicLong();
+            final AtomicLong acked = new AtomicLong();
+            final int ack = am.register(AmHandler.shortReply(1, (t, a) -> acked.incrementAndGet()));
+            final int h = am.register(AmHandler.mediumRequest(1, (t, p, a) -> {
+                received.incrementAndGet();
+                t.replyShort(ack, a.get(0));
+            }));
+            client.barrier();
+            final int perPeer = 20_000;
+            final MemorySegment src = Arena.ofAuto().allocate(1024);
+            for (int i = 0; i < perPeer; i++) {
+                for (int r = 0; r < client.size(); r++) {
+                    am.requestMedium(r, h, src, 0, 1 + (i % 1000), Lc.NOW, i);
+                }
+            }
+            pollUntil(client, () -> acked.get() == (long) perPeer * client.size());
+            client.barrier();
+            assertEquals((long) perPeer * client.size(), received.get());
+        });
+    }
+
+    @Test
+    void localCompletionOptionsAreHonoured() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            client.attachSegment(64 * 1024);
+            final AtomicInteger received = new AtomicInteger();
+            final int h = am.register(AmHandler.mediumRequest(0, (t, p, a) -> received.incrementAndGet()));
+            final int l = am.register(AmHandler.longRequest(0, (t, p, a) -> received.incrementAndGet()));
+            client.barrier();
+            final MemorySegment src = Arena.ofAuto().allocate(4096);
+            am.requestMedium(peerOf(client), h, src, 0, 4096, Lc.GROUP);
+            am.requestLong(peerOf(client), l, src, 0, 4096, 0, Lc.GROUP);
+            am.nbiWait(Ec.AM);
+            assertTrue(am.nbiTest());
+            final Lc lc = Lc.event();
+            am.requestMedium(peerOf(client), h, src, 0, 100, lc);
+            lc.lastEvent().await();
+            assertTrue(lc.lastEvent().test());
+            pollUntil(client, () -> received.get() == 3);
+            client.barrier();
+        });
+    }
+
+    @Test
+    void negotiatedPayloadPrepareCommitAndCancel() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            client.attachSegment(64 * 1024);
+            final List<String> got = new CopyOnWriteArrayList<>();
+            final AtomicInteger replies = new AtomicInteger();
+            final int reply = am.register(AmHandler.mediumReply(1, (t, p, a) -> {
+                got.add("reply " + p.length() + " " + a.get(0) + " " + p.getByte(0));
+                replies.incrementAndGet();
+            }));
+            final int ack = am.register(AmHandler.shortReply(0, (t, a) -> replies.incrementAndGet()));
+            final int medium = am.register(AmHandler.mediumRequest(1, (t, p, a) -> {
+                final List<String> errors = new CopyOnWriteArrayList<>();
+                checkPattern(errors, "npam", p, a.get(0));
+                got.add("medium " + p.length() + " " + a.get(0) + errors);
+                final var sd = t.prepareReplyMedium(null, 1, 64, null, 0, 1);
+                sd.buffer().setMemory(0, (int) sd.size(), (byte) 1);
+                sd.commit(reply, 3, a.get(0));
+            }));
+            final int lng = am.register(AmHandler.longRequest(1, (t, p, a) -> {
+                got.add("long " + p.length() + " at " + p.segmentOffset() + " "
+                    + Patterns.firstMismatch(client.segment().memory(), p.segmentOffset(), p.length(), a.get(0)));
+                t.replyShort(ack);
+            }));
+            client.barrier();
+            final int peer = peerOf(client);
+            if (client.rank() == 0) {
+                // library buffer: the payload is written in place
+                final var sd = am.prepareRequestMedium(peer, null, 10, 1000, null, 0, 1);
+                assertTrue(sd.size() >= 10 && sd.size() <= 1000, "size " + sd.size());
+                assertThrows(HandlerContextException.class, client::poll);
+                assertThrows(HandlerContextException.class, () -> am.requestShort(peer, ack));
+                assertThrows(HandlerContextException.class, () -> am.prepareRequestMedium(peer, null, 1, 2, null, 0, 0));
+                for (int i = 0; i < 500; i++) {
+                    sd.buffer().putByte(i, Patterns.at(11, i));
+                }
+                expectBad(() -> sd.commit(medium, 500, new int[2], 2), "prepared with 1");
+                expectBad(() -> sd.commit(medium, sd.size() + 1, 11), "prepared");
+                sd.commit(medium, 500, 11);
+                assertThrows(IllegalStateException.class, () -> sd.commit(medium, 1, 11));
+                // client buffer: the descriptor's buffer is the client's memory
+                final MemorySegment mine = Arena.ofAuto().allocate(2000);
+                final var cb = am.prepareRequestMedium(peer, mine, 100, 2000, Lc.NOW, 0, 1);
+                assertEquals(mine.address(), cb.buffer().addressOffset());
+                assertEquals(2000, cb.size());
+                Patterns.fill(mine, 0, 2000, 12);
+                cb.commit(medium, 2000, 12);
+                // cancel sends nothing
+                am.prepareRequestMedium(peer, null, 1, 100, null, 0, 1).cancel();
+                // Long with a library buffer
+                final var lsd = am.prepareRequestLong(peer, null, 1, 4096, 8192, null, 0, 1);
+                for (int i = 0; i < 4096; i++) {
+                    lsd.buffer().putByte(i, Patterns.at(13, i));
+                }
+                lsd.commit(lng, 4096, 13);
+                final long max = am.maxRequestMedium(peer, 1);
+                expectBad(() -> am.prepareRequestMedium(peer, null, max + 1, max + 1, null, 0, 1), "exceeds");
+                expectBad(() -> am.prepareRequestMedium(peer, null, 10, 5, null, 0, 1), "least <= most");
+                expectBad(() -> am.prepareRequestMedium(peer, null, 1, 5, Lc.NOW, 0, 1), "lc = null");
+                pollUntil(client, () -> replies.get() == 3);
+            }
+            client.barrier();
+            if (client.rank() == 1) {
+                // AMs are unordered: compare as sets
+                assertEquals(List.of("long 4096 at 8192 -1", "medium 2000 12[]", "medium 500 11[]"),
+                    got.stream().sorted().toList());
+            } else {
+                assertEquals(List.of("reply 3 11 1", "reply 3 12 1"), got.stream().sorted().toList());
+            }
+            client.barrier();
+        });
+    }
+}

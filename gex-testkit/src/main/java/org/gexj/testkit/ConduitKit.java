@@ -1,0 +1,29 @@
+package org.gexj.testkit;
+
+import org.gexj.launch.InProcessJob;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Base of the conformance kits: a conduit module subclasses a kit and says how to select its conduit. Every job runs
+ * as threads of this JVM with real conduit instances, with a timeout.
+ */
+public abstract class ConduitKit {
+    /** Environment that selects and configures the conduit under test, e.g. {@code GEX_CONDUIT=smp}. */
+    protected abstract Map<String, String> environment();
+
+    protected Duration timeout() {
+        return Duration.ofSeconds(60);
+    }
+
+    protected void job(int ranks, InProcessJob.RankBody body) {
+        InProcessJob.run(ranks, timeout(), environment(), body);
+    }
+
+    protected void job(int ranks, Map<String, String> extra, InProcessJob.RankBody body) {
+        final java.util.HashMap<String, String> env = new java.util.HashMap<>(environment());
+        env.putAll(extra);
+        InProcessJob.run(ranks, timeout(), env, body);
+    }
+}

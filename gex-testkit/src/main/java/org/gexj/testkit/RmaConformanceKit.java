@@ -1,0 +1,191 @@
+package org.gexj.testkit;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.Size;
+import org.gexj.Ec;
+import org.gexj.Event;
+import org.gexj.Lc;
+import org.gexj.rma.Rma;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * RMA conformance, run against every conduit: random put/get sequences against a local model of every segment,
+ * value forms, NB/NBI completion and access regions, bounds checks with nothing sent.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class RmaConformanceKit extends ConduitKit {
+    protected static final int SEGMENT = 256 * 1024;
+
+    /** One generated operation of rank 0. */
+    public record Op(int peer, boolean put, int mode, int offset, int length, int seed) {
+    }
+
+    @Provide
+    Arbitrary<Op> op() {
+        return Combinators.combine(
+                Arbitraries.integers().between(0, 1),
+                Arbitraries.of(true, false),
+                Arbitraries.integers().between(0, 2),
+                Arbitraries.integers().between(0, SEGMENT - 1),
+                Arbitraries.oneOf(Arbitraries.integers().between(0, 16), Arbitraries.integers().between(0, 200_000)),
+                Arbitraries.integers())
+            .as((peer, put, mode, offset, length, seed) -> new Op(peer, put, mode, offset, Math.min(length, SEGMENT - offset), seed));
+    }
+
+    /** Rank 0 runs the ops against ranks 0 and 1 (blocking, NB, NBI); the final segments equal the model. */
+    @Property(tries = 12)
+    void putsAndGetsMatchALocalModel(@ForAll @Size(min = 1, max = 25) List<@net.jqwik.api.From("op") Op> ops) {
+        job(2, client -> {
+            final Rma rma = Rma.of(client);
+            final MemorySegment mine = client.attachSegment(SEGMENT).memory();
+            Patterns.fill(mine, 0, SEGMENT, 1000 + client.rank());
+            client.barrier();
+            if (client.rank() == 0) {
+                final byte[][] model = new byte[2][SEGMENT];
+                for (int r = 0; r < 2; r++) {
+                    for (int i = 0; i < SEGMENT; i++) {
+                        model[r][i] = Patterns.at(1000 + r, i);
+                    }
+                }
+                final MemorySegment buffer = Arena.ofAuto().allocate(SEGMENT);
+                for (Op op : ops) {
+                    if (op.put()) {
+                        Patterns.fill(buffer, 0, op.length(), op.seed());
+                        switch (op.mode()) {
+                            case 0 -> rma.put(op.peer(), op.offset(), buffer, 0, op.length());
+                            case 1 -> rma.putNb(op.peer(), op.offset(), buffer, 0, op.length(), Lc.NOW).await();
+                            default -> {
+                                rma.putNbi(op.peer(), op.offset(), buffer, 0, op.length(), Lc.NOW);
+                                client.nbiWait(Ec.PUT);
+                            }
+                        }
+                        for (int i = 0; i < op.length(); i++) {
+                            model[op.peer()][op.offset() + i] = Patterns.at(op.seed(), i);
+                        }
+                    } else {
+                        buffer.fill((byte) 0);
+                        switch (op.mode()) {
+                            case 0 -> rma.get(buffer, 0, op.peer(), op.offset(), op.length());
+                            case 1 -> rma.getNb(buffer, 0, op.peer(), op.offset(), op.length()).await();
+                            default -> {
+                                rma.getNbi(buffer, 0, op.peer(), op.offset(), op.length());
+                                client.nbiWait(Ec.GET);
+                            }
+                        }
+                        final byte[] got = buffer.asSlice(0, op.length()).toArray(ValueLayout.JAVA_BYTE);
+                        final byte[] want = java.util.Arrays.copyOfRange(model[op.peer()], op.offset(), op.offset() + op.length());
+                        assertArrayEquals(want, got, "get " + op);
+                    }
+                }
+                for (int r = 0; r < 2; r++) {
+                    final MemorySegment whole = Arena.ofAuto().allocate(SEGMENT);
+                    rma.get(whole, 0, r, 0, SEGMENT);
+                    assertArrayEquals(model[r], whole.toArray(ValueLayout.JAVA_BYTE), "segment of rank " + r);
+                }
+            }
+            client.barrier();
+        });
+    }
+
+    @Test
+    void valueFormsRoundTripEverySize() {
+        job(2, client -> {
+            final Rma rma = Rma.of(client);
+            client.attachSegment(SEGMENT);
+            client.barrier();
+            final int peer = (client.rank() + 1) % 2;
+            final long base = 64L * client.rank() * 32;
+            for (int n = 1; n <= 8; n++) {
+                final long value = 0x0123_4567_89ab_cdefL ^ (n * 0x1111L);
+                rma.putVal(peer, base + 16 * n, value, n);
+                final long mask = n == 8 ? -1L : (1L << (8 * n)) - 1;
+                assertEquals(value & mask, rma.getVal(peer, base + 16 * n, n), "value of " + n + " bytes");
+            }
+            rma.putValNbi(peer, base, 42, 4);
+            client.nbiWait(Ec.PUT);
+            rma.putValNb(peer, base + 8, 43, 2).await();
+            assertEquals(42, rma.getVal(peer, base, 4));
+            assertEquals(43, rma.getVal(peer, base + 8, 2));
+            assertThrows(IllegalArgumentException.class, () -> rma.putVal(peer, 0, 1, 9));
+            assertThrows(IllegalArgumentException.class, () -> rma.getVal(peer, 0, 0));
+            client.barrier();
+        });
+    }
+
+    @Test
+    void accessRegionCollectsItsNbiOperations() {
+        job(2, client -> {
+            final Rma rma = Rma.of(client);
+            client.attachSegment(SEGMENT);
+            client.barrier();
+            final int peer = (client.rank() + 1) % 2;
+            final int base = client.rank() * (SEGMENT / 2);
+            final MemorySegment src = Arena.ofAuto().allocate(100_000);
+            Patterns.fill(src, 0, 100_000, 5 + client.rank());
+            client.beginAccessRegion();
+            rma.putNbi(peer, base, src, 0, 50_000, Lc.DEFER);
+            rma.putNbi(peer, base + 50_000, src, 50_000, 50_000, Lc.GROUP);
+            final Event region = client.endAccessRegion();
+            assertThrows(IllegalStateException.class, client::endAccessRegion);
+            region.await();
+            assertTrue(region.test());
+            final MemorySegment back = Arena.ofAuto().allocate(100_000);
+            rma.get(back, 0, peer, base, 100_000);
+            assertEquals(-1, Patterns.firstMismatch(back, 0, 100_000, 5 + client.rank()));
+            client.barrier();
+        });
+    }
+
+    @Test
+    void outOfBoundsAndBadArgumentsAreRejectedWithNothingWritten() {
+        job(2, client -> {
+            final Rma rma = Rma.of(client);
+            final MemorySegment mine = client.attachSegment(SEGMENT).memory();
+            mine.fill((byte) 9);
+            client.barrier();
+            final int peer = (client.rank() + 1) % 2;
+            final MemorySegment src = Arena.ofAuto().allocate(1024);
+            src.fill((byte) 1);
+            final String limit = String.valueOf(SEGMENT);
+            assertMessage(() -> rma.put(peer, SEGMENT - 1, src, 0, 2), limit);
+            assertMessage(() -> rma.put(peer, -1, src, 0, 2), "-1");
+            assertMessage(() -> rma.putNbi(peer, SEGMENT, src, 0, 1, Lc.NOW), limit);
+            assertMessage(() -> rma.putNb(peer, 0, src, 1000, 100, Lc.NOW), "1024");
+            assertMessage(() -> rma.putNb(peer, 0, src, 0, 10, Lc.GROUP), "GROUP");
+            assertMessage(() -> rma.putNbi(peer, 0, src, 0, 10, Lc.event()), "event");
+            assertMessage(() -> rma.put(2, 0, src, 0, 1), "rank 2");
+            assertMessage(() -> rma.get(src, 0, peer, SEGMENT - 10, 11), limit);
+            assertMessage(() -> rma.get(src, 1020, peer, 0, 8), "1024");
+            assertMessage(() -> rma.put(peer, 0, src, 0, -1), "-1");
+            client.barrier();
+            for (long i = 0; i < SEGMENT; i++) {
+                if (mine.get(ValueLayout.JAVA_BYTE, i) != 9) {
+                    throw new AssertionError("segment byte " + i + " changed by a rejected call");
+                }
+            }
+            client.barrier();
+        });
+    }
+
+    private static void assertMessage(Runnable r, String mentioned) {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, r::run);
+        assertTrue(e.getMessage().contains(mentioned), "message '" + e.getMessage() + "' should name " + mentioned);
+    }
+}

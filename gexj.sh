@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# GEX/J developer entry point. Installs what the build needs, then:
+#   ./gexj.sh testam [args]   build, then run testam between 2 ranks on the default conduit (smp)
+#   ./gexj.sh test            build and run the whole test suite (unit, property and multi-process tests)
+#   ./gexj.sh build           build the distribution only (gex-dist/target/lib, used by bin/gexrun)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+need_jdk() {
+  local candidates=("${JAVA_HOME:-}" /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/java-25-openjdk-amd64)
+  for j in "${candidates[@]}"; do
+    if [ -n "$j" ] && [ -x "$j/bin/javac" ] && "$j/bin/java" -version 2>&1 | grep -qE 'version "(2[5-9]|[3-9][0-9])'; then
+      export JAVA_HOME="$j"; return 0
+    fi
+  done
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq >/dev/null 2>&1 || true
+    for pkg in temurin-25-jdk openjdk-25-jdk-headless; do
+      if apt-get install -y -qq "$pkg" >/dev/null 2>&1; then break; fi
+    done
+    for j in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/java-25-openjdk-amd64; do
+      [ -x "$j/bin/javac" ] && { export JAVA_HOME="$j"; return 0; }
+    done
+  fi
+  echo "gexj.sh: missing a JDK 25: none at \$JAVA_HOME, /usr/lib/jvm/temurin-25-jdk-amd64 or /usr/lib/jvm/java-25-openjdk-amd64," >&2
+  echo "         and neither Debian package temurin-25-jdk nor openjdk-25-jdk-headless could be installed." >&2
+  exit 2
+}
+
+need_maven() {
+  command -v mvn >/dev/null && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq >/dev/null 2>&1 || true
+    apt-get install -y -qq maven >/dev/null 2>&1 && return 0
+  fi
+  echo "gexj.sh: missing Maven (mvn): install the Debian package 'maven' (needs root) or put mvn >= 3.8 on PATH." >&2
+  exit 2
+}
+
+mvn_() { mvn -B -ntp "$@"; }
+
+build() { mvn_ -q package -DskipTests; }
+
+need_jdk
+need_maven
+cmd="${1:-}"; shift || true
+case "$cmd" in
+  testam)
+    build
+    exec bin/gexrun -n 2 testam "$@" ;;
+  test)
+    mvn_ verify ;;
+  build)
+    build ;;
+  *)
+    echo "usage: ./gexj.sh testam [testam args] | test | build" >&2; exit 2 ;;
+esac

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Generates the fixed-arity send overloads of Am (requests) and Token (replies) between marker comments.
+
+Fixed-arity overloads keep the data path free of varargs arrays; the int[] form covers 5..16 args.
+Run from the repository root after changing the send signatures: python3 tools/gen_am_overloads.py
+"""
+import re
+
+MAX_FIXED = 4
+BEGIN = "    // BEGIN GENERATED SENDS (tools/gen_am_overloads.py)\n"
+END = "    // END GENERATED SENDS\n"
+
+
+def params(n):
+    return "".join(f", int a{i}" for i in range(n))
+
+
+def puts(n):
+    return "".join(f"        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + {4 * i}, a{i});\n" for i in range(n))
+
+
+def family(kind, req):
+    """kind: Short/Medium/Long. Returns java source of all overloads."""
+    out = []
+    peer_decl = "int peer, " if req else ""
+    peer = "peer" if req else "source"
+    chan = "Conduit.REQUEST" if req else "Conduit.REPLY"
+    name = ("request" if req else "reply") + kind
+    payload_decl = {"Short": "", "Medium": "MemorySegment src, long srcOffset, long nbytes, Lc lc, ",
+                    "Long": "MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, "}[kind]
+    payload_args = {"Short": "null, 0, 0, 0, Lc.NOW", "Medium": "src, srcOffset, nbytes, 0, lc",
+                    "Long": "src, srcOffset, nbytes, dest, lc"}[kind]
+    target = "this" if req else "am"
+    pre = ("        checkRequestContext();\n" if req else "        am.checkReplyContext(this);\n")
+    post_ok = "" if req else "        replied = true;\n"
+    doc_what = {"Short": "a Short", "Medium": "a Medium", "Long": "a Long"}[kind]
+    for n in range(MAX_FIXED + 1):
+        sig_parts = (["int peer"] if req else []) + ["int handler"]
+        if payload_decl:
+            sig_parts += [p.strip() for p in payload_decl.strip().rstrip(",").split(",")]
+        sig_parts += [f"int a{i}" for i in range(n)]
+        out.append(f"    /** Sends {doc_what} {'request' if req else 'reply'} with {n} args; waits for resources. "
+                   f"@return {{@link Am#OK}} */\n"
+                   f"    public int {name}(" + ", ".join(sig_parts) + ") {\n" + pre +
+                   f"        final int at = {target}.begin({peer}, {chan}, AmFrameFlyweight.CATEGORY_{kind.upper()}, "
+                   f"handler, {n}, 0, {payload_args});\n"
+                   f"        if (at < 0) {{\n            return Am.BACK_PRESSURED;\n        }}\n"
+                   f"        final AtomicBuffer b = {target}.conduit.claimBuffer({peer}, {chan});\n"
+                   + puts(n) +
+                   f"        {target}.conduit.commit({peer}, {chan}, at);\n" + post_ok +
+                   "        return Am.OK;\n    }\n")
+    # array form with flags
+    sig_parts = (["int peer"] if req else []) + ["int handler"]
+    if payload_decl:
+        sig_parts += [p.strip() for p in payload_decl.strip().rstrip(",").split(",")]
+    sig_parts += ["int flags", "int[] args", "int nargs"]
+    out.append(f"""    /**
+     * Sends {doc_what} {'request' if req else 'reply'} with {{@code nargs}} args taken from {{@code args}} (reused by the caller).
+     *
+     * @param flags 0 or {{@link org.gexj.Flags#IMMEDIATE}}
+     * @return {{@link Am#OK}}, or {{@link Am#BACK_PRESSURED}} if IMMEDIATE and resources were short (nothing sent)
+     */
+    public int {name}(""" + ", ".join(sig_parts) + ") {\n" + pre +
+        "        Am.checkArgs(args, nargs);\n"
+        f"        final int at = {target}.begin({peer}, {chan}, AmFrameFlyweight.CATEGORY_{kind.upper()}, handler, nargs, flags, {payload_args});\n"
+        f"        if (at < 0) {{\n            return Am.BACK_PRESSURED;\n        }}\n"
+        f"        final AtomicBuffer b = {target}.conduit.claimBuffer({peer}, {chan});\n"
+        "        for (int i = 0; i < nargs; i++) {\n"
+        "            b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);\n        }\n"
+        f"        {target}.conduit.commit({peer}, {chan}, at);\n" + post_ok +
+        "        return Am.OK;\n    }\n")
+    return "\n".join(out)
+
+
+def splice(path, body):
+    s = open(path).read()
+    i = s.index(BEGIN) + len(BEGIN)
+    j = s.index(END)
+    open(path, "w").write(s[:i] + body + s[j:])
+
+
+if __name__ == "__main__":
+    base = "gex-am/src/main/java/org/gexj/am/"
+    splice(base + "Am.java", "\n".join(family(k, True) for k in ("Short", "Medium", "Long")))
+    splice(base + "Token.java", "\n".join(family(k, False) for k in ("Short", "Medium", "Long")))
