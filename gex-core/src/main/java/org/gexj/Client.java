@@ -9,7 +9,8 @@ import org.gexj.spi.JobHealth;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
@@ -37,7 +38,7 @@ public final class Client implements AutoCloseable {
     private final long maxSegmentSize;
     private final ReentrantLock pollLock = new ReentrantLock();
     private final Event[] nbi = new Event[Ec.COUNT];
-    private final ConcurrentHashMap<Class<?>, Object> extensions = new ConcurrentHashMap<>();
+    private final Map<Class<?>, Object> extensions = new HashMap<>();
     private final ThreadLocal<BackoffIdleStrategy> idle =
         ThreadLocal.withInitial(() -> new BackoffIdleStrategy(200, 50, 1_000, 100_000));
 
@@ -309,13 +310,36 @@ public final class Client implements AutoCloseable {
 
     /** Library use: one instance of an extension (Am, Rma) per client. */
     @SuppressWarnings("unchecked")
-    public <T> T extension(Class<T> type, Function<Client, T> factory) {
-        return (T) extensions.computeIfAbsent(type, k -> factory.apply(this));
+    public synchronized <T> T extension(Class<T> type, Function<Client, T> factory) {
+        // not computeIfAbsent: one extension's factory creates another (Rma creates Am)
+        Object e = extensions.get(type);
+        if (e == null) {
+            e = factory.apply(this);
+            extensions.put(type, e);
+        }
+        return (T) e;
     }
 
     private void checkOpen() {
         if (closed) {
             throw new IllegalStateException("client " + name + " rank " + rank + " is closed");
+        }
+    }
+
+    /**
+     * Ends the whole job abnormally ({@code gasnet_exit} with a failure): every other rank's waits end in
+     * {@link PeerFailedException} naming this rank, and this client's resources are released. Never throws.
+     */
+    public void abort(String reason) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        health.fail(rank, reason);
+        try {
+            conduit.close();
+        } finally {
+            bootstrap.abort("rank " + rank + " aborted: " + reason);
         }
     }
 

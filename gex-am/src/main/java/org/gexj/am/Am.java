@@ -515,6 +515,7 @@ public final class Am {
         }
     }
 
+    /** The peer's cross-mapped segment; only called for a Long payload, so after attachSegment. */
     MemorySegment peerSegment(int peer) {
         MemorySegment[] segments = peerSegments;
         if (segments == null) {

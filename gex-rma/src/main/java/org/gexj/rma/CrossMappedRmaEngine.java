@@ -10,23 +10,36 @@ import java.lang.foreign.MemorySegment;
  * complete at return.
  */
 final class CrossMappedRmaEngine implements RmaEngine {
-    private final MemorySegment[] peers;
+    private final Conduit conduit;
+    private final int size;
+    private MemorySegment[] peers;
 
     CrossMappedRmaEngine(Conduit conduit, int size) {
-        peers = new MemorySegment[size];
-        for (int r = 0; r < size; r++) {
-            peers[r] = conduit.peerSegment(r);
+        this.conduit = conduit;
+        this.size = size;
+    }
+
+    /** Looked up on first use: Rma may be created before the segments are attached. */
+    private MemorySegment peer(int rank) {
+        MemorySegment[] p = peers;
+        if (p == null) {
+            p = new MemorySegment[size];
+            for (int r = 0; r < size; r++) {
+                p[r] = conduit.peerSegment(r);
+            }
+            peers = p;
         }
+        return p[rank];
     }
 
     @Override
     public void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Event completion) {
-        MemorySegment.copy(src, srcOffset, peers[peer], remoteOffset, nbytes);
+        MemorySegment.copy(src, srcOffset, peer(peer), remoteOffset, nbytes);
     }
 
     @Override
     public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
-        MemorySegment.copy(peers[peer], remoteOffset, dst, dstOffset, nbytes);
+        MemorySegment.copy(peer(peer), remoteOffset, dst, dstOffset, nbytes);
     }
 
     @Override

@@ -109,7 +109,7 @@ public final class AmFrameFlyweight {
             return "negative payload length " + payload;
         }
         final boolean inline = category == CATEGORY_MEDIUM || (category == CATEGORY_LONG && isInline());
-        final long needed = inline ? payloadOffset(nargs) + payload : ARGS_OFFSET + 4L * nargs;
+        final long needed = inline && payload > 0 ? payloadOffset(nargs) + payload : ARGS_OFFSET + 4L * nargs;
         if (category == CATEGORY_SHORT && payload != 0) {
             return "Short frame with payload length " + payload;
         }

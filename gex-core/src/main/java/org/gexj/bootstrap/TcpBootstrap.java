@@ -1,0 +1,235 @@
+package org.gexj.bootstrap;
+
+import org.gexj.Config;
+import org.gexj.GexException;
+import org.gexj.PeerFailedException;
+import org.gexj.bootstrap.wire.BootstrapFrame;
+import org.gexj.spi.Bootstrap;
+import org.gexj.spi.JobHealth;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A rank's side of the bootstrap: a TCP connection to the launcher's {@link RendezvousServer}.
+ *
+ * <p>A daemon reader thread receives allgather results and ABORT messages. An ABORT, or the connection ending
+ * without this rank having closed it, fails the job's {@link JobHealth}: waits everywhere then throw
+ * {@link PeerFailedException} naming the dead rank. With {@code GEX_EXIT_ON_FAILURE} (set by gexrun) the reader also
+ * ends the process after {@code GEX_FAILURE_GRACE_MS}, so a rank that is computing and never calls GEX/J still exits.
+ */
+public final class TcpBootstrap implements Bootstrap {
+    private static final byte[][] FAILED = new byte[0][];
+
+    private final int rank;
+    private final int size;
+    private final Socket socket;
+    private final DataOutputStream out;
+    private final DataInputStream in;
+    private final JobHealth health;
+    private final boolean exitOnFailure;
+    private final long graceMillis;
+    private final LinkedBlockingQueue<byte[][]> results = new LinkedBlockingQueue<>();
+    private int sequence;
+    private volatile boolean closing;
+
+    private TcpBootstrap(int rank, int size, Socket socket, JobHealth health, boolean exitOnFailure, long graceMillis)
+        throws IOException {
+        this.rank = rank;
+        this.size = size;
+        this.socket = socket;
+        this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
+        this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+        this.health = health;
+        this.exitOnFailure = exitOnFailure;
+        this.graceMillis = graceMillis;
+    }
+
+    /**
+     * Connects to {@code GEX_BOOTSTRAP} (retrying for up to 10 s) and proves {@code GEX_JOB_SECRET}.
+     *
+     * @throws GexException if the rendezvous cannot be reached or rejects this rank
+     */
+    public static TcpBootstrap connect(Config config, int rank, int size, JobHealth health) {
+        final String address = config.require("GEX_BOOTSTRAP");
+        final int colon = address.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException("GEX_BOOTSTRAP=" + address + " is not host:port");
+        }
+        final String host = address.substring(0, colon);
+        final int port;
+        try {
+            port = Integer.parseInt(address.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("GEX_BOOTSTRAP=" + address + " has no numeric port");
+        }
+        final byte[] secret = JobSecret.fromHex(config.require("GEX_JOB_SECRET"));
+        final boolean exit = config.getBoolean("GEX_EXIT_ON_FAILURE", false);
+        final long grace = config.getLong("GEX_FAILURE_GRACE_MS", 1500, 0, 60_000);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        IOException last = null;
+        while (System.nanoTime() < deadline) {
+            final Socket s = new Socket();
+            try {
+                s.connect(new InetSocketAddress(host, port), 2000);
+                s.setTcpNoDelay(true);
+                final TcpBootstrap b = new TcpBootstrap(rank, size, s, health, exit, grace);
+                b.handshake(secret);
+                b.startReader();
+                return b;
+            } catch (IOException e) {
+                last = e;
+                try {
+                    s.close();
+                    Thread.sleep(100);
+                } catch (IOException | InterruptedException ignored) {
+                    // retrying
+                }
+            }
+        }
+        throw new GexException("rank " + rank + ": cannot join the job through the bootstrap at " + address + ": "
+            + (last == null ? "timed out" : last.getMessage()), last);
+    }
+
+    private void handshake(byte[] secret) throws IOException {
+        socket.setSoTimeout(10_000);
+        final BootstrapFrame challenge = BootstrapFrame.read(in);
+        if (challenge.type() != BootstrapFrame.CHALLENGE) {
+            throw new IOException("expected CHALLENGE, got frame type " + challenge.type());
+        }
+        BootstrapFrame.hello(rank, JobSecret.proof(secret, challenge.body(), rank)).write(out);
+        final BootstrapFrame welcome;
+        try {
+            welcome = BootstrapFrame.read(in);
+        } catch (IOException e) {
+            throw new GexException("rank " + rank + ": the bootstrap rejected this rank (wrong GEX_JOB_SECRET, or rank "
+                + rank + " already joined)", e);
+        }
+        if (welcome.type() != BootstrapFrame.WELCOME) {
+            throw new IOException("expected WELCOME, got frame type " + welcome.type());
+        }
+        socket.setSoTimeout(0);
+    }
+
+    private void startReader() {
+        final Thread reader = new Thread(this::read, "gex-bootstrap-" + rank);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    private void read() {
+        try {
+            while (true) {
+                final BootstrapFrame f = BootstrapFrame.read(in);
+                if (f.type() == BootstrapFrame.RESULT) {
+                    results.add(f.blobs());
+                } else if (f.type() == BootstrapFrame.ABORT) {
+                    fail(f.leadingInt(), f.reason());
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            if (!closing) {
+                fail(-1, "the bootstrap connection to the launcher was lost: " + e.getMessage());
+            }
+        }
+    }
+
+    private void fail(int failedRank, String reason) {
+        health.fail(failedRank, reason);
+        results.add(FAILED);
+        if (exitOnFailure && !closing) {
+            System.err.println("gex: rank " + rank + ": aborting: " + health.failure().getMessage());
+            final Thread reaper = new Thread(() -> {
+                try {
+                    Thread.sleep(graceMillis);
+                } catch (InterruptedException ignored) {
+                    // halt now
+                }
+                Runtime.getRuntime().halt(1);
+            }, "gex-failure-exit");
+            reaper.setDaemon(true);
+            reaper.start();
+        }
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public synchronized byte[][] allgather(byte[] mine) {
+        health.check();
+        try {
+            BootstrapFrame.allgather(sequence++, mine).write(out);
+        } catch (IOException e) {
+            health.fail(-1, "cannot reach the launcher's bootstrap: " + e.getMessage());
+            health.check();
+        }
+        try {
+            while (true) {
+                final byte[][] r = results.poll(100, TimeUnit.MILLISECONDS);
+                if (r == FAILED || health.failed()) {
+                    results.add(FAILED);
+                    health.check();
+                }
+                if (r != null) {
+                    if (r.length != size) {
+                        throw new GexException("bootstrap allgather returned " + r.length + " blobs for " + size + " ranks");
+                    }
+                    return r;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new GexException("rank " + rank + ": interrupted in a bootstrap collective", e);
+        }
+    }
+
+    @Override
+    public void abort(String reason) {
+        closing = true;
+        try {
+            synchronized (out) {
+                BootstrapFrame.abort(rank, reason).write(out);
+            }
+        } catch (IOException ignored) {
+            // the launcher learns from the closed connection instead
+        } finally {
+            closeSocket();
+        }
+    }
+
+    @Override
+    public void close() {
+        closing = true;
+        try {
+            new BootstrapFrame(BootstrapFrame.BYE, new byte[0]).write(out);
+        } catch (IOException ignored) {
+            // the launcher is gone; nothing left to tell it
+        } finally {
+            closeSocket();
+        }
+    }
+
+    private void closeSocket() {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package org.gexj.dist;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** Starts bin/gexrun from the repository root as a user would, capturing its output line by line. */
+final class Jobs {
+    static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
+    static final Path GEXRUN = ROOT.resolve("bin/gexrun");
+
+    final Process process;
+    final List<String> lines = new CopyOnWriteArrayList<>();
+
+    private Jobs(Process process) {
+        this.process = process;
+        final Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    lines.add(line);
+                }
+            } catch (IOException ignored) {
+                // the process ended
+            }
+        }, "gexrun-output");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    static Jobs start(Map<String, String> env, String... args) throws IOException {
+        final List<String> command = new ArrayList<>();
+        command.add(GEXRUN.toString());
+        command.addAll(List.of(args));
+        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        return new Jobs(pb.start());
+    }
+
+    String output() {
+        return String.join("\n", lines);
+    }
+
+    static List<String> shmFiles() throws IOException {
+        try (var s = Files.list(Path.of("/dev/shm"))) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package org.gexj.dist;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * kill -9 of one rank: the launcher and every other rank exit non-zero within 10 s, naming the dead rank, and
+ * /dev/shm keeps nothing of the job — whether the survivors are polling or computing without calling GEX/J.
+ */
+class KillRankIT {
+    @ParameterizedTest
+    @ValueSource(strings = {"poll", "compute"})
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void killNineOfARankEndsTheJobQuicklyAndCleanly(String mode) throws Exception {
+        final List<String> before = Jobs.shmFiles();
+        final Jobs job = Jobs.start(Map.of("GEX_CLASSPATH", Jobs.ROOT.resolve("gex-dist/target/test-classes").toString()),
+            "-n", "3", "--", StayAlive.class.getName(), mode);
+        final long[] pids = new long[3];
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        int ready = 0;
+        while (ready < 3) {
+            assertTrue(System.nanoTime() < deadline, "ranks did not start: " + job.output());
+            assertTrue(job.process.isAlive(), "launcher ended early: " + job.output());
+            ready = 0;
+            for (String line : new ArrayList<>(job.lines)) {
+                final String[] w = line.split(" ");
+                if (w.length == 3 && w[0].equals("ready")) {
+                    pids[Integer.parseInt(w[1])] = Long.parseLong(w[2]);
+                    ready++;
+                }
+            }
+            Thread.sleep(50);
+        }
+        final long killedAt = System.nanoTime();
+        new ProcessBuilder("kill", "-9", Long.toString(pids[1])).start().waitFor();
+        assertTrue(job.process.waitFor(10, TimeUnit.SECONDS), "job still running 10 s after kill -9:\n" + job.output());
+        final double seconds = (System.nanoTime() - killedAt) / 1e9;
+        assertNotEquals(0, job.process.exitValue(), job.output());
+        assertTrue(job.output().contains("rank 1"), "the dead rank is named:\n" + job.output());
+        for (long pid : new long[] {pids[0], pids[2]}) {
+            final var handle = ProcessHandle.of(pid);
+            if (handle.isPresent()) {
+                handle.get().onExit().get(5, TimeUnit.SECONDS);
+            }
+            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "rank pid " + pid + " survived");
+        }
+        assertEquals(before, Jobs.shmFiles(), "files left in /dev/shm");
+        System.out.printf("job ended %.2f s after kill -9 (%s)%n", seconds, mode);
+    }
+}
