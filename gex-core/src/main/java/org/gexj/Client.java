@@ -39,8 +39,12 @@ public final class Client implements AutoCloseable {
     private final ReentrantLock pollLock = new ReentrantLock();
     private final Event[] nbi = new Event[Ec.COUNT];
     private final Map<Class<?>, Object> extensions = new HashMap<>();
+    /*
+     * Waiting: spin, then yield (free when no other thread wants the core, so a peer's message is seen within
+     * a microsecond), and only after ~10 ms of nothing park, because waking a parked core costs ~25 us here.
+     */
     private final ThreadLocal<BackoffIdleStrategy> idle =
-        ThreadLocal.withInitial(() -> new BackoffIdleStrategy(200, 50, 1_000, 100_000));
+        ThreadLocal.withInitial(() -> new BackoffIdleStrategy(1_000, 20_000, 10_000, 1_000_000));
 
     private volatile FrameHandler frameHandler;
     private volatile Segment segment;

@@ -1,0 +1,197 @@
+package org.gexj.launch;
+
+import org.gexj.bootstrap.JobSecret;
+import org.gexj.bootstrap.RendezvousServer;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.jar.JarFile;
+
+/**
+ * The launcher ({@code bin/gexrun}): forks the ranks of a job on this host, serves their bootstrap rendezvous, and
+ * ends the job when a rank dies — the others are told through the bootstrap, then terminated if they do not exit
+ * by themselves — so a job never hangs on a dead rank. Exits with 0 when every rank did, else non-zero.
+ */
+public final class GexRun {
+    static final List<String> JVM_FLAGS = List.of("--enable-native-access=ALL-UNNAMED",
+        "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
+        "--add-opens", "java.base/java.nio=ALL-UNNAMED");
+    private static final long TERMINATE_AFTER_MS = 3000;
+    private static final long KILL_AFTER_MS = 6000;
+
+    private GexRun() {
+    }
+
+    public static void main(String[] argv) {
+        final GexRunOptions options;
+        try {
+            options = GexRunOptions.parse(argv);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        int code;
+        try {
+            code = run(options);
+        } catch (IllegalArgumentException | IOException e) {
+            System.err.println("gexrun: " + e.getMessage());
+            code = 2;
+        }
+        System.exit(code);
+    }
+
+    /** The command line of every rank (the environment carries the rank). */
+    static List<String> childCommand(GexRunOptions options, String javaExecutable, String classPath,
+                                     String extraJvmOptions) throws IOException {
+        final List<String> cmd = new ArrayList<>();
+        cmd.add(javaExecutable);
+        cmd.addAll(JVM_FLAGS);
+        if (extraJvmOptions != null && !extraJvmOptions.isBlank()) {
+            cmd.addAll(Arrays.asList(extraJvmOptions.trim().split("\\s+")));
+        }
+        String mainClass = options.mainClass();
+        String cp = classPath;
+        if (options.isJar()) {
+            final Path jar = Path.of(options.program());
+            if (!Files.isRegularFile(jar)) {
+                throw new IllegalArgumentException("program jar " + jar + " does not exist");
+            }
+            try (JarFile jf = new JarFile(jar.toFile())) {
+                final var manifest = jf.getManifest();
+                mainClass = manifest == null ? null : manifest.getMainAttributes().getValue("Main-Class");
+            }
+            if (mainClass == null) {
+                throw new IllegalArgumentException("program jar " + jar + " has no Main-Class in its manifest");
+            }
+            cp = jar.toAbsolutePath() + File.pathSeparator + cp;
+        }
+        cmd.add("-cp");
+        cmd.add(cp);
+        cmd.add(mainClass);
+        cmd.addAll(options.args());
+        return cmd;
+    }
+
+    static int run(GexRunOptions options) throws IOException {
+        final byte[] secret = JobSecret.random(32);
+        final String jobId = "gexj" + JobSecret.hex(JobSecret.random(4));
+        final String java = ProcessHandle.current().info().command().orElse(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        String cp = System.getProperty("java.class.path");
+        final String extraCp = System.getenv("GEX_CLASSPATH");
+        if (extraCp != null && !extraCp.isBlank()) {
+            cp = extraCp + File.pathSeparator + cp;
+        }
+        final List<String> command = childCommand(options, java, cp, System.getenv("GEX_JVM_OPTS"));
+        final Process[] ranks = new Process[options.ranks()];
+        try (RendezvousServer server = new RendezvousServer(options.ranks(), secret)) {
+            final Thread cleanup = new Thread(() -> destroyAll(ranks, true), "gexrun-shutdown");
+            Runtime.getRuntime().addShutdownHook(cleanup);
+            for (int r = 0; r < ranks.length; r++) {
+                final ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
+                final Map<String, String> env = pb.environment();
+                env.putAll(options.env());
+                env.put("GEX_RANK", Integer.toString(r));
+                env.put("GEX_SIZE", Integer.toString(ranks.length));
+                env.put("GEX_BOOTSTRAP", server.address());
+                env.put("GEX_JOB_SECRET", JobSecret.hex(secret));
+                env.put("GEX_JOB_ID", jobId);
+                env.put("GEX_EXIT_ON_FAILURE", "1");
+                if (options.conduit() != null) {
+                    env.put("GEX_CONDUIT", options.conduit());
+                }
+                if (options.verbose()) {
+                    System.err.println("gexrun: rank " + r + ": " + String.join(" ", command));
+                }
+                ranks[r] = pb.start();
+            }
+            final int code = supervise(ranks, server);
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+            return code;
+        } finally {
+            destroyAll(ranks, true);
+            removeLeftovers(jobId);
+        }
+    }
+
+    /** Waits for every rank; on the first failure, aborts the job and terminates whoever does not exit. */
+    private static int supervise(Process[] ranks, RendezvousServer server) {
+        final Map<Integer, Integer> codes = new HashMap<>();
+        int failedRank = -1;
+        long failedAt = 0;
+        while (codes.size() < ranks.length) {
+            for (int r = 0; r < ranks.length; r++) {
+                if (!codes.containsKey(r) && !ranks[r].isAlive()) {
+                    final int code = ranks[r].exitValue();
+                    codes.put(r, code);
+                    if (code != 0 && failedRank < 0) {
+                        failedRank = r;
+                        failedAt = System.currentTimeMillis();
+                        final String why = code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
+                        System.err.println("gexrun: rank " + r + " " + why + "; ending the job");
+                        server.abort(r, "rank " + r + " " + why);
+                    }
+                }
+            }
+            if (failedRank < 0 && server.failure() != null) {
+                failedRank = Math.max(server.failedRank(), 0);
+                failedAt = System.currentTimeMillis();
+                System.err.println("gexrun: rank " + server.failedRank() + " failed: " + server.failure() + "; ending the job");
+            }
+            if (failedRank >= 0) {
+                final long waited = System.currentTimeMillis() - failedAt;
+                if (waited > KILL_AFTER_MS) {
+                    destroyAll(ranks, true);
+                } else if (waited > TERMINATE_AFTER_MS) {
+                    destroyAll(ranks, false);
+                }
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                destroyAll(ranks, true);
+                return 1;
+            }
+        }
+        if (failedRank >= 0) {
+            return Math.max(1, codes.getOrDefault(failedRank, 1) & 0xff);
+        }
+        return codes.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+    }
+
+    private static void destroyAll(Process[] ranks, boolean forcibly) {
+        for (Process p : ranks) {
+            if (p != null && p.isAlive()) {
+                if (forcibly) {
+                    p.destroyForcibly();
+                } else {
+                    p.destroy();
+                }
+            }
+        }
+    }
+
+    /** A backstop: the smp conduit unlinks its files as soon as every rank mapped them. */
+    private static void removeLeftovers(String jobId) {
+        try (var files = Files.list(Path.of("/dev/shm"))) {
+            files.filter(p -> p.getFileName().toString().startsWith(jobId)).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException ignored) {
+                    // best effort
+                }
+            });
+        } catch (IOException ignored) {
+            // no /dev/shm here: nothing to clean
+        }
+    }
+}

@@ -1,0 +1,492 @@
+package org.gexj.testam;
+
+import org.gexj.Client;
+import org.gexj.Ec;
+import org.gexj.Gex;
+import org.gexj.Lc;
+import org.gexj.am.Am;
+import org.gexj.am.AmHandler;
+import org.gexj.am.Args;
+import org.gexj.am.Payload;
+import org.gexj.am.SrcDesc;
+import org.gexj.am.Token;
+
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Locale;
+
+/**
+ * GASNet's testam: AM Short/Medium/Long ping-pong and flood performance, with GASNet's command line, sections
+ * (A = AMShort; B-F = AMMedium; G-K = AMLong) and output lines, so numbers compare with C GASNet.
+ *
+ * <p>Pairing as in GASNet: rank i talks to i^1 (or i+n/2 with -c); even ranks send; an odd rank count leaves the
+ * last rank talking to itself. The timed loops allocate nothing: handlers are registered once and payloads live in
+ * preallocated memory.
+ */
+public final class TestAm {
+    static final int PING_SHORT = 201;
+    static final int PONG_SHORT = 202;
+    static final int PING_MEDIUM = 203;
+    static final int PONG_MEDIUM = 204;
+    static final int PING_LONG = 205;
+    static final int PONG_LONG = 206;
+    static final int PING_SHORT_FLOOD = 207;
+    static final int PONG_SHORT_FLOOD = 208;
+    static final int PING_MEDIUM_FLOOD = 209;
+    static final int PONG_MEDIUM_FLOOD = 210;
+    static final int PING_LONG_FLOOD = 211;
+    static final int PONG_LONG_FLOOD = 212;
+    private static final long PAGE = Client.PAGE_SIZE;
+
+    private final Client client;
+    private final Am am;
+    private final TestAmOptions options;
+    private final PrintStream out;
+    private final Sections sections;
+    private final int rank;
+    private final int size;
+    private final int peer;
+    private final boolean sender;
+    private final boolean recvr;
+    private final Lc requestLc;
+    private MemorySegment segment;
+    private MemorySegment source;
+    private MemorySegment echo;
+    private int flag;
+
+    private TestAm(Client client, TestAmOptions options, PrintStream out) {
+        this.client = client;
+        this.am = Am.of(client);
+        this.options = options;
+        this.out = out;
+        this.sections = new Sections(options);
+        this.rank = client.rank();
+        this.size = client.size();
+        if (options.crossMachine()) {
+            if (size % 2 == 1 && rank == size - 1) {
+                sender = true;
+                peer = rank;
+            } else {
+                final int half = size / 2;
+                sender = rank < half;
+                peer = sender ? rank + half : rank - half;
+            }
+        } else {
+            final int p = rank ^ 1;
+            sender = rank % 2 == 0;
+            peer = p == size ? rank : p;
+        }
+        this.recvr = !sender || peer == rank;
+        this.requestLc = options.asyncRequests() ? Lc.GROUP : Lc.NOW;
+    }
+
+    public static void main(String[] args) {
+        int code;
+        try (Client client = Gex.init("TESTAM", args)) {
+            code = run(client, args, System.out);
+        }
+        System.exit(code);
+    }
+
+    /** Runs testam on this rank (collective). @return the exit code: 0, or 1 for a usage error */
+    public static int run(Client client, String[] args, PrintStream out) {
+        final TestAmOptions options;
+        try {
+            options = TestAmOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            if (client.rank() == 0) {
+                out.println("testam: " + e.getMessage());
+                out.println(TestAmOptions.USAGE);
+            }
+            return 1;
+        }
+        new TestAm(client, options, out).run();
+        return 0;
+    }
+
+    private void run() {
+        register();
+        final long segmentSize = Math.max(PAGE, align(options.maxSize(), PAGE));
+        segment = client.attachSegment(segmentSize).memory();
+        source = options.inSegment() ? segment : Arena.ofShared().allocate(segmentSize, PAGE);
+        final long maxMedReq = Math.min(options.maxSize(), am.maxRequestMedium(-1, 0));
+        final long maxMedRep = Math.min(options.maxSize(), am.maxReplyMedium(-1, 0));
+        final long maxLongReq = Math.min(options.maxSize(), am.maxRequestLong(-1, 0));
+        final long maxLongRep = Math.min(options.maxSize(), am.maxReplyLong(-1, 0));
+        echo = Arena.ofShared().allocate(Math.max(1, maxMedRep), 8);
+        if (rank == 0) {
+            out.printf(Locale.ROOT, "%s conduit: v%s GASNET_ALIGNED_SEGMENTS=0%n"
+                    + " gex_AM_MaxArgs():             %d%n"
+                    + " gex_AM_LUBRequestMedium(): %d%n"
+                    + " gex_AM_LUBReplyMedium():   %d%n"
+                    + " gex_AM_LUBRequestLong():   %d%n"
+                    + " gex_AM_LUBReplyLong():     %d%n",
+                client.capabilities().conduit(), version(), am.maxArgs(), am.lubRequestMedium(), am.lubReplyMedium(),
+                am.lubRequestLong(), am.lubReplyLong());
+        }
+        client.barrier();
+        if (rank == 0) {
+            out.printf(Locale.ROOT, "Running %sAM performance test with %d iterations...%n",
+                options.crossMachine() ? "cross-machine " : "", options.iters());
+            out.println("   Msg Sz  Description                             Total time   Avg. time   Bandwidth");
+            out.println("   ------  -----------                             ----------   ---------   ---------");
+            out.flush();
+        }
+        shortTests();
+        payloadTests(Category.MEDIUM, maxMedReq, maxMedRep);
+        payloadTests(Category.LONG, maxLongReq, maxLongRep);
+        client.barrier();
+    }
+
+    private static String version() {
+        final String v = TestAm.class.getPackage().getImplementationVersion();
+        return v == null ? "0.1" : v;
+    }
+
+    private static long align(long v, long a) {
+        return (v + a - 1) / a * a;
+    }
+
+    // ------------------------------------------------------------------------------------------------ handlers
+
+    private void register() {
+        am.register(PING_SHORT, AmHandler.shortRequest(0, (t, a) -> t.replyShort(PONG_SHORT)));
+        am.register(PONG_SHORT, AmHandler.ofShort(org.gexj.am.Direction.REQREP, 0, (t, a) -> flag++));
+        am.register(PING_MEDIUM, AmHandler.mediumRequest(0, this::pingMedium));
+        am.register(PONG_MEDIUM, AmHandler.ofMedium(org.gexj.am.Direction.REQREP, 0, (t, p, a) -> flag++));
+        am.register(PING_LONG, AmHandler.longRequest(0, this::pingLong));
+        am.register(PONG_LONG, AmHandler.ofLong(org.gexj.am.Direction.REQREP, 0, (t, p, a) -> flag++));
+        am.register(PING_SHORT_FLOOD, AmHandler.shortRequest(0, (t, a) -> t.replyShort(PONG_SHORT_FLOOD)));
+        am.register(PONG_SHORT_FLOOD, AmHandler.ofShort(org.gexj.am.Direction.REQREP, 0, (t, a) -> flag++));
+        am.register(PING_MEDIUM_FLOOD, AmHandler.mediumRequest(0, this::pingMediumFlood));
+        am.register(PONG_MEDIUM_FLOOD, AmHandler.ofMedium(org.gexj.am.Direction.REQREP, 0, (t, p, a) -> flag++));
+        am.register(PING_LONG_FLOOD, AmHandler.longRequest(0, this::pingLongFlood));
+        am.register(PONG_LONG_FLOOD, AmHandler.ofLong(org.gexj.am.Direction.REQREP, 0, (t, p, a) -> flag++));
+    }
+
+    private void pingMedium(Token t, Payload p, Args a) {
+        echoMedium(t, p, PONG_MEDIUM);
+    }
+
+    private void pingMediumFlood(Token t, Payload p, Args a) {
+        echoMedium(t, p, PONG_MEDIUM_FLOOD);
+    }
+
+    /** Replies with the same payload, as GASNet's handler replies from its buffer. */
+    private void echoMedium(Token t, Payload p, int pong) {
+        p.copyTo(0, echo, 0, p.length());
+        t.replyMedium(pong, echo, 0, p.length(), Lc.NOW);
+    }
+
+    private void pingLong(Token t, Payload p, Args a) {
+        t.replyLong(PONG_LONG, segment, Math.max(0, p.segmentOffset()), p.length(), 0, Lc.NOW);
+    }
+
+    private void pingLongFlood(Token t, Payload p, Args a) {
+        t.replyLong(PONG_LONG_FLOOD, segment, Math.max(0, p.segmentOffset()), p.length(), 0, Lc.NOW);
+    }
+
+    private void blockUntil(int value) {
+        while (flag != value) {
+            client.poll();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ reporting
+
+    private void report(String description, long nanos, long sz, boolean roundTrip) {
+        if (!sender) {
+            return;
+        }
+        final double micros = nanos / 1000.0;
+        final String node = size > 2 ? rank + ": " : "";
+        final StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%c: %s%-46s: %6.3f sec %8.3f us",
+            sections.name(), node, description, micros / 1e6, micros / options.iters()));
+        if (sz != 0) {
+            line.append(String.format(Locale.ROOT, "  %7.3f MB/s",
+                ((double) sz * (roundTrip ? 2 : 1) * options.iters() / (1024 * 1024)) / (micros / 1e6)));
+        }
+        out.println(line);
+        out.flush();
+    }
+
+    private void blankLine() {
+        if (rank == 0) {
+            out.println();
+            out.flush();
+        }
+    }
+
+    /** GASNet's ADVANCESZ: 0, 1, 2, 4, ... and a final non-power-of-two step announced by " max:". */
+    private long advance(long sz, long max) {
+        if (sz == 0) {
+            return 1;
+        }
+        if (sz < max && sz * 2 > max) {
+            if (rank == 0) {
+                out.println(" max:");
+            }
+            return max;
+        }
+        return sz * 2;
+    }
+
+    // ------------------------------------------------------------------------------------------------ AMShort
+
+    private void shortTests() {
+        final int iters = options.iters();
+        if (sender) {
+            flag = 0;
+            for (int i = 0; i < iters; i++) {
+                am.requestShort(peer, PING_SHORT_FLOOD);
+            }
+            blockUntil(iters);
+            am.requestShort(peer, PING_SHORT);
+            blockUntil(iters + 1);
+        }
+        client.barrier();
+        if (sections.begin() && sender) {
+            final long start = System.nanoTime();
+            flag = -1;
+            for (int i = 0; i < iters; i++) {
+                am.requestShort(peer, PING_SHORT);
+                blockUntil(i);
+            }
+            report("        AMShort     ping-pong roundtrip ReqRep", System.nanoTime() - start, 0, true);
+        }
+        client.barrier();
+        if (sections.enabled()) {
+            final long start = System.nanoTime();
+            flag = -1;
+            client.barrier();
+            if (sender && recvr) {
+                for (int i = 0; i < iters; i++) {
+                    am.requestShort(peer, PONG_SHORT);
+                    blockUntil(2 * i);
+                    am.requestShort(peer, PONG_SHORT);
+                    blockUntil(2 * i + 1);
+                }
+            } else if (sender) {
+                for (int i = 0; i < iters; i++) {
+                    am.requestShort(peer, PONG_SHORT);
+                    blockUntil(i);
+                }
+            } else if (recvr) {
+                for (int i = 0; i < iters; i++) {
+                    blockUntil(i);
+                    am.requestShort(peer, PONG_SHORT);
+                }
+            }
+            report("        AMShort     ping-pong roundtrip ReqReq", System.nanoTime() - start, 0, true);
+            blankLine();
+        }
+        client.barrier();
+        if (sections.enabled()) {
+            if (sender) {
+                final long start = System.nanoTime();
+                flag = 0;
+                client.barrier();
+                for (int i = 0; i < iters; i++) {
+                    am.requestShort(peer, PONG_SHORT_FLOOD);
+                }
+                if (recvr) {
+                    blockUntil(iters);
+                }
+                client.barrier();
+                report("        AMShort     flood     one-way   Req", System.nanoTime() - start, 0, false);
+            } else {
+                flag = 0;
+                client.barrier();
+                blockUntil(iters);
+                client.barrier();
+            }
+            blankLine();
+        }
+        client.barrier();
+        if (sections.enabled() && sender) {
+            final long start = System.nanoTime();
+            flag = 0;
+            for (int i = 0; i < iters; i++) {
+                am.requestShort(peer, PING_SHORT_FLOOD);
+            }
+            blockUntil(iters);
+            report("        AMShort     flood     roundtrip ReqRep", System.nanoTime() - start, 0, true);
+            blankLine();
+        }
+        client.barrier();
+    }
+
+    // ------------------------------------------------------------------------------------------------ Medium, Long
+
+    private enum Category { MEDIUM, LONG }
+
+    private void request(Category category, int handler, long sz) {
+        final boolean medium = category == Category.MEDIUM;
+        switch (options.payload()) {
+            case FIXED -> {
+                if (medium) {
+                    am.requestMedium(peer, handler, source, 0, sz, requestLc);
+                } else {
+                    am.requestLong(peer, handler, source, 0, sz, 0, requestLc);
+                }
+            }
+            case NEGOTIATED_GASNET_BUFFER -> {
+                final SrcDesc sd = medium ? am.prepareRequestMedium(peer, null, sz, sz, null, 0, 0)
+                    : am.prepareRequestLong(peer, null, sz, sz, 0, null, 0, 0);
+                sd.commit(handler, sz);
+            }
+            case NEGOTIATED_CLIENT_BUFFER -> {
+                final SrcDesc sd = medium ? am.prepareRequestMedium(peer, source, sz, sz, requestLc, 0, 0)
+                    : am.prepareRequestLong(peer, source, sz, sz, 0, requestLc, 0, 0);
+                sd.commit(handler, sz);
+            }
+            default -> throw new IllegalStateException(options.payload().toString());
+        }
+    }
+
+    private void completeRequests() {
+        if (options.asyncRequests()) {
+            am.nbiWait(Ec.AM);
+        }
+    }
+
+    /** GASNet's TESTAM_PERF: five sections for one category. */
+    private void payloadTests(Category category, long maxReq, long maxRep) {
+        final int iters = options.iters();
+        final long maxReqRep = Math.min(maxReq, maxRep);
+        final int ping = category == Category.MEDIUM ? PING_MEDIUM : PING_LONG;
+        final int pong = category == Category.MEDIUM ? PONG_MEDIUM : PONG_LONG;
+        final int pingFlood = category == Category.MEDIUM ? PING_MEDIUM_FLOOD : PING_LONG_FLOOD;
+        final int pongFlood = category == Category.MEDIUM ? PONG_MEDIUM_FLOOD : PONG_LONG_FLOOD;
+        final String desc = category == Category.MEDIUM ? "AMMedium   " : "AMLong     ";
+        if (sender) {
+            flag = 0;
+            request(category, ping, maxReqRep);
+            blockUntil(1);
+            for (int i = 0; i < iters; i++) {
+                request(category, pingFlood, maxReqRep);
+            }
+            blockUntil(iters + 1);
+            completeRequests();
+        }
+        client.barrier();
+        if (sections.begin()) {
+            for (long sz = 0; sz <= maxReqRep; ) {
+                final String msg = String.format(Locale.ROOT, "%7d %s ping-pong roundtrip ReqRep", sz, desc);
+                client.barrier();
+                if (sender) {
+                    final long start = System.nanoTime();
+                    flag = -1;
+                    for (int i = 0; i < iters; i++) {
+                        request(category, ping, sz);
+                        blockUntil(i);
+                    }
+                    completeRequests();
+                    report(msg, System.nanoTime() - start, sz, true);
+                }
+                client.barrier();
+                sz = advance(sz, maxReqRep);
+            }
+            blankLine();
+        }
+        client.barrier();
+        if (sections.begin()) {
+            for (long sz = 0; sz <= maxReq; ) {
+                final String msg = String.format(Locale.ROOT, "%7d %s ping-pong roundtrip ReqReq", sz, desc);
+                client.barrier();
+                final long start = System.nanoTime();
+                flag = -1;
+                client.barrier();
+                if (sender && recvr) {
+                    for (int i = 0; i < iters; i++) {
+                        request(category, pong, sz);
+                        blockUntil(2 * i);
+                        request(category, pong, sz);
+                        blockUntil(2 * i + 1);
+                    }
+                } else if (sender) {
+                    for (int i = 0; i < iters; i++) {
+                        request(category, pong, sz);
+                        blockUntil(i);
+                    }
+                } else if (recvr) {
+                    for (int i = 0; i < iters; i++) {
+                        blockUntil(i);
+                        request(category, pong, sz);
+                    }
+                }
+                completeRequests();
+                report(msg, System.nanoTime() - start, sz, true);
+                client.barrier();
+                sz = advance(sz, maxReq);
+            }
+            blankLine();
+        }
+        client.barrier();
+        if (sections.begin()) {
+            for (long sz = 0; sz <= maxReq; ) {
+                flag = 0;
+                final String msg = String.format(Locale.ROOT, "%7d %s flood     one-way   Req", sz, desc);
+                client.barrier();
+                if (sender) {
+                    final long start = System.nanoTime();
+                    for (int i = 0; i < iters; i++) {
+                        request(category, pongFlood, sz);
+                    }
+                    completeRequests();
+                    if (recvr) {
+                        blockUntil(iters);
+                    }
+                    client.barrier();
+                    report(msg, System.nanoTime() - start, sz, false);
+                } else {
+                    blockUntil(iters);
+                    client.barrier();
+                }
+                client.barrier();
+                sz = advance(sz, maxReq);
+            }
+            blankLine();
+        }
+        client.barrier();
+        if (sections.begin()) {
+            for (long sz = 0; sz <= maxReqRep; ) {
+                final String msg = String.format(Locale.ROOT, "%7d %s flood     roundtrip ReqRep", sz, desc);
+                client.barrier();
+                if (sender) {
+                    final long start = System.nanoTime();
+                    flag = 0;
+                    for (int i = 0; i < iters; i++) {
+                        request(category, pingFlood, sz);
+                    }
+                    blockUntil(iters);
+                    completeRequests();
+                    report(msg, System.nanoTime() - start, sz, true);
+                }
+                client.barrier();
+                sz = advance(sz, maxReqRep);
+            }
+            blankLine();
+        }
+        client.barrier();
+        if (sections.begin()) {
+            for (long sz = 0; sz <= maxReq; ) {
+                final String msg = String.format(Locale.ROOT, "%7d %s flood     two-way   Req", sz, desc);
+                flag = 0;
+                client.barrier();
+                final long start = System.nanoTime();
+                for (int i = 0; i < iters; i++) {
+                    request(category, pongFlood, sz);
+                }
+                blockUntil(iters);
+                completeRequests();
+                report(msg, System.nanoTime() - start, sz, false);
+                client.barrier();
+                sz = advance(sz, maxReq);
+            }
+            blankLine();
+        }
+        client.barrier();
+    }
+}
