@@ -1,0 +1,292 @@
+package org.gexj.testqueue;
+
+import org.gexj.Client;
+import org.gexj.Ec;
+import org.gexj.Event;
+import org.gexj.Gex;
+import org.gexj.Lc;
+import org.gexj.am.Am;
+import org.gexj.am.AmHandler;
+import org.gexj.rma.Rma;
+
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Locale;
+
+/**
+ * GASNet's testqueue: the average injection time of {@code depth} back-to-back operations (puts, gets, AM Short,
+ * Medium, Long) for queue depths 1, 2, 4 .. maxdepth and payloads 1, 2, 4 .. maxsz, with completion outside the
+ * timed region. Same command line, titles (without the C {@code gex_} prefix), header row and rows as GASNet.
+ */
+public final class TestQueue {
+    static final int PING_SHORT = 201;
+    static final int PING_MEDIUM = 202;
+    static final int PING_LONG = 203;
+    private static final String DASHES = "--------------------";
+
+    private final Client client;
+    private final Am am;
+    private final Rma rma;
+    private final TestQueueOptions o;
+    private final PrintStream out;
+    private final int rank;
+    private final int size;
+    private int peer;
+    private boolean sender;
+    private boolean recver;
+    private MemorySegment msgbuf;
+    private long tgtmem;
+    private final Event[] events;
+    private final Lc[] lcs;
+    private int amcount;
+    private long regval;
+
+    private TestQueue(Client client, TestQueueOptions options, PrintStream out) {
+        this.client = client;
+        this.am = Am.of(client);
+        this.rma = Rma.of(client);
+        this.o = options;
+        this.out = out;
+        this.rank = client.rank();
+        this.size = client.size();
+        this.events = new Event[options.maxDepth()];
+        this.lcs = new Lc[options.maxDepth()];
+        for (int i = 0; i < lcs.length; i++) {
+            lcs[i] = Lc.event();
+        }
+    }
+
+    public static void main(String[] args) {
+        int code;
+        try (Client client = Gex.init("TESTQUEUE", args)) {
+            code = run(client, args, System.out);
+        }
+        System.exit(code);
+    }
+
+    /** Runs testqueue on this rank (collective). @return the exit code: 0, or 1 for a usage error */
+    public static int run(Client client, String[] args, PrintStream out) {
+        final TestQueueOptions options;
+        try {
+            options = TestQueueOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            if (client.rank() == 0) {
+                out.println("testqueue: " + e.getMessage());
+                out.println(TestQueueOptions.USAGE);
+            }
+            return 1;
+        }
+        return new TestQueue(client, options, out).run();
+    }
+
+    private int run() {
+        am.register(PING_SHORT, AmHandler.shortRequest(0, (t, a) -> amcount++));
+        am.register(PING_MEDIUM, AmHandler.mediumRequest(0, (t, p, a) -> amcount++));
+        am.register(PING_LONG, AmHandler.longRequest(0, (t, p, a) -> amcount++));
+        final long half = align(o.maxSize(), Client.PAGE_SIZE);
+        final MemorySegment segment = client.attachSegment(2 * half).memory();
+        if (!o.firstLast() && size > 1 && size % 2 != 0) {
+            msg0("WARNING: This test requires a unary or even number of nodes. Test skipped.\n");
+            return 0;
+        }
+        if (o.firstLast()) {
+            peer = size - 1;
+            sender = rank == 0;
+            recver = rank == size - 1;
+        } else if (size == 1) {
+            peer = 0;
+            sender = true;
+            recver = true;
+        } else {
+            peer = rank % 2 == 1 ? rank - 1 : rank + 1;
+            sender = o.fullDuplex() || rank % 2 == 0;
+            recver = o.fullDuplex() || !sender;
+        }
+        tgtmem = half;
+        msgbuf = o.inSegment() ? segment : Arena.ofShared().allocate(half, Client.PAGE_SIZE);
+        msg0(String.format(Locale.ROOT, "Running %squeue test with local addr %sside segment, iters=%d, maxdepth=%d, sz: %d...%d",
+            o.firstLast() ? "first/last " : (o.fullDuplex() ? "full-duplex " : ""), o.inSegment() ? "in" : "out",
+            o.iters(), o.maxDepth(), 1, o.maxSize()));
+        msg0("x-axis: queue depth, y-axis: message size, injection time in microseconds\n");
+        client.barrier();
+        rmaTests();
+        amTests();
+        client.barrier();
+        return 0;
+    }
+
+    private static long align(long v, long a) {
+        return (v + a - 1) / a * a;
+    }
+
+    private void msg0(String text) {
+        if (rank == 0) {
+            out.println(text);
+            out.flush();
+        }
+    }
+
+    private void waitEvents(int depth) {
+        for (int i = 0; i < depth; i++) {
+            events[i].await();
+        }
+    }
+
+    private void waitLcEvents(int depth) {
+        for (int i = 0; i < depth; i++) {
+            lcs[i].lastEvent().await();
+        }
+    }
+
+    private void waitNbi(int depth) {
+        client.nbiWait(Ec.ALL);
+    }
+
+    private void nothing(int depth) {
+    }
+
+    private void receiveAms(int depth) {
+        while (amcount != depth) {
+            client.poll();
+        }
+        amcount = 0;
+    }
+
+    private void rmaTests() {
+        final String blocking = " (BLOCKING - represents round-trip latency)";
+        if (o.puts() && o.bulk() && o.explicit()) {
+            queueTest("RMA PutNB/bulk", (i, n) -> events[i] = rma.putNb(peer, tgtmem, msgbuf, 0, n, Lc.DEFER),
+                this::waitEvents, this::nothing, 0);
+        }
+        if (o.puts() && o.bulk() && o.implicit()) {
+            queueTest("RMA PutNBI/bulk", (i, n) -> rma.putNbi(peer, tgtmem, msgbuf, 0, n, Lc.DEFER), this::waitNbi, this::nothing, 0);
+        }
+        if (o.puts() && o.nonBulk() && o.explicit()) {
+            queueTest("RMA PutNB", (i, n) -> events[i] = rma.putNb(peer, tgtmem, msgbuf, 0, n, Lc.NOW),
+                this::waitEvents, this::nothing, 0);
+        }
+        if (o.gets() && o.explicit()) {
+            queueTest("RMA GetNB", (i, n) -> events[i] = rma.getNb(msgbuf, 0, peer, tgtmem, n), this::waitEvents, this::nothing, 0);
+        }
+        if (o.puts() && o.nonBulk() && o.implicit()) {
+            queueTest("RMA PutNBI", (i, n) -> rma.putNbi(peer, tgtmem, msgbuf, 0, n, Lc.NOW), this::waitNbi, this::nothing, 0);
+        }
+        if (o.gets() && o.implicit()) {
+            queueTest("RMA GetNBI", (i, n) -> rma.getNbi(msgbuf, 0, peer, tgtmem, n), this::waitNbi, this::nothing, 0);
+        }
+        if (o.puts() && o.value() && o.explicit()) {
+            queueTest("RMA PutNBVal", (i, n) -> events[i] = rma.putValNb(peer, tgtmem, regval, n), this::waitEvents, this::nothing, 8);
+        }
+        if (o.puts() && o.value() && o.implicit()) {
+            queueTest("RMA PutNBIVal", (i, n) -> rma.putValNbi(peer, tgtmem, regval, n), this::waitNbi, this::nothing, 8);
+        }
+        if (o.puts() && o.blocking()) {
+            queueTest("RMA PutBlocking" + blocking, (i, n) -> rma.put(peer, tgtmem, msgbuf, 0, n), this::nothing, this::nothing, 0);
+        }
+        if (o.gets() && o.blocking()) {
+            queueTest("RMA GetBlocking" + blocking, (i, n) -> rma.get(msgbuf, 0, peer, tgtmem, n), this::nothing, this::nothing, 0);
+        }
+        if (o.puts() && o.value() && o.blocking()) {
+            queueTest("RMA PutBlockingVal" + blocking, (i, n) -> rma.putVal(peer, tgtmem, regval, n), this::nothing, this::nothing, 8);
+        }
+        if (o.gets() && o.value() && o.blocking()) {
+            queueTest("RMA GetBlockingVal" + blocking, (i, n) -> regval ^= rma.getVal(peer, tgtmem, n), this::nothing, this::nothing, 8);
+        }
+    }
+
+    private void amTests() {
+        final int maxMedium = (int) Math.min(Integer.MAX_VALUE, am.maxRequestMedium(-1, 0));
+        final int maxLong = (int) Math.min(Integer.MAX_VALUE, am.maxRequestLong(-1, 0));
+        if (o.amShort()) {
+            amcount = 0;
+            queueTest("AM RequestShort0", (i, n) -> am.requestShort(peer, PING_SHORT), this::nothing, this::receiveAms, 1);
+        }
+        if (o.amMedium() && o.blocking()) {
+            amcount = 0;
+            queueTest("AM RequestMedium0 (blocking for LC)",
+                (i, n) -> am.requestMedium(peer, PING_MEDIUM, msgbuf, 0, n, Lc.NOW), this::nothing, this::receiveAms, maxMedium);
+        }
+        if (o.amMedium() && o.explicit()) {
+            queueTest("AM RequestMedium0 (explicit handle for LC)",
+                (i, n) -> am.requestMedium(peer, PING_MEDIUM, msgbuf, 0, n, lcs[i]), this::waitLcEvents, this::receiveAms, maxMedium);
+        }
+        if (o.amMedium() && o.implicit()) {
+            queueTest("AM RequestMedium0 (implicit handle for LC)",
+                (i, n) -> am.requestMedium(peer, PING_MEDIUM, msgbuf, 0, n, Lc.GROUP), this::waitNbi, this::receiveAms, maxMedium);
+        }
+        if (o.amLong() && o.blocking()) {
+            amcount = 0;
+            queueTest("AM RequestLong0 (blocking for LC)",
+                (i, n) -> am.requestLong(peer, PING_LONG, msgbuf, 0, n, tgtmem, Lc.NOW), this::nothing, this::receiveAms, maxLong);
+        }
+        if (o.amLong() && o.explicit()) {
+            queueTest("AM RequestLong0 (explicit handle for LC)",
+                (i, n) -> am.requestLong(peer, PING_LONG, msgbuf, 0, n, tgtmem, lcs[i]), this::waitLcEvents, this::receiveAms, maxLong);
+        }
+        if (o.amLong() && o.implicit()) {
+            queueTest("AM RequestLong0 (implicit handle for LC)",
+                (i, n) -> am.requestLong(peer, PING_LONG, msgbuf, 0, n, tgtmem, Lc.GROUP), this::waitNbi, this::receiveAms, maxLong);
+        }
+    }
+
+    /** GASNet's QUEUE_TEST. {@code payloadLimit} <= 0 means maxsz. */
+    private void queueTest(String title, QueueOperation op, QueueSync sync, QueueSync receiverSync, int payloadLimit) {
+        client.barrier();
+        msg0("\n" + title + "\n" + DASHES + "\n");
+        if (rank == 0) {
+            final StringBuilder header = new StringBuilder("        ");
+            for (int depth = 1; depth <= o.maxDepth(); depth *= 2) {
+                header.append(String.format(Locale.ROOT, " %7d", depth));
+            }
+            out.println(header);
+            out.flush();
+        }
+        final int lastPayload = payloadLimit <= 0 ? o.maxSize() : Math.min(o.maxSize(), payloadLimit);
+        for (int payload = 1; payload <= lastPayload && payload > 0; payload *= 2) {
+            final StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-8d", payload));
+            if (sender) {
+                op.run(0, payload);
+                sync.run(1);
+            }
+            if (recver) {
+                receiverSync.run(1);
+            }
+            for (int depth = 1; depth <= o.maxDepth(); depth *= 2) {
+                client.barrier();
+                if (sender) {
+                    long total = 0;
+                    for (int iter = 0; iter < o.iters(); iter++) {
+                        client.barrier();
+                        final long begin = System.nanoTime();
+                        for (int i = 0; i < depth; i++) {
+                            op.run(i, payload);
+                        }
+                        final long end = System.nanoTime();
+                        sync.run(depth);
+                        if (recver) {
+                            receiverSync.run(depth);
+                        }
+                        client.barrier();
+                        total += end - begin;
+                    }
+                    final double avgus = total / 1000.0 / o.iters() / depth;
+                    final int precision = avgus < 1000.0 ? 3 : avgus < 10000.0 ? 2 : avgus < 100000.0 ? 1 : 0;
+                    row.append(String.format(Locale.ROOT, " %7." + precision + "f", avgus));
+                } else {
+                    for (int iter = 0; iter < o.iters(); iter++) {
+                        client.barrier();
+                        if (recver) {
+                            receiverSync.run(depth);
+                        }
+                        client.barrier();
+                    }
+                }
+            }
+            if (sender) {
+                out.println(row);
+                out.flush();
+            }
+        }
+    }
+}
