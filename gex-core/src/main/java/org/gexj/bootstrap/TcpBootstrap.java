@@ -213,6 +213,12 @@ public final class TcpBootstrap implements Bootstrap {
         }
     }
 
+    /** For tests: drops the connection without a word, as a crashed process would. */
+    void abortWithoutNotice() {
+        closing = true;
+        closeSocket();
+    }
+
     @Override
     public void close() {
         closing = true;

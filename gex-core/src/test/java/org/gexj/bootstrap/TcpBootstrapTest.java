@@ -1,0 +1,120 @@
+package org.gexj.bootstrap;
+
+import org.gexj.Config;
+import org.gexj.GexException;
+import org.gexj.PeerFailedException;
+import org.gexj.bootstrap.wire.BootstrapFrame;
+import org.gexj.spi.JobHealth;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TcpBootstrapTest {
+    private final byte[] secret = JobSecret.random(32);
+
+    private Config config(RendezvousServer server, byte[] key) {
+        return Config.of(Map.of("GEX_BOOTSTRAP", server.address(), "GEX_JOB_SECRET", JobSecret.hex(key)));
+    }
+
+    @Test
+    void allgatherReturnsEveryBlobInRankOrderRepeatedly() throws Exception {
+        final int n = 3;
+        try (RendezvousServer server = new RendezvousServer(n, secret);
+             ExecutorService pool = Executors.newFixedThreadPool(n)) {
+            final Future<?>[] ranks = new Future<?>[n];
+            for (int r = 0; r < n; r++) {
+                final int rank = r;
+                ranks[r] = pool.submit(() -> {
+                    final TcpBootstrap b = TcpBootstrap.connect(config(server, secret), rank, n, new JobHealth());
+                    for (int round = 0; round < 200; round++) {
+                        final byte[][] all = b.allgather(("r" + rank + "/" + round).getBytes(StandardCharsets.UTF_8));
+                        assertEquals(n, all.length);
+                        for (int p = 0; p < n; p++) {
+                            assertArrayEquals(("r" + p + "/" + round).getBytes(StandardCharsets.UTF_8), all[p]);
+                        }
+                        b.barrier();
+                    }
+                    b.close();
+                    return null;
+                });
+            }
+            for (Future<?> f : ranks) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!server.allFinished() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(server.allFinished(), "every rank said goodbye");
+            assertTrue(server.failure() == null, server.failure());
+        }
+    }
+
+    @Test
+    void aConnectionWithoutTheSecretIsRejectedAndTheJobGoesOn() throws Exception {
+        try (RendezvousServer server = new RendezvousServer(2, secret);
+             ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            final GexException e = assertThrows(GexException.class,
+                () -> TcpBootstrap.connect(config(server, JobSecret.random(32)), 0, 2, new JobHealth()));
+            assertTrue(e.getMessage().contains("rejected"), e.getMessage());
+            // a raw client that sends garbage instead of HELLO
+            try (Socket s = new Socket("127.0.0.1", server.port())) {
+                final DataInputStream in = new DataInputStream(s.getInputStream());
+                BootstrapFrame.read(in);
+                new DataOutputStream(s.getOutputStream()).write(new byte[] {9, 9, 9, 9, 0, 0, 0, 0});
+                assertEquals(-1, in.read());
+            }
+            final Future<byte[][]> a = pool.submit(() -> TcpBootstrap.connect(config(server, secret), 0, 2, new JobHealth()).allgather(new byte[] {1}));
+            final Future<byte[][]> b = pool.submit(() -> TcpBootstrap.connect(config(server, secret), 1, 2, new JobHealth()).allgather(new byte[] {2}));
+            assertArrayEquals(new byte[] {2}, a.get(20, TimeUnit.SECONDS)[1]);
+            assertArrayEquals(new byte[] {1}, b.get(20, TimeUnit.SECONDS)[0]);
+            assertEquals(2, server.rejectedConnections());
+            assertTrue(server.failure() == null);
+        }
+    }
+
+    @Test
+    void anAbortOrADeadConnectionFailsTheOtherRanksWaitsNamingTheRank() throws Exception {
+        for (boolean crash : new boolean[] {false, true}) {
+            try (RendezvousServer server = new RendezvousServer(3, secret);
+                 ExecutorService pool = Executors.newFixedThreadPool(3)) {
+                final JobHealth h0 = new JobHealth();
+                final JobHealth h1 = new JobHealth();
+                final Future<TcpBootstrap> r2 = pool.submit(() -> TcpBootstrap.connect(config(server, secret), 2, 3, new JobHealth()));
+                final Future<Object> w0 = pool.submit(() -> TcpBootstrap.connect(config(server, secret), 0, 3, h0).allgather(new byte[0]));
+                final Future<Object> w1 = pool.submit(() -> TcpBootstrap.connect(config(server, secret), 1, 3, h1).allgather(new byte[0]));
+                final TcpBootstrap dying = r2.get(20, TimeUnit.SECONDS);
+                final long start = System.nanoTime();
+                if (crash) {
+                    dying.abortWithoutNotice();
+                } else {
+                    dying.abort("test abort");
+                }
+                for (Future<Object> w : java.util.List.of(w0, w1)) {
+                    final var e = assertThrows(java.util.concurrent.ExecutionException.class, () -> w.get(10, TimeUnit.SECONDS));
+                    final PeerFailedException p = assertInstanceOf(PeerFailedException.class, e.getCause());
+                    assertEquals(2, p.rank(), p.getMessage());
+                }
+                assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
+                assertTrue(h0.failed() && h1.failed());
+                assertEquals(2, server.failedRank());
+            }
+        }
+    }
+}
