@@ -291,6 +291,11 @@ public final class Client implements AutoCloseable {
         }
     }
 
+    /** The description given to {@link #enterRestricted} if the calling thread is restricted, else null. */
+    public String restrictedContext() {
+        return restrictedThread == Thread.currentThread() ? restrictedWhat : null;
+    }
+
     /** @return true if the calling thread is inside a handler or an NPAM prepare/commit pair */
     public boolean inRestrictedContext() {
         return restrictedThread == Thread.currentThread();

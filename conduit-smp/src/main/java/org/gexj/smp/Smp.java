@@ -3,7 +3,10 @@ package org.gexj.smp;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Availability probe of the smp conduit: it needs a writable /dev/shm (POSIX shared memory). */
+/**
+ * Availability probe of the smp conduit, evaluated once per JVM: it needs /dev/shm (POSIX shared memory on Linux) as
+ * a directory this user can write.
+ */
 public final class Smp {
     /** Where the conduit's files live. */
     public static final Path SHM = Path.of("/dev/shm");
@@ -23,6 +26,7 @@ public final class Smp {
         return null;
     }
 
+    /** @return true if the smp conduit can open on this host */
     public static boolean isAvailable() {
         return UNAVAILABILITY_CAUSE == null;
     }

@@ -1,32 +1,55 @@
 package org.gexj.smp;
 
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import org.gexj.Config;
+import org.gexj.GexException;
+import org.gexj.smp.wire.ControlRegionFlyweight;
 import org.gexj.spi.Bootstrap;
 import org.gexj.spi.Capabilities;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
 import org.gexj.spi.FrameHandler;
-import org.gexj.smp.wire.BarrierFlyweight;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Ranks of one host over shared memory. Each rank owns one file in /dev/shm holding two many-to-one ring buffers
- * (Agrona), one per channel; every rank maps every file, so sending is a claim in the target's ring and receiving
- * is reading one's own. Segments are files too, mapped by every rank, so RMA and AM Long payloads are memory
- * copies. Rank 0 also creates the barrier region. Every file is unlinked as soon as all ranks have mapped it, so
- * nothing is left in /dev/shm after an exit or a crash.
+ * The ranks of one host over shared memory. Every rank owns two many-to-one ring buffers (Agrona), one per channel,
+ * in a file every rank maps: sending is a claim in the target's ring, receiving is reading one's own. Segments are
+ * files mapped by every rank, so RMA and AM Long payloads are memory copies. The barrier is a line per rank in a
+ * control region.
+ *
+ * <p>Files, all in /dev/shm with mode 0600, each unlinked by its creator as soon as every rank has mapped it, so
+ * nothing is left behind by an exit or a crash after {@code open}:
+ * <pre>
+ *   &lt;jobId&gt;-ctl      created by rank 0   {@link ControlRegionFlyweight}: barrier epochs
+ *   &lt;jobId&gt;-am-r     created by rank r   [REQUEST ring | trailer | pad][REPLY ring | trailer | pad], page aligned
+ *   &lt;jobId&gt;-seg-r    created by rank r   rank r's segment, by {@link #attachSegment}
+ * </pre>
+ *
+ * <p>Threads: {@link #claim}, {@link #commit} and {@link #abort} from any thread (the rings are many-to-one);
+ * {@link #poll}, {@link #attachSegment}, the barrier and {@link #close} from one thread at a time. The rings are raw
+ * mapped memory, so close must not race with another thread's claim or poll.
  */
 public final class SmpConduit implements Conduit {
+    /** Capacity of each ring in bytes, a power of two; Agrona's trailer comes on top. */
+    public static final String RING_BYTES = "GEX_SMP_RING_BYTES";
+    public static final long DEFAULT_RING_BYTES = 1L << 20;
+    public static final long MIN_RING_BYTES = 64L << 10;
+    public static final long MAX_RING_BYTES = 256L << 20;
+
+    /** Agrona message type of every record: the rings carry AM frames only. */
+    private static final int FRAME = 1;
     private static final long PAGE = 4096;
 
     private final int rank;
@@ -35,76 +58,119 @@ public final class SmpConduit implements Conduit {
     private final Bootstrap bootstrap;
     private final Arena arena = Arena.ofShared();
     private final List<Path> ownFiles = new ArrayList<>();
-    private final RingBuffer[][] rings;
-    private final BarrierFlyweight barrier = new BarrierFlyweight();
+    /** Every rank's rings, at {@code (rank << 1) | channel}. */
+    private final RingBuffer[] rings;
+    private final RingBuffer requestRing;
+    private final RingBuffer replyRing;
+    private final ControlRegionFlyweight control = new ControlRegionFlyweight();
     private final Capabilities capabilities;
     private final MessageHandler requestReader = this::onRequest;
     private final MessageHandler replyReader = this::onReply;
-    private MemorySegment[] segments;
+    private volatile MemorySegment[] segments;
+    private volatile boolean closed;
     private FrameHandler handler;
     private long epoch;
-    private boolean closed;
 
     private SmpConduit(ConduitContext context) {
         this.rank = context.rank();
         this.size = context.size();
         this.jobId = context.jobId();
         this.bootstrap = context.bootstrap();
-        final long capacity = context.config().getLong("GEX_SMP_RING_BYTES", 1 << 20, 64 << 10, 256L << 20);
-        if (Long.bitCount(capacity) != 1) {
-            throw new IllegalArgumentException("GEX_SMP_RING_BYTES=" + capacity + " must be a power of two in [65536, 268435456]");
-        }
-        this.rings = new RingBuffer[size][2];
-        final long ringBytes = align(capacity + RingBufferDescriptor.TRAILER_LENGTH, PAGE);
-        final long fileBytes = 2 * ringBytes;
+        final int capacity = ringCapacity(context.config());
+        this.rings = new RingBuffer[size << 1];
+        final long ringStride = align(capacity + RingBufferDescriptor.TRAILER_LENGTH, PAGE);
+        final long controlBytes = align(ControlRegionFlyweight.length(size), PAGE);
         try {
-            final Path ctl = Smp.SHM.resolve(jobId + "-ctl");
+            final Path ctl = SharedFiles.path(jobId, "ctl");
             if (rank == 0) {
-                ownFiles.add(ctl);
-                final MemorySegment c = SharedFiles.create(ctl, align(BarrierFlyweight.length(size), PAGE), arena);
-                barrier.wrap(new UnsafeBuffer(c.address(), (int) c.byteSize()), size).initialise();
+                own(ctl);
+                control.wrap(buffer(SharedFiles.create(ctl, controlBytes, arena)), size).initialise();
             }
             final Path mine = SharedFiles.path(jobId, "am", rank);
-            ownFiles.add(mine);
-            mapRings(rank, SharedFiles.create(mine, fileBytes, arena), capacity, ringBytes);
-            bootstrap.barrier();
+            own(mine);
+            mapRings(rank, SharedFiles.create(mine, 2 * ringStride, arena), capacity, ringStride);
+            // after the allgather every rank's file exists, rank 0's control region too
+            checkSameCapacity(bootstrap.allgather(bytesOf(capacity)), capacity);
             for (int r = 0; r < size; r++) {
                 if (r != rank) {
-                    mapRings(r, SharedFiles.map(SharedFiles.path(jobId, "am", r), fileBytes, arena), capacity, ringBytes);
+                    mapRings(r, SharedFiles.map(SharedFiles.path(jobId, "am", r), 2 * ringStride, arena), capacity,
+                        ringStride);
                 }
             }
             if (rank != 0) {
-                final MemorySegment c = SharedFiles.map(ctl, align(BarrierFlyweight.length(size), PAGE), arena);
-                barrier.wrap(new UnsafeBuffer(c.address(), (int) c.byteSize()), size);
+                control.wrap(buffer(SharedFiles.map(ctl, controlBytes, arena)), size);
+                checkControlRegion(ctl);
             }
+            // every rank has mapped every file: the names can go, the memory stays while a process maps it
             bootstrap.barrier();
             unlinkOwnFiles();
         } catch (RuntimeException e) {
             close();
             throw e;
         }
-        this.capabilities = new Capabilities("smp", rings[rank][REQUEST].maxMsgLength(), true, false, true);
+        this.requestRing = rings[(rank << 1) | REQUEST];
+        this.replyRing = rings[(rank << 1) | REPLY];
+        this.capabilities = new Capabilities("smp", requestRing.maxMsgLength(), true, false, true);
     }
 
+    /** Collective over the job: creates and maps this rank's files, maps every peer's. */
     static SmpConduit open(ConduitContext context) {
         return new SmpConduit(context);
     }
 
-    private void mapRings(int owner, MemorySegment file, long capacity, long ringBytes) {
-        for (int channel = 0; channel < 2; channel++) {
-            final UnsafeBuffer b = new UnsafeBuffer(file.address() + channel * ringBytes,
-                (int) (capacity + RingBufferDescriptor.TRAILER_LENGTH));
-            rings[owner][channel] = new ManyToOneRingBuffer(b);
+    private static int ringCapacity(Config config) {
+        final long capacity = config.getLong(RING_BYTES, DEFAULT_RING_BYTES, MIN_RING_BYTES, MAX_RING_BYTES);
+        if (Long.bitCount(capacity) != 1) {
+            throw new IllegalArgumentException(RING_BYTES + "=" + capacity + " is not a power of two in ["
+                + MIN_RING_BYTES + ", " + MAX_RING_BYTES + "]");
         }
+        return (int) capacity;
+    }
+
+    private void checkSameCapacity(byte[][] capacities, int capacity) {
+        for (int r = 0; r < size; r++) {
+            final long theirs = ByteBuffer.wrap(capacities[r]).getLong();
+            if (theirs != capacity) {
+                throw new IllegalArgumentException(RING_BYTES + " must be the same on every rank: rank " + rank
+                    + " has " + capacity + ", rank " + r + " has " + theirs);
+            }
+        }
+    }
+
+    private void checkControlRegion(Path ctl) {
+        if (control.version() != ControlRegionFlyweight.VERSION || control.ranks() != size) {
+            throw new GexException(ctl + " holds version " + control.version() + " for " + control.ranks()
+                + " ranks, expected version " + ControlRegionFlyweight.VERSION + " for " + size
+                + ": another job with the same id, or another GEX/J version?");
+        }
+    }
+
+    private void mapRings(int owner, MemorySegment file, int capacity, long ringStride) {
+        for (int channel = REQUEST; channel <= REPLY; channel++) {
+            final MemorySegment ring = file.asSlice(channel * ringStride, capacity + RingBufferDescriptor.TRAILER_LENGTH);
+            rings[(owner << 1) | channel] = new ManyToOneRingBuffer(buffer(ring));
+        }
+    }
+
+    private static UnsafeBuffer buffer(MemorySegment memory) {
+        return new UnsafeBuffer(memory.address(), Math.toIntExact(memory.byteSize()));
+    }
+
+    private static byte[] bytesOf(long value) {
+        return ByteBuffer.allocate(Long.BYTES).putLong(value).array();
     }
 
     private static long align(long value, long alignment) {
         return (value + alignment - 1) & -alignment;
     }
 
-    private void unlinkOwnFiles() {
-        for (Path p : ownFiles) {
-            SharedFiles.unlink(p);
+    private synchronized void own(Path file) {
+        ownFiles.add(file);
+    }
+
+    private synchronized void unlinkOwnFiles() {
+        for (Path file : ownFiles) {
+            SharedFiles.unlink(file);
         }
         ownFiles.clear();
     }
@@ -114,14 +180,23 @@ public final class SmpConduit implements Conduit {
         return capabilities;
     }
 
+    /** Misuse after close would touch unmapped memory through the rings' raw addresses: a crash, not an exception. */
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("smp conduit of rank " + rank + " is closed");
+        }
+    }
+
+    /** @throws IllegalArgumentException naming the value and its range, if target or channel is out of range */
     private RingBuffer ring(int target, int channel) {
+        ensureOpen();
         if (target < 0 || target >= size) {
-            throw new IllegalArgumentException("rank " + target + " outside [0, " + size + ")");
+            throw new IllegalArgumentException("target rank " + target + " outside [0, " + size + ")");
         }
         if (channel != REQUEST && channel != REPLY) {
             throw new IllegalArgumentException("channel " + channel + " is neither REQUEST (0) nor REPLY (1)");
         }
-        return rings[target][channel];
+        return rings[(target << 1) | channel];
     }
 
     @Override
@@ -131,7 +206,7 @@ public final class SmpConduit implements Conduit {
             throw new IllegalArgumentException("frame length " + length + " outside [0, " + ring.maxMsgLength()
                 + "] (maxFrameLength)");
         }
-        final int index = ring.tryClaim(1, length);
+        final int index = ring.tryClaim(FRAME, length);
         return index >= 0 ? index : BACK_PRESSURED;
     }
 
@@ -150,41 +225,62 @@ public final class SmpConduit implements Conduit {
         ring(target, channel).abort(offset);
     }
 
+    /** Replies first: they retire requests and free the peers' credits, so they never wait behind new requests. */
     @Override
     public int poll(FrameHandler frameHandler, int channelMask, int limit) {
+        ensureOpen();
         handler = frameHandler;
         int frames = 0;
         if ((channelMask & (1 << REPLY)) != 0) {
-            frames += rings[rank][REPLY].read(replyReader, limit);
+            frames = read(replyRing, replyReader, limit);
         }
         if ((channelMask & (1 << REQUEST)) != 0 && frames < limit) {
-            frames += rings[rank][REQUEST].read(requestReader, limit - frames);
+            frames += read(requestRing, requestReader, limit - frames);
         }
         return frames;
     }
 
-    private void onRequest(int msgTypeId, org.agrona.MutableDirectBuffer buffer, int index, int length) {
+    /**
+     * Agrona's read stops at the end of the buffer, and at a wrap it consumes only the padding record: the second
+     * read continues from the start, so a poll never returns 0 while a frame is ready.
+     */
+    private static int read(RingBuffer ring, MessageHandler reader, int limit) {
+        final int frames = ring.read(reader, limit);
+        return frames < limit ? frames + ring.read(reader, limit - frames) : frames;
+    }
+
+    private void onRequest(int msgTypeId, MutableDirectBuffer buffer, int index, int length) {
         handler.onFrame(REQUEST, buffer, index, length);
     }
 
-    private void onReply(int msgTypeId, org.agrona.MutableDirectBuffer buffer, int index, int length) {
+    private void onReply(int msgTypeId, MutableDirectBuffer buffer, int index, int length) {
         handler.onFrame(REPLY, buffer, index, length);
     }
 
+    /**
+     * Collective: creates {@code /dev/shm/<jobId>-seg-<rank>} of {@code bytes}, maps every peer's (whose sizes may
+     * differ), and unlinks this rank's file once every rank has mapped it.
+     */
     @Override
     public MemorySegment attachSegment(long bytes) {
+        ensureOpen();
         if (segments != null) {
-            throw new IllegalStateException("segment already attached");
+            throw new IllegalStateException("rank " + rank + " already attached a segment of "
+                + segments[rank].byteSize() + " bytes");
+        }
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("segment size " + bytes + " must be > 0");
         }
         final MemorySegment[] all = new MemorySegment[size];
         final Path mine = SharedFiles.path(jobId, "seg", rank);
-        ownFiles.add(mine);
+        own(mine);
         try {
             all[rank] = SharedFiles.create(mine, bytes, arena);
-            final byte[][] sizes = bootstrap.allgather(java.nio.ByteBuffer.allocate(8).putLong(bytes).array());
+            final byte[][] sizes = bootstrap.allgather(bytesOf(bytes));
             for (int r = 0; r < size; r++) {
                 if (r != rank) {
-                    all[r] = SharedFiles.map(SharedFiles.path(jobId, "seg", r), java.nio.ByteBuffer.wrap(sizes[r]).getLong(), arena);
+                    all[r] = SharedFiles.map(SharedFiles.path(jobId, "seg", r), ByteBuffer.wrap(sizes[r]).getLong(),
+                        arena);
                 }
             }
             bootstrap.barrier();
@@ -195,24 +291,35 @@ public final class SmpConduit implements Conduit {
         return all[rank];
     }
 
+    /**
+     * @return the peer's segment mapped here; for this rank the one {@link #attachSegment} returned
+     * @throws IllegalStateException if no segment is attached yet
+     */
     @Override
     public MemorySegment peerSegment(int peer) {
         if (peer < 0 || peer >= size) {
             throw new IllegalArgumentException("rank " + peer + " outside [0, " + size + ")");
         }
-        return segments == null ? null : segments[peer];
+        final MemorySegment[] all = segments;
+        if (all == null) {
+            throw new IllegalStateException("rank " + rank + " has no segment attached: call attachSegment first");
+        }
+        return all[peer];
     }
 
     @Override
     public void barrierNotify() {
-        barrier.publishEpoch(rank, ++epoch);
+        ensureOpen();
+        control.publishEpoch(rank, ++epoch);
     }
 
     @Override
     public boolean barrierTry() {
-        return barrier.allReached(epoch);
+        ensureOpen();
+        return control.allReached(epoch);
     }
 
+    /** Unlinks any file of this rank still named, unmaps every file. Idempotent. */
     @Override
     public synchronized void close() {
         if (closed) {

@@ -41,6 +41,9 @@ public final class Am {
     public static final int INDEX_BASE = 128;
     public static final int MAX_INDEX = 255;
 
+    /** The restricted context between NPAM prepare and commit; compared by identity. */
+    private static final String NPAM_CONTEXT = "an NPAM prepare/commit pair";
+
     final Client client;
     final Conduit conduit;
     private final Capabilities capabilities;
@@ -296,7 +299,7 @@ public final class Am {
         sd.dest = dest;
         sd.thread = Thread.currentThread();
         sd.open = true;
-        sd.previousContext = client.enterRestricted("an NPAM prepare/commit pair");
+        sd.previousContext = client.enterRestricted(NPAM_CONTEXT);
         return sd;
     }
 
@@ -362,7 +365,7 @@ public final class Am {
             throw new HandlerContextException("a request handler may reply at most once (handler "
                 + token.handlerIndex() + " already replied)");
         }
-        if (srcDescs.get().open) {
+        if (client.restrictedContext() == NPAM_CONTEXT) {
             throw new HandlerContextException("no reply between an NPAM prepare and its commit");
         }
     }

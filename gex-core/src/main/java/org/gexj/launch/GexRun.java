@@ -20,9 +20,14 @@ import java.util.jar.JarFile;
  * by themselves — so a job never hangs on a dead rank. Exits with 0 when every rank did, else non-zero.
  */
 public final class GexRun {
+    /**
+     * FFM and Agrona need the first three. Agrona's per-access bounds checks are off in jobs, as in Aeron
+     * deployments: GEX/J validates every frame and every offset itself (tests run with the checks on).
+     */
     static final List<String> JVM_FLAGS = List.of("--enable-native-access=ALL-UNNAMED",
         "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
-        "--add-opens", "java.base/java.nio=ALL-UNNAMED");
+        "--add-opens", "java.base/java.nio=ALL-UNNAMED",
+        "-Dagrona.disable.bounds.checks=true");
     private static final long TERMINATE_AFTER_MS = 3000;
     private static final long KILL_AFTER_MS = 6000;
 

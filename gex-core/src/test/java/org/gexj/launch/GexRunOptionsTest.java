@@ -47,7 +47,7 @@ class GexRunOptionsTest {
         final GexRunOptions o = GexRunOptions.parse("-n", "2", "testqueue", "-l");
         final List<String> cmd = GexRun.childCommand(o, "/jdk/bin/java", "a.jar:b.jar", "-Xmx64m -Dx=1");
         assertEquals(List.of("/jdk/bin/java", "--enable-native-access=ALL-UNNAMED", "--add-opens",
-            "java.base/jdk.internal.misc=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED", "-Xmx64m",
+            "java.base/jdk.internal.misc=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED", "-Dagrona.disable.bounds.checks=true", "-Xmx64m",
             "-Dx=1", "-cp", "a.jar:b.jar", "org.gexj.testqueue.TestQueue", "-l"), cmd);
         assertThrows(IllegalArgumentException.class,
             () -> GexRun.childCommand(GexRunOptions.parse("-n", "1", "/no/such.jar"), "java", "", null));
