@@ -12,6 +12,9 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 
 /**
@@ -30,6 +33,7 @@ public final class GexRun {
         "-Dagrona.disable.bounds.checks=true");
     private static final long TERMINATE_AFTER_MS = 3000;
     private static final long KILL_AFTER_MS = 6000;
+    private static final long SUPERVISE_WAKE_MS = 250;
 
     private GexRun() {
     }
@@ -127,23 +131,39 @@ public final class GexRun {
         }
     }
 
-    /** Waits for every rank; on the first failure, aborts the job and terminates whoever does not exit. */
+    /**
+     * Waits for every rank; on the first failure, aborts the job and terminates whoever does not exit. Exits arrive
+     * through {@link Process#onExit()}, so the launcher sleeps instead of polling: on 2 cores a launcher waking
+     * every few milliseconds preempts a spinning rank. The bounded wait still notices failures that the rendezvous
+     * reports and the terminate/kill deadlines.
+     */
     private static int supervise(Process[] ranks, RendezvousServer server) {
+        final BlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
+        for (int r = 0; r < ranks.length; r++) {
+            final int rank = r;
+            ranks[r].onExit().thenRun(() -> exited.add(rank));
+        }
         final Map<Integer, Integer> codes = new HashMap<>();
         int failedRank = -1;
         long failedAt = 0;
         while (codes.size() < ranks.length) {
-            for (int r = 0; r < ranks.length; r++) {
-                if (!codes.containsKey(r) && !ranks[r].isAlive()) {
-                    final int code = ranks[r].exitValue();
-                    codes.put(r, code);
-                    if (code != 0 && failedRank < 0) {
-                        failedRank = r;
-                        failedAt = System.currentTimeMillis();
-                        final String why = code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
-                        System.err.println("gexrun: rank " + r + " " + why + "; ending the job");
-                        server.abort(r, "rank " + r + " " + why);
-                    }
+            final Integer r;
+            try {
+                r = exited.poll(SUPERVISE_WAKE_MS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                destroyAll(ranks, true);
+                return 1;
+            }
+            if (r != null) {
+                final int code = ranks[r].exitValue();
+                codes.put(r, code);
+                if (code != 0 && failedRank < 0) {
+                    failedRank = r;
+                    failedAt = System.currentTimeMillis();
+                    final String why = code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
+                    System.err.println("gexrun: rank " + r + " " + why + "; ending the job");
+                    server.abort(r, "rank " + r + " " + why);
                 }
             }
             if (failedRank < 0 && server.failure() != null) {
@@ -158,13 +178,6 @@ public final class GexRun {
                 } else if (waited > TERMINATE_AFTER_MS) {
                     destroyAll(ranks, false);
                 }
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                destroyAll(ranks, true);
-                return 1;
             }
         }
         if (failedRank >= 0) {

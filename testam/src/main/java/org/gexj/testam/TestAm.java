@@ -14,6 +14,8 @@ import org.gexj.am.Token;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.Locale;
 
 /**
@@ -43,7 +45,7 @@ public final class TestAm {
     private final Am am;
     private final TestAmOptions options;
     private final PrintStream out;
-    private final Sections sections;
+    private Sections sections;
     private final int rank;
     private final int size;
     private final int peer;
@@ -54,13 +56,15 @@ public final class TestAm {
     private MemorySegment source;
     private MemorySegment echo;
     private int flag;
+    /** The current pass: the warm-up pass is silent and uses its own iterations and sizes. */
+    private int iters;
+    private boolean quiet;
 
     private TestAm(Client client, TestAmOptions options, PrintStream out) {
         this.client = client;
         this.am = Am.of(client);
         this.options = options;
         this.out = out;
-        this.sections = new Sections(options);
         this.rank = client.rank();
         this.size = client.size();
         if (options.crossMachine()) {
@@ -110,11 +114,7 @@ public final class TestAm {
         final long segmentSize = Math.max(PAGE, align(options.maxSize(), PAGE));
         segment = client.attachSegment(segmentSize).memory();
         source = options.inSegment() ? segment : Arena.ofShared().allocate(segmentSize, PAGE);
-        final long maxMedReq = Math.min(options.maxSize(), am.maxRequestMedium(-1, 0));
-        final long maxMedRep = Math.min(options.maxSize(), am.maxReplyMedium(-1, 0));
-        final long maxLongReq = Math.min(options.maxSize(), am.maxRequestLong(-1, 0));
-        final long maxLongRep = Math.min(options.maxSize(), am.maxReplyLong(-1, 0));
-        echo = Arena.ofShared().allocate(Math.max(1, maxMedRep), 8);
+        echo = Arena.ofShared().allocate(Math.max(1, Math.min(options.maxSize(), am.maxReplyMedium(-1, 0))), 8);
         if (rank == 0) {
             out.printf(Locale.ROOT, "%s conduit: v%s GASNET_ALIGNED_SEGMENTS=0%n"
                     + " gex_AM_MaxArgs():             %d%n"
@@ -126,6 +126,13 @@ public final class TestAm {
                 am.lubRequestLong(), am.lubReplyLong());
         }
         client.barrier();
+        if (options.warmupIters() > 0) {
+            for (int round = 0; round < TestAmOptions.WARMUP_ROUNDS; round++) {
+                pass(options.warmupIters(), Math.min(options.maxSize(), TestAmOptions.WARMUP_MAX_SIZE), true);
+            }
+            awaitQuietJit();
+            client.barrier();
+        }
         if (rank == 0) {
             out.printf(Locale.ROOT, "Running %sAM performance test with %d iterations...%n",
                 options.crossMachine() ? "cross-machine " : "", options.iters());
@@ -133,10 +140,45 @@ public final class TestAm {
             out.println("   ------  -----------                             ----------   ---------   ---------");
             out.flush();
         }
-        shortTests();
-        payloadTests(Category.MEDIUM, maxMedReq, maxMedRep);
-        payloadTests(Category.LONG, maxLongReq, maxLongRep);
+        pass(options.iters(), options.maxSize(), false);
         client.barrier();
+    }
+
+    private void pass(int passIters, long maxSize, boolean silent) {
+        iters = passIters;
+        quiet = silent;
+        sections = new Sections(options);
+        shortTests();
+        payloadTests(Category.MEDIUM, Math.min(maxSize, am.maxRequestMedium(-1, 0)),
+            Math.min(maxSize, am.maxReplyMedium(-1, 0)));
+        payloadTests(Category.LONG, Math.min(maxSize, am.maxRequestLong(-1, 0)),
+            Math.min(maxSize, am.maxReplyLong(-1, 0)));
+    }
+
+    /**
+     * With two cores, a JIT compiler thread still busy after the warm-up takes a core from a spinning rank and
+     * shows up as a latency spike: wait until compilation has been idle for 200 ms (at most 10 s).
+     */
+    private static void awaitQuietJit() {
+        final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            return;
+        }
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        long last = jit.getTotalCompilationTime();
+        while (System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            final long now = jit.getTotalCompilationTime();
+            if (now == last) {
+                return;
+            }
+            last = now;
+        }
     }
 
     private static String version() {
@@ -196,23 +238,23 @@ public final class TestAm {
     // ------------------------------------------------------------------------------------------------ reporting
 
     private void report(String description, long nanos, long sz, boolean roundTrip) {
-        if (!sender) {
+        if (!sender || quiet) {
             return;
         }
         final double micros = nanos / 1000.0;
         final String node = size > 2 ? rank + ": " : "";
         final StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%c: %s%-46s: %6.3f sec %8.3f us",
-            sections.name(), node, description, micros / 1e6, micros / options.iters()));
+            sections.name(), node, description, micros / 1e6, micros / iters));
         if (sz != 0) {
             line.append(String.format(Locale.ROOT, "  %7.3f MB/s",
-                ((double) sz * (roundTrip ? 2 : 1) * options.iters() / (1024 * 1024)) / (micros / 1e6)));
+                ((double) sz * (roundTrip ? 2 : 1) * iters / (1024 * 1024)) / (micros / 1e6)));
         }
         out.println(line);
         out.flush();
     }
 
     private void blankLine() {
-        if (rank == 0) {
+        if (rank == 0 && !quiet) {
             out.println();
             out.flush();
         }
@@ -224,7 +266,7 @@ public final class TestAm {
             return 1;
         }
         if (sz < max && sz * 2 > max) {
-            if (rank == 0) {
+            if (rank == 0 && !quiet) {
                 out.println(" max:");
             }
             return max;
@@ -235,7 +277,6 @@ public final class TestAm {
     // ------------------------------------------------------------------------------------------------ AMShort
 
     private void shortTests() {
-        final int iters = options.iters();
         if (sender) {
             flag = 0;
             for (int i = 0; i < iters; i++) {
@@ -248,11 +289,7 @@ public final class TestAm {
         client.barrier();
         if (sections.begin() && sender) {
             final long start = System.nanoTime();
-            flag = -1;
-            for (int i = 0; i < iters; i++) {
-                am.requestShort(peer, PING_SHORT);
-                blockUntil(i);
-            }
+            shortPingPong();
             report("        AMShort     ping-pong roundtrip ReqRep", System.nanoTime() - start, 0, true);
         }
         client.barrier();
@@ -260,24 +297,7 @@ public final class TestAm {
             final long start = System.nanoTime();
             flag = -1;
             client.barrier();
-            if (sender && recvr) {
-                for (int i = 0; i < iters; i++) {
-                    am.requestShort(peer, PONG_SHORT);
-                    blockUntil(2 * i);
-                    am.requestShort(peer, PONG_SHORT);
-                    blockUntil(2 * i + 1);
-                }
-            } else if (sender) {
-                for (int i = 0; i < iters; i++) {
-                    am.requestShort(peer, PONG_SHORT);
-                    blockUntil(i);
-                }
-            } else if (recvr) {
-                for (int i = 0; i < iters; i++) {
-                    blockUntil(i);
-                    am.requestShort(peer, PONG_SHORT);
-                }
-            }
+            shortReqReq();
             report("        AMShort     ping-pong roundtrip ReqReq", System.nanoTime() - start, 0, true);
             blankLine();
         }
@@ -287,9 +307,7 @@ public final class TestAm {
                 final long start = System.nanoTime();
                 flag = 0;
                 client.barrier();
-                for (int i = 0; i < iters; i++) {
-                    am.requestShort(peer, PONG_SHORT_FLOOD);
-                }
+                shortFlood(PONG_SHORT_FLOOD);
                 if (recvr) {
                     blockUntil(iters);
                 }
@@ -307,9 +325,7 @@ public final class TestAm {
         if (sections.enabled() && sender) {
             final long start = System.nanoTime();
             flag = 0;
-            for (int i = 0; i < iters; i++) {
-                am.requestShort(peer, PING_SHORT_FLOOD);
-            }
+            shortFlood(PING_SHORT_FLOOD);
             blockUntil(iters);
             report("        AMShort     flood     roundtrip ReqRep", System.nanoTime() - start, 0, true);
             blankLine();
@@ -353,7 +369,6 @@ public final class TestAm {
 
     /** GASNet's TESTAM_PERF: five sections for one category. */
     private void payloadTests(Category category, long maxReq, long maxRep) {
-        final int iters = options.iters();
         final long maxReqRep = Math.min(maxReq, maxRep);
         final int ping = category == Category.MEDIUM ? PING_MEDIUM : PING_LONG;
         final int pong = category == Category.MEDIUM ? PONG_MEDIUM : PONG_LONG;
@@ -377,11 +392,7 @@ public final class TestAm {
                 client.barrier();
                 if (sender) {
                     final long start = System.nanoTime();
-                    flag = -1;
-                    for (int i = 0; i < iters; i++) {
-                        request(category, ping, sz);
-                        blockUntil(i);
-                    }
+                    pingPong(category, ping, sz);
                     completeRequests();
                     report(msg, System.nanoTime() - start, sz, true);
                 }
@@ -398,24 +409,7 @@ public final class TestAm {
                 final long start = System.nanoTime();
                 flag = -1;
                 client.barrier();
-                if (sender && recvr) {
-                    for (int i = 0; i < iters; i++) {
-                        request(category, pong, sz);
-                        blockUntil(2 * i);
-                        request(category, pong, sz);
-                        blockUntil(2 * i + 1);
-                    }
-                } else if (sender) {
-                    for (int i = 0; i < iters; i++) {
-                        request(category, pong, sz);
-                        blockUntil(i);
-                    }
-                } else if (recvr) {
-                    for (int i = 0; i < iters; i++) {
-                        blockUntil(i);
-                        request(category, pong, sz);
-                    }
-                }
+                reqReq(category, pong, sz);
                 completeRequests();
                 report(msg, System.nanoTime() - start, sz, true);
                 client.barrier();
@@ -431,9 +425,7 @@ public final class TestAm {
                 client.barrier();
                 if (sender) {
                     final long start = System.nanoTime();
-                    for (int i = 0; i < iters; i++) {
-                        request(category, pongFlood, sz);
-                    }
+                    flood(category, pongFlood, sz);
                     completeRequests();
                     if (recvr) {
                         blockUntil(iters);
@@ -457,9 +449,7 @@ public final class TestAm {
                 if (sender) {
                     final long start = System.nanoTime();
                     flag = 0;
-                    for (int i = 0; i < iters; i++) {
-                        request(category, pingFlood, sz);
-                    }
+                    flood(category, pingFlood, sz);
                     blockUntil(iters);
                     completeRequests();
                     report(msg, System.nanoTime() - start, sz, true);
@@ -476,9 +466,7 @@ public final class TestAm {
                 flag = 0;
                 client.barrier();
                 final long start = System.nanoTime();
-                for (int i = 0; i < iters; i++) {
-                    request(category, pongFlood, sz);
-                }
+                flood(category, pongFlood, sz);
                 blockUntil(iters);
                 completeRequests();
                 report(msg, System.nanoTime() - start, sz, false);
@@ -488,5 +476,79 @@ public final class TestAm {
             blankLine();
         }
         client.barrier();
+    }
+
+    // ------------------------------------------------------------------------------------------------ timed loops
+    // Each loop is a small method of its own, shared by the warm-up and the timed pass, so the JIT compiles it once
+    // during the warm-up instead of on-stack-replacing a large section method in the middle of a measurement.
+
+    private void shortPingPong() {
+        flag = -1;
+        for (int i = 0; i < iters; i++) {
+            am.requestShort(peer, PING_SHORT);
+            blockUntil(i);
+        }
+    }
+
+    private void shortReqReq() {
+        if (sender && recvr) {
+            for (int i = 0; i < iters; i++) {
+                am.requestShort(peer, PONG_SHORT);
+                blockUntil(2 * i);
+                am.requestShort(peer, PONG_SHORT);
+                blockUntil(2 * i + 1);
+            }
+        } else if (sender) {
+            for (int i = 0; i < iters; i++) {
+                am.requestShort(peer, PONG_SHORT);
+                blockUntil(i);
+            }
+        } else if (recvr) {
+            for (int i = 0; i < iters; i++) {
+                blockUntil(i);
+                am.requestShort(peer, PONG_SHORT);
+            }
+        }
+    }
+
+    private void shortFlood(int handler) {
+        for (int i = 0; i < iters; i++) {
+            am.requestShort(peer, handler);
+        }
+    }
+
+    private void pingPong(Category category, int handler, long sz) {
+        flag = -1;
+        for (int i = 0; i < iters; i++) {
+            request(category, handler, sz);
+            blockUntil(i);
+        }
+    }
+
+    private void reqReq(Category category, int handler, long sz) {
+        if (sender && recvr) {
+            for (int i = 0; i < iters; i++) {
+                request(category, handler, sz);
+                blockUntil(2 * i);
+                request(category, handler, sz);
+                blockUntil(2 * i + 1);
+            }
+        } else if (sender) {
+            for (int i = 0; i < iters; i++) {
+                request(category, handler, sz);
+                blockUntil(i);
+            }
+        } else if (recvr) {
+            for (int i = 0; i < iters; i++) {
+                blockUntil(i);
+                request(category, handler, sz);
+            }
+        }
+    }
+
+    private void flood(Category category, int handler, long sz) {
+        for (int i = 0; i < iters; i++) {
+            request(category, handler, sz);
+        }
     }
 }

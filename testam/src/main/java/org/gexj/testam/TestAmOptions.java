@@ -10,9 +10,16 @@ package org.gexj.testam;
  * @param iters         iterations per measurement (default 1000)
  * @param maxSize       largest payload (default 2 MiB), clamped to the conduit's limits
  * @param sections      letters A..K to run, or null for all
+ * @param warmupIters   -warmup N (GEX/J only): {@link #WARMUP_ROUNDS} untimed, silent passes of the enabled sections
+ *                      with N iterations and sizes up to {@link #WARMUP_MAX_SIZE} first, so the JIT has compiled the
+ *                      loops being timed (one pass is not enough: a fresh call of a section starts in slower code)
  */
 public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asyncRequests, PayloadMode payload,
-                            int iters, long maxSize, String sections) {
+                            int iters, long maxSize, String sections, int warmupIters) {
+
+    public static final int DEFAULT_WARMUP_ITERS = 10_000;
+    public static final long WARMUP_MAX_SIZE = 4096;
+    public static final int WARMUP_ROUNDS = 3;
 
     /** How Medium and Long requests get their payload. */
     public enum PayloadMode { FIXED, NEGOTIATED_GASNET_BUFFER, NEGOTIATED_CLIENT_BUFFER }
@@ -26,6 +33,8 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
             asynchronous (GROUP) local completion of requests (default is synchronous).
           The '-fp', '-np-gb' or '-np-cb' option selects fixed-payload AMs, or negotiated-payload
             AMs with a GASNet or a client buffer (default is fixed-payload).
+          The '-warmup N' option runs untimed passes with N iterations first, so
+            the JIT compiles the timed loops (default 10000, 0 disables; GEX/J only).
           test_sections is a string of letters A..K (default is all).""";
 
     /**
@@ -36,6 +45,7 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
         boolean cross = false;
         boolean async = false;
         PayloadMode mode = PayloadMode.FIXED;
+        int warmup = DEFAULT_WARMUP_ITERS;
         int arg = 0;
         while (arg < args.length && args[arg].startsWith("-")) {
             switch (args[arg]) {
@@ -47,6 +57,15 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
                 case "-fp" -> mode = PayloadMode.FIXED;
                 case "-np-gb" -> mode = PayloadMode.NEGOTIATED_GASNET_BUFFER;
                 case "-np-cb" -> mode = PayloadMode.NEGOTIATED_CLIENT_BUFFER;
+                case "-warmup" -> {
+                    if (arg + 1 >= args.length) {
+                        throw new IllegalArgumentException("-warmup needs an iteration count >= 0");
+                    }
+                    warmup = parseInt(args[++arg], "-warmup");
+                    if (warmup < 0) {
+                        throw new IllegalArgumentException("-warmup " + warmup + " must be >= 0");
+                    }
+                }
                 default -> throw new IllegalArgumentException("unknown option " + args[arg]);
             }
             arg++;
@@ -81,7 +100,7 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
         if (maxsz < 0) {
             throw new IllegalArgumentException("maxsz " + maxsz + " must be positive");
         }
-        return new TestAmOptions(in, cross, async, mode, iters, maxsz, sections);
+        return new TestAmOptions(in, cross, async, mode, iters, maxsz, sections, warmup);
     }
 
     private static int parseInt(String s, String what) {

@@ -47,11 +47,13 @@ class TestAmOutputTest {
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void everySectionPrintsGasnetLinesWithSizesInOrder() {
-        final String output = run(2, "20", "4096");
+        final String output = run(2, "-warmup", "50", "20", "4096");
         assertTrue(output.contains("smp conduit: v"), output);
         assertTrue(output.contains(" gex_AM_LUBRequestMedium(): 65536"), output);
         assertTrue(output.contains("Running AM performance test with 20 iterations..."), output);
         final List<Matcher> lines = results(output);
+        // the warm-up pass printed nothing: every result line comes after the header
+        assertTrue(output.indexOf(lines.get(0).group()) > output.indexOf("Running AM performance test"), output);
         // A: 4 Short tests; B-K: 14 sizes each (0, 1, 2, ... 4096)
         assertEquals(4 + 10 * 14, lines.size(), output);
         final List<Long> expectedSizes = new ArrayList<>(List.of(0L));
@@ -77,7 +79,7 @@ class TestAmOutputTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aSectionAndANonPowerOfTwoMaximumGiveAMaxStep() {
-        final String output = run(2, "-np-gb", "10", "3000", "G");
+        final String output = run(2, "-warmup", "0", "-np-gb", "10", "3000", "G");
         final List<Matcher> lines = results(output);
         assertTrue(lines.stream().allMatch(m -> m.group(1).equals("G")), output);
         assertEquals(14, lines.size(), output);
@@ -88,7 +90,7 @@ class TestAmOutputTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void oneRankTalksToItselfAndClientBufferNpamWorks() {
-        final List<Matcher> lines = results(run(1, "-np-cb", "-out", "-async-req", "10", "1024", "BG"));
+        final List<Matcher> lines = results(run(1, "-warmup", "0", "-np-cb", "-out", "-async-req", "10", "1024", "BG"));
         assertEquals(2 * 12, lines.size());
     }
 
@@ -98,6 +100,11 @@ class TestAmOutputTest {
         assertEquals(1000, d.iters());
         assertEquals(2L << 20, d.maxSize());
         assertTrue(d.inSegment() && d.sectionEnabled('A') && d.sectionEnabled('K'));
+        assertEquals(TestAmOptions.DEFAULT_WARMUP_ITERS, d.warmupIters());
+        assertEquals(0, TestAmOptions.parse("-warmup", "0").warmupIters());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TestAmOptions.parse("-warmup", "-3"))
+            .getMessage().contains("-3"));
+        assertThrows(IllegalArgumentException.class, () -> TestAmOptions.parse("-warmup"));
         final TestAmOptions o = TestAmOptions.parse("-out", "-async-req", "-np-cb", "50", "1024", "gk");
         assertEquals(TestAmOptions.PayloadMode.NEGOTIATED_CLIENT_BUFFER, o.payload());
         assertTrue(!o.inSegment() && o.asyncRequests() && o.sectionEnabled('G') && !o.sectionEnabled('H'));
