@@ -10,12 +10,11 @@ import org.gexj.am.Args;
 import org.gexj.am.Payload;
 import org.gexj.am.SrcDesc;
 import org.gexj.am.Token;
+import org.gexj.launch.JitQuiescence;
 
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.CompilationMXBean;
-import java.lang.management.ManagementFactory;
 import java.util.Locale;
 
 /**
@@ -130,7 +129,7 @@ public final class TestAm {
             for (int round = 0; round < TestAmOptions.WARMUP_ROUNDS; round++) {
                 pass(options.warmupIters(), Math.min(options.maxSize(), TestAmOptions.WARMUP_MAX_SIZE), true);
             }
-            awaitQuietJit();
+            JitQuiescence.await();
             client.barrier();
         }
         if (rank == 0) {
@@ -153,32 +152,6 @@ public final class TestAm {
             Math.min(maxSize, am.maxReplyMedium(-1, 0)));
         payloadTests(Category.LONG, Math.min(maxSize, am.maxRequestLong(-1, 0)),
             Math.min(maxSize, am.maxReplyLong(-1, 0)));
-    }
-
-    /**
-     * With two cores, a JIT compiler thread still busy after the warm-up takes a core from a spinning rank and
-     * shows up as a latency spike: wait until compilation has been idle for 200 ms (at most 10 s).
-     */
-    private static void awaitQuietJit() {
-        final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
-            return;
-        }
-        final long deadline = System.nanoTime() + 10_000_000_000L;
-        long last = jit.getTotalCompilationTime();
-        while (System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            final long now = jit.getTotalCompilationTime();
-            if (now == last) {
-                return;
-            }
-            last = now;
-        }
     }
 
     private static String version() {
@@ -237,8 +210,9 @@ public final class TestAm {
 
     // ------------------------------------------------------------------------------------------------ reporting
 
+    /** Formats even in a silent pass: the first formatting is slow and would hold up the peer in the next barrier. */
     private void report(String description, long nanos, long sz, boolean roundTrip) {
-        if (!sender || quiet) {
+        if (!sender) {
             return;
         }
         final double micros = nanos / 1000.0;
@@ -249,8 +223,10 @@ public final class TestAm {
             line.append(String.format(Locale.ROOT, "  %7.3f MB/s",
                 ((double) sz * (roundTrip ? 2 : 1) * iters / (1024 * 1024)) / (micros / 1e6)));
         }
-        out.println(line);
-        out.flush();
+        if (!quiet) {
+            out.println(line);
+            out.flush();
+        }
     }
 
     private void blankLine() {

@@ -7,6 +7,7 @@ import org.gexj.Gex;
 import org.gexj.Lc;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
+import org.gexj.launch.JitQuiescence;
 import org.gexj.rma.Rma;
 
 import java.io.PrintStream;
@@ -41,6 +42,10 @@ public final class TestQueue {
     private final Lc[] lcs;
     private int amcount;
     private long regval;
+    /** The current pass: warm-up passes are silent and use their own iterations and largest size. */
+    private boolean quiet;
+    private int passIters;
+    private int passMaxSize;
 
     private TestQueue(Client client, TestQueueOptions options, PrintStream out) {
         this.client = client;
@@ -110,10 +115,24 @@ public final class TestQueue {
             o.iters(), o.maxDepth(), 1, o.maxSize()));
         msg0("x-axis: queue depth, y-axis: message size, injection time in microseconds\n");
         client.barrier();
-        rmaTests();
-        amTests();
+        if (o.warmupIters() > 0) {
+            for (int round = 0; round < TestQueueOptions.WARMUP_ROUNDS; round++) {
+                pass(true, o.warmupIters(), Math.min(o.maxSize(), TestQueueOptions.WARMUP_MAX_SIZE));
+            }
+            JitQuiescence.await();
+            client.barrier();
+        }
+        pass(false, o.iters(), o.maxSize());
         client.barrier();
         return 0;
+    }
+
+    private void pass(boolean silent, int iters, int maxSize) {
+        quiet = silent;
+        passIters = iters;
+        passMaxSize = maxSize;
+        rmaTests();
+        amTests();
     }
 
     private static long align(long v, long a) {
@@ -233,8 +252,10 @@ public final class TestQueue {
     /** GASNet's QUEUE_TEST. {@code payloadLimit} <= 0 means maxsz. */
     private void queueTest(String title, QueueOperation op, QueueSync sync, QueueSync receiverSync, int payloadLimit) {
         client.barrier();
-        msg0("\n" + title + "\n" + DASHES + "\n");
-        if (rank == 0) {
+        if (!quiet) {
+            msg0("\n" + title + "\n" + DASHES + "\n");
+        }
+        if (rank == 0 && !quiet) {
             final StringBuilder header = new StringBuilder("        ");
             for (int depth = 1; depth <= o.maxDepth(); depth *= 2) {
                 header.append(String.format(Locale.ROOT, " %7d", depth));
@@ -242,7 +263,7 @@ public final class TestQueue {
             out.println(header);
             out.flush();
         }
-        final int lastPayload = payloadLimit <= 0 ? o.maxSize() : Math.min(o.maxSize(), payloadLimit);
+        final int lastPayload = payloadLimit <= 0 ? passMaxSize : Math.min(passMaxSize, payloadLimit);
         for (int payload = 1; payload <= lastPayload && payload > 0; payload *= 2) {
             final StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-8d", payload));
             if (sender) {
@@ -255,38 +276,50 @@ public final class TestQueue {
             for (int depth = 1; depth <= o.maxDepth(); depth *= 2) {
                 client.barrier();
                 if (sender) {
-                    long total = 0;
-                    for (int iter = 0; iter < o.iters(); iter++) {
-                        client.barrier();
-                        final long begin = System.nanoTime();
-                        for (int i = 0; i < depth; i++) {
-                            op.run(i, payload);
-                        }
-                        final long end = System.nanoTime();
-                        sync.run(depth);
-                        if (recver) {
-                            receiverSync.run(depth);
-                        }
-                        client.barrier();
-                        total += end - begin;
-                    }
-                    final double avgus = total / 1000.0 / o.iters() / depth;
+                    final double avgus = timeCell(op, sync, receiverSync, payload, depth) / 1000.0 / passIters / depth;
                     final int precision = avgus < 1000.0 ? 3 : avgus < 10000.0 ? 2 : avgus < 100000.0 ? 1 : 0;
                     row.append(String.format(Locale.ROOT, " %7." + precision + "f", avgus));
                 } else {
-                    for (int iter = 0; iter < o.iters(); iter++) {
-                        client.barrier();
-                        if (recver) {
-                            receiverSync.run(depth);
-                        }
-                        client.barrier();
-                    }
+                    receiveCell(receiverSync, depth);
                 }
             }
-            if (sender) {
+            if (sender && !quiet) {
                 out.println(row);
                 out.flush();
             }
+        }
+    }
+
+    /**
+     * One cell on the sender: the injection time of {@code depth} back-to-back operations, summed over the pass's
+     * iterations, completion outside the timed region. A method of its own so the warm-up compiles it whole.
+     */
+    private long timeCell(QueueOperation op, QueueSync sync, QueueSync receiverSync, int payload, int depth) {
+        long total = 0;
+        for (int iter = 0; iter < passIters; iter++) {
+            client.barrier();
+            final long begin = System.nanoTime();
+            for (int i = 0; i < depth; i++) {
+                op.run(i, payload);
+            }
+            final long end = System.nanoTime();
+            sync.run(depth);
+            if (recver) {
+                receiverSync.run(depth);
+            }
+            client.barrier();
+            total += end - begin;
+        }
+        return total;
+    }
+
+    private void receiveCell(QueueSync receiverSync, int depth) {
+        for (int iter = 0; iter < passIters; iter++) {
+            client.barrier();
+            if (recver) {
+                receiverSync.run(depth);
+            }
+            client.barrier();
         }
     }
 }

@@ -4,15 +4,22 @@ package org.gexj.testqueue;
  * testqueue's command line, as GASNet's:
  * {@code testqueue [-in|-out|-a|-f] [-p -g -s -m -l] [-n -b -v] [-i -e -k] (iters) (maxdepth) (maxsz)}.
  * Operation kinds, put/get flavours and synchronisation kinds each default to "all" when none is given.
+ *
+ * @param warmupIters -warmup N (GEX/J only): {@link #WARMUP_ROUNDS} untimed, silent passes of the enabled tests with
+ *                    N iterations per cell and sizes up to {@link #WARMUP_MAX_SIZE} first, so the JIT has compiled
+ *                    the data path before the first timed cell; 0 turns the warm-up off
  */
 public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean firstLast,
                                boolean puts, boolean gets, boolean amShort, boolean amMedium, boolean amLong,
                                boolean bulk, boolean nonBulk, boolean value,
                                boolean implicit, boolean explicit, boolean blocking,
-                               int iters, int maxDepth, int maxSize) {
+                               int iters, int maxDepth, int maxSize, int warmupIters) {
+    public static final int DEFAULT_WARMUP_ITERS = 100;
+    public static final int WARMUP_MAX_SIZE = 4096;
+    public static final int WARMUP_ROUNDS = 2;
 
     public static final String USAGE = """
-        Usage: testqueue [-in|-out|-a|-f] (iters) (maxdepth) (maxsz)
+        Usage: testqueue [-in|-out|-a|-f] [-warmup N] (iters) (maxdepth) (maxsz)
           The 'in' or 'out' option selects whether the initiator-side
           memory is in the GASNet segment or not (default it not).
           The -a option enables full-duplex mode, where all nodes send.
@@ -29,7 +36,10 @@ public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean fi
            -v : Test value-based put/gets
            -i : Test implicit-handle put/gets/medium/long
            -e : Test explicit-handle put/gets/medium/long
-           -k : Test blocking put/gets/medium/long""";
+           -k : Test blocking put/gets/medium/long
+          The '-warmup N' option (default 100, 0 = off) first runs untimed
+          passes with N iterations per cell and sizes up to 4096, so the JIT
+          has compiled the data path before timing starts.""";
 
     /**
      * @throws IllegalArgumentException naming the bad argument
@@ -49,6 +59,7 @@ public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean fi
         boolean i = false;
         boolean e = false;
         boolean k = false;
+        int warmup = DEFAULT_WARMUP_ITERS;
         int arg = 0;
         while (arg < args.length && args[arg].startsWith("-")) {
             switch (args[arg]) {
@@ -67,6 +78,12 @@ public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean fi
                 case "-i" -> i = true;
                 case "-e" -> e = true;
                 case "-k" -> k = true;
+                case "-warmup" -> {
+                    if (arg + 1 >= args.length) {
+                        throw new IllegalArgumentException("-warmup needs an iteration count >= 0");
+                    }
+                    warmup = number(args[++arg], "-warmup");
+                }
                 default -> throw new IllegalArgumentException("unknown option " + args[arg]);
             }
             arg++;
@@ -98,7 +115,7 @@ public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean fi
         if (!(b || n || v)) {
             b = n = v = true;
         }
-        return new TestQueueOptions(in, duplex, firstLast, p, g, s, m, l, b, n, v, i, e, k, iters, depth, maxsz);
+        return new TestQueueOptions(in, duplex, firstLast, p, g, s, m, l, b, n, v, i, e, k, iters, depth, maxsz, warmup);
     }
 
     private static int number(String s, String what) {
@@ -109,7 +126,7 @@ public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean fi
             throw new IllegalArgumentException(what + " '" + s + "' is not a number");
         }
         if (value < 0) {
-            throw new IllegalArgumentException(what + " " + value + " must be positive");
+            throw new IllegalArgumentException(what + " " + value + " must be >= 0");
         }
         return value;
     }

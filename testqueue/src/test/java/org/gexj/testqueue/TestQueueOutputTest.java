@@ -60,12 +60,13 @@ class TestQueueOutputTest {
             payload *= 2;
         }
         assertTrue(!output.contains("RequestMedium") && !output.contains("RMA"), output);
+        assertEquals(1, output.split("AM RequestLong0 \\(implicit", -1).length - 1, "the warm-up pass is silent:\n" + output);
     }
 
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void everyDefaultSectionRunsOverRmaOverAmToo() {
-        final String output = run(2, Map.of("GEX_CONDUIT", "smp", "GEX_RMA_OVER_AM", "1"), "-in", "2", "4", "256");
+        final String output = run(2, Map.of("GEX_CONDUIT", "smp", "GEX_RMA_OVER_AM", "1"), "-warmup", "0", "-in", "2", "4", "256");
         for (String title : List.of("RMA PutNB/bulk", "RMA PutNBI/bulk", "RMA PutNB", "RMA GetNB", "RMA PutNBI",
             "RMA GetNBI", "RMA PutNBVal", "RMA PutNBIVal", "RMA PutBlocking (BLOCKING - represents round-trip latency)",
             "RMA GetBlocking (BLOCKING - represents round-trip latency)", "AM RequestShort0",
@@ -90,6 +91,12 @@ class TestQueueOutputTest {
         assertTrue(l.amLong() && !l.puts() && l.implicit() && !l.explicit() && !l.blocking());
         assertEquals(1000, l.iters());
         assertEquals(256, l.maxDepth());
+        assertEquals(TestQueueOptions.DEFAULT_WARMUP_ITERS, l.warmupIters());
+        assertEquals(0, TestQueueOptions.parse("-warmup", "0", "5").warmupIters());
+        assertEquals(5, TestQueueOptions.parse("-warmup", "0", "5").iters());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TestQueueOptions.parse("-warmup", "-1"))
+            .getMessage().contains("-1"));
+        assertThrows(IllegalArgumentException.class, () -> TestQueueOptions.parse("-warmup"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> TestQueueOptions.parse("-x"))
             .getMessage().contains("-x"));
         assertThrows(IllegalArgumentException.class, () -> TestQueueOptions.parse("-a", "-f"));
