@@ -142,13 +142,16 @@ public final class Client implements AutoCloseable {
     }
 
     /**
-     * Runs pending handlers ({@code gasnet_AMPoll}).
+     * Runs pending handlers ({@code gasnet_AMPoll}). Checks job health first, so the usual wait
+     * {@code while (!done) client.poll();} ends with an exception instead of spinning forever on a dead peer.
      *
      * @return number of frames handled (0 if another thread is polling)
      * @throws HandlerContextException from a handler
+     * @throws PeerFailedException once a peer or the launcher has failed
      */
     public int poll() {
         checkNotRestricted("poll");
+        health.check();
         return pollQuietly();
     }
 

@@ -5,6 +5,7 @@ import org.gexj.Ec;
 import org.gexj.Flags;
 import org.gexj.HandlerContextException;
 import org.gexj.Lc;
+import org.gexj.PeerFailedException;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
 import org.gexj.am.Args;
@@ -58,6 +59,26 @@ public abstract class AmConformanceKit extends ConduitKit {
                 return;
             }
         }
+    }
+
+    @Test
+    void aPollLoopWaitingOnAFailedPeerEndsWithPeerFailed() {
+        final AtomicReference<Throwable> waiter = new AtomicReference<>();
+        final AssertionError jobError = assertThrows(AssertionError.class, () -> job(2, client -> {
+            client.barrier();
+            if (client.rank() == 1) {
+                throw new IllegalStateException("rank 1 gives up");
+            }
+            try {
+                pollUntil(client, () -> false);
+            } catch (Throwable t) {
+                waiter.set(t);
+                throw t;
+            }
+        }));
+        assertInstanceOf(IllegalStateException.class, jobError.getCause(), String.valueOf(jobError));
+        final PeerFailedException failed = assertInstanceOf(PeerFailedException.class, waiter.get());
+        assertEquals(1, failed.rank(), failed.getMessage());
     }
 
     @Test
