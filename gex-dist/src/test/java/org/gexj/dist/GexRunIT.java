@@ -29,6 +29,7 @@ class GexRunIT {
             final String prefix = section + ":";
             assertTrue(job.lines.stream().anyMatch(l -> l.startsWith(prefix)), "section " + section + " missing");
         }
+        assertTrue(job.lines.contains("node 0/2 done.") && job.lines.contains("node 1/2 done."), job.output());
         assertEquals(before, Jobs.shmFiles(), "files left in /dev/shm");
     }
 

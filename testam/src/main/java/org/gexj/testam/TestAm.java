@@ -11,6 +11,7 @@ import org.gexj.am.Payload;
 import org.gexj.am.SrcDesc;
 import org.gexj.am.Token;
 import org.gexj.launch.JitQuiescence;
+import org.gexj.launch.TimerGranularity;
 
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -115,6 +116,7 @@ public final class TestAm {
         source = options.inSegment() ? segment : Arena.ofShared().allocate(segmentSize, PAGE);
         echo = Arena.ofShared().allocate(Math.max(1, Math.min(options.maxSize(), am.maxReplyMedium(-1, 0))), 8);
         if (rank == 0) {
+            out.println(TimerGranularity.line());
             out.printf(Locale.ROOT, "%s conduit: v%s GASNET_ALIGNED_SEGMENTS=0%n"
                     + " gex_AM_MaxArgs():             %d%n"
                     + " gex_AM_LUBRequestMedium(): %d%n"
@@ -141,6 +143,8 @@ public final class TestAm {
         }
         pass(options.iters(), options.maxSize(), false);
         client.barrier();
+        out.print("node " + rank + "/" + size + " done.\n"); // one write: every rank shares the launcher's stdout
+        out.flush();
     }
 
     private void pass(int passIters, long maxSize, boolean silent) {

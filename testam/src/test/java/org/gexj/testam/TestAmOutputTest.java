@@ -48,7 +48,10 @@ class TestAmOutputTest {
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void everySectionPrintsGasnetLinesWithSizesInOrder() {
         final String output = run(2, "-warmup", "50", "20", "4096");
+        assertTrue(output.startsWith("Timer granularity: <= "), output);
+        assertTrue(output.matches("(?s).*Timer granularity: <= \\d+\\.\\d{3} us, overhead: ~ \\d+\\.\\d{3} us\n.*"), output);
         assertTrue(output.contains("smp conduit: v"), output);
+        assertTrue(output.endsWith("node 0/2 done.\n"), output);
         assertTrue(output.contains(" gex_AM_LUBRequestMedium(): 65536"), output);
         assertTrue(output.contains("Running AM performance test with 20 iterations..."), output);
         final List<Matcher> lines = results(output);

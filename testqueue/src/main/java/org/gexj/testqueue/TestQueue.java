@@ -8,6 +8,7 @@ import org.gexj.Lc;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
 import org.gexj.launch.JitQuiescence;
+import org.gexj.launch.TimerGranularity;
 import org.gexj.rma.Rma;
 
 import java.io.PrintStream;
@@ -110,6 +111,7 @@ public final class TestQueue {
         }
         tgtmem = half;
         msgbuf = o.inSegment() ? segment : Arena.ofShared().allocate(half, Client.PAGE_SIZE);
+        msg0(TimerGranularity.line());
         msg0(String.format(Locale.ROOT, "Running %squeue test with local addr %sside segment, iters=%d, maxdepth=%d, sz: %d...%d",
             o.firstLast() ? "first/last " : (o.fullDuplex() ? "full-duplex " : ""), o.inSegment() ? "in" : "out",
             o.iters(), o.maxDepth(), 1, o.maxSize()));

@@ -46,6 +46,7 @@ class TestQueueOutputTest {
     void amLongImplicitPrintsADepthByPayloadTable() {
         final String output = run(2, Map.of("GEX_CONDUIT", "smp"), "-l", "-i", "10", "8", "1024");
         assertTrue(output.contains("Running queue test with local addr outside segment, iters=10, maxdepth=8, sz: 1...1024"), output);
+        assertTrue(output.startsWith("Timer granularity: <= "), output);
         final List<String[]> rows = table(output, "AM RequestLong0 (implicit handle for LC)");
         assertEquals(List.of("1", "2", "4", "8"), List.of(rows.get(0)), output);
         assertEquals(11, rows.size() - 1, output);
