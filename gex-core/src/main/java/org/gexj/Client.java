@@ -11,6 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
@@ -49,10 +50,20 @@ public final class Client implements AutoCloseable {
     private volatile FrameHandler frameHandler;
     private volatile Segment segment;
     private volatile boolean closed;
-    private Thread restrictedThread;
-    private String restrictedWhat;
-    private Thread regionThread;
-    private Event region;
+    /*
+     * Handler context: handlers run only on the thread holding pollLock, and only that thread writes these two, so a
+     * racy read by another thread never sees its own Thread here.
+     */
+    private Thread handlerThread;
+    private String handlerWhat;
+    /*
+     * Per-thread state that most threads never have: NPAM prepare..commit and NBI access regions. The counters of
+     * threads holding some let the data path skip the thread-local lookup.
+     */
+    private final AtomicInteger npamThreads = new AtomicInteger();
+    private final ThreadLocal<String[]> npam = ThreadLocal.withInitial(() -> new String[1]);
+    private final AtomicInteger regionThreads = new AtomicInteger();
+    private final ThreadLocal<Event[]> region = ThreadLocal.withInitial(() -> new Event[1]);
 
     Client(String name, int rank, int size, String jobId, Conduit conduit, Bootstrap bootstrap, JobHealth health,
            Config config) {
@@ -206,24 +217,26 @@ public final class Client implements AutoCloseable {
         }
     }
 
-    /** Starts collecting this thread's NBI operations into one event; regions do not nest. */
+    /** Starts collecting this thread's NBI operations into one event; regions do not nest, threads have their own. */
     public void beginAccessRegion() {
         checkNotRestricted("beginAccessRegion");
-        if (region != null) {
-            throw new IllegalStateException("an NBI access region is already open on thread " + regionThread.getName());
+        final Event[] mine = region.get();
+        if (mine[0] != null) {
+            throw new IllegalStateException("an NBI access region is already open on this thread");
         }
-        region = new Event(this);
-        regionThread = Thread.currentThread();
+        mine[0] = new Event(this);
+        regionThreads.incrementAndGet();
     }
 
-    /** Ends the access region and returns the event of every NBI operation issued inside it. */
+    /** Ends this thread's access region and returns the event of every NBI operation issued inside it. */
     public Event endAccessRegion() {
-        if (region == null || regionThread != Thread.currentThread()) {
+        final Event[] mine = region.get();
+        final Event e = mine[0];
+        if (e == null) {
             throw new IllegalStateException("no NBI access region is open on this thread");
         }
-        final Event e = region;
-        region = null;
-        regionThread = null;
+        mine[0] = null;
+        regionThreads.decrementAndGet();
         return e;
     }
 
@@ -232,9 +245,11 @@ public final class Client implements AutoCloseable {
      * open access region's, or the category's.
      */
     public Event nbiEvent(int category) {
-        final Event r = region;
-        if (r != null && regionThread == Thread.currentThread()) {
-            return r;
+        if (regionThreads.get() != 0) {
+            final Event r = region.get()[0];
+            if (r != null) {
+                return r;
+            }
         }
         return nbi[Ec.index(category)];
     }
@@ -257,7 +272,7 @@ public final class Client implements AutoCloseable {
      */
     public void progressWhileBlocked() {
         health.check();
-        final int mask = restrictedThread == Thread.currentThread() ? 1 << Conduit.REPLY : Conduit.ALL_CHANNELS;
+        final int mask = inRestrictedContext() ? 1 << Conduit.REPLY : Conduit.ALL_CHANNELS;
         idle.get().idle(pollChannels(mask));
     }
 
@@ -272,42 +287,53 @@ public final class Client implements AutoCloseable {
     }
 
     /**
-     * Library use: marks this thread as running a handler (or inside NPAM prepare/commit), where polling,
-     * waiting and barriers are forbidden.
+     * Library use (the AM dispatcher, inside {@link #poll}): the polling thread runs a handler, where polling,
+     * waiting and barriers are forbidden. Handlers nest only through a reply poll inside a handler.
      *
-     * @return the previous restriction description, to pass to {@link #exitRestricted}
+     * @return the previous handler context, to pass to {@link #exitHandler}
      */
-    public String enterRestricted(String what) {
-        final String previous = restrictedThread == Thread.currentThread() ? restrictedWhat : null;
-        restrictedThread = Thread.currentThread();
-        restrictedWhat = what;
+    public String enterHandler(String what) {
+        final String previous = handlerThread == Thread.currentThread() ? handlerWhat : null;
+        handlerThread = Thread.currentThread();
+        handlerWhat = what;
         return previous;
     }
 
-    /** Library use: leaves the restricted context entered by {@link #enterRestricted}. */
-    public void exitRestricted(String previous) {
+    /** Library use: leaves the handler context entered by {@link #enterHandler}. */
+    public void exitHandler(String previous) {
+        handlerWhat = previous;
         if (previous == null) {
-            restrictedThread = null;
-            restrictedWhat = null;
-        } else {
-            restrictedWhat = previous;
+            handlerThread = null;
         }
     }
 
-    /** The description given to {@link #enterRestricted} if the calling thread is restricted, else null. */
-    public String restrictedContext() {
-        return restrictedThread == Thread.currentThread() ? restrictedWhat : null;
+    /** Library use: this thread is between an NPAM prepare and its commit or cancel ({@code what} non-null), or not. */
+    public void setNpam(String what) {
+        final String[] mine = npam.get();
+        if ((mine[0] == null) != (what == null)) {
+            npamThreads.addAndGet(what == null ? -1 : 1);
+        }
+        mine[0] = what;
+    }
+
+    /** @return the NPAM description set on this thread by {@link #setNpam}, or null */
+    public String npamContext() {
+        return npamThreads.get() == 0 ? null : npam.get()[0];
     }
 
     /** @return true if the calling thread is inside a handler or an NPAM prepare/commit pair */
     public boolean inRestrictedContext() {
-        return restrictedThread == Thread.currentThread();
+        return handlerThread == Thread.currentThread() || npamContext() != null;
     }
 
     /** @throws HandlerContextException if the calling thread is in a handler or NPAM context */
     public void checkNotRestricted(String operation) {
-        if (restrictedThread == Thread.currentThread()) {
-            throw new HandlerContextException(operation + " is not allowed inside " + restrictedWhat);
+        if (handlerThread == Thread.currentThread()) {
+            throw new HandlerContextException(operation + " is not allowed inside " + handlerWhat);
+        }
+        final String n = npamContext();
+        if (n != null) {
+            throw new HandlerContextException(operation + " is not allowed inside " + n);
         }
     }
 

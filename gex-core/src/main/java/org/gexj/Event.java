@@ -38,8 +38,11 @@ public class Event {
         return (int) PENDING.getAcquire(this) == 0;
     }
 
-    /** Polls until complete. Not callable from a handler. */
+    /** Polls until complete. Not callable from a handler, even when already complete. */
     public void await() {
+        if (client != null) {
+            client.checkNotRestricted("waiting for an event");
+        }
         if (!test()) {
             client.awaitEvent(this);
         }

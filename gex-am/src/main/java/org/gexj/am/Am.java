@@ -299,7 +299,7 @@ public final class Am {
         sd.dest = dest;
         sd.thread = Thread.currentThread();
         sd.open = true;
-        sd.previousContext = client.enterRestricted(NPAM_CONTEXT);
+        client.setNpam(NPAM_CONTEXT);
         return sd;
     }
 
@@ -317,7 +317,7 @@ public final class Am {
         }
         checkHandler(handler, sd.category, sd.channel == Conduit.REQUEST, nargs);
         sd.open = false;
-        client.exitRestricted(sd.previousContext);
+        client.setNpam(null);
         final int at;
         final AtomicBuffer b;
         if (sd.claimAt >= 0) {
@@ -344,7 +344,7 @@ public final class Am {
             conduit.abort(sd.peer, sd.channel, sd.claimAt);
         }
         sd.open = false;
-        client.exitRestricted(sd.previousContext);
+        client.setNpam(null);
     }
 
     // ---------------------------------------------------------------------------------------------- sending
@@ -365,7 +365,7 @@ public final class Am {
             throw new HandlerContextException("a request handler may reply at most once (handler "
                 + token.handlerIndex() + " already replied)");
         }
-        if (client.restrictedContext() == NPAM_CONTEXT) {
+        if (client.npamContext() != null) {
             throw new HandlerContextException("no reply between an NPAM prepare and its commit");
         }
     }

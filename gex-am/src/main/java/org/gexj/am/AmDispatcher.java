@@ -69,7 +69,7 @@ final class AmDispatcher implements FrameHandler {
         final Args a = args[channel];
         token.activate(source, index, request, category == AmFrameFlyweight.CATEGORY_LONG);
         a.wrap(frame);
-        final String previous = client.enterRestricted(CONTEXT[channel]);
+        final String previous = client.enterHandler(CONTEXT[channel]);
         try {
             if (category == AmFrameFlyweight.CATEGORY_SHORT) {
                 handler.shortBody().onMessage(token, a);
@@ -77,7 +77,7 @@ final class AmDispatcher implements FrameHandler {
                 handler.payloadBody().onMessage(token, payload, a);
             }
         } finally {
-            client.exitRestricted(previous);
+            client.exitHandler(previous);
             token.deactivate();
             a.invalidate();
             payload.invalidate();

@@ -30,7 +30,6 @@ public final class SrcDesc {
     /** Frame claim offset when the payload is written in place in the conduit's buffer, else -1. */
     int claimAt = -1;
     MemorySegment clientBuffer;
-    String previousContext;
     final int[] scratchArgs = new int[AmFrameFlyweight.MAX_ARGS];
     private MemorySegment bounce = MemorySegment.NULL;
 

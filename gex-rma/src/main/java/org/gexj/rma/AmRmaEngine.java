@@ -11,6 +11,8 @@ import org.gexj.am.Payload;
 import org.gexj.am.Token;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * RMA over active messages, GASNet's extended-ref reference for conduits without native RMA. A put is a train of
@@ -36,9 +38,20 @@ final class AmRmaEngine implements RmaEngine {
 
     /** One RMA operation in flight. */
     private static final class Operation {
+        /** Chunks not yet completed: decremented by handlers and, after a failed send, by the sender. */
+        private static final VarHandle REMAINING;
+
+        static {
+            try {
+                REMAINING = MethodHandles.lookup().findVarHandle(Operation.class, "remaining", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         final int id;
         Event completion;
-        int remaining;
+        volatile int remaining;
         MemorySegment dst;
         long dstOffset;
         long remoteOffset;
@@ -82,10 +95,16 @@ final class AmRmaEngine implements RmaEngine {
         op.completion = completion;
         op.remaining = chunks;
         completion.begin(chunks);
-        for (long done = 0; done < nbytes; done += putChunk) {
-            final long at = remoteOffset + done;
-            am.requestMedium(peer, PUT_REQUEST, src, srcOffset + done, Math.min(putChunk, nbytes - done), Lc.NOW,
-                op.id, (int) (at >>> 32), (int) at);
+        int sent = 0;
+        try {
+            for (long done = 0; done < nbytes; done += putChunk, sent++) {
+                final long at = remoteOffset + done;
+                am.requestMedium(peer, PUT_REQUEST, src, srcOffset + done, Math.min(putChunk, nbytes - done), Lc.NOW,
+                    op.id, (int) (at >>> 32), (int) at);
+            }
+        } catch (RuntimeException e) {
+            complete(op, chunks - sent);
+            throw e;
         }
     }
 
@@ -102,9 +121,16 @@ final class AmRmaEngine implements RmaEngine {
         op.dstOffset = dstOffset;
         op.remoteOffset = remoteOffset;
         completion.begin(chunks);
-        for (long done = 0; done < nbytes; done += getChunk) {
-            final long at = remoteOffset + done;
-            am.requestShort(peer, GET_REQUEST, op.id, (int) (at >>> 32), (int) at, (int) Math.min(getChunk, nbytes - done));
+        int sent = 0;
+        try {
+            for (long done = 0; done < nbytes; done += getChunk, sent++) {
+                final long at = remoteOffset + done;
+                am.requestShort(peer, GET_REQUEST, op.id, (int) (at >>> 32), (int) at,
+                    (int) Math.min(getChunk, nbytes - done));
+            }
+        } catch (RuntimeException e) {
+            complete(op, chunks - sent);
+            throw e;
         }
     }
 
@@ -115,7 +141,7 @@ final class AmRmaEngine implements RmaEngine {
     }
 
     private void onPutAck(Token token, Args args) {
-        complete(operations[args.get(0)]);
+        complete(operations[args.get(0)], 1);
     }
 
     private void onGetRequest(Token token, Args args) {
@@ -127,21 +153,28 @@ final class AmRmaEngine implements RmaEngine {
         final Operation op = operations[args.get(0)];
         final long at = offset(args.get(1), args.get(2));
         payload.copyTo(0, op.dst, op.dstOffset + (at - op.remoteOffset), payload.length());
-        complete(op);
+        complete(op, 1);
     }
 
     private static long offset(int high, int low) {
         return ((long) high << 32) | (low & 0xffff_ffffL);
     }
 
-    private void complete(Operation op) {
+    /**
+     * Counts {@code chunks} of {@code op} done: acknowledged, or never sent because the send failed, so that the
+     * operation's event still completes (a thread's blocking event is reused) and its slot comes back.
+     */
+    private void complete(Operation op, int chunks) {
+        if (chunks == 0) {
+            return;
+        }
         final Event e = op.completion;
-        if (--op.remaining == 0) {
+        if ((int) Operation.REMAINING.getAndAdd(op, -chunks) == chunks) {
             op.completion = null;
             op.dst = null;
             release(op.id);
         }
-        e.complete(1);
+        e.complete(chunks);
     }
 
     private Operation acquire() {

@@ -214,6 +214,70 @@ public abstract class AmConformanceKit extends ConduitKit {
         });
     }
 
+    /**
+     * Handler and NPAM contexts belong to threads: another thread's NPAM prepare/cancel or access region must not
+     * lift the rules inside a handler running on the polling thread, and each thread has its own access region.
+     */
+    @Test
+    void contextsAndAccessRegionsArePerThread() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            final CountDownLatch inHandler = new CountDownLatch(1);
+            final CountDownLatch otherDone = new CountDownLatch(1);
+            final List<String> errors = new CopyOnWriteArrayList<>();
+            final AtomicInteger handled = new AtomicInteger();
+            final int later = am.register(AmHandler.shortRequest(0, (t, a) -> handled.incrementAndGet()));
+            final int blocking = am.register(AmHandler.shortRequest(0, (t, a) -> {
+                inHandler.countDown();
+                try {
+                    otherDone.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                expectContextError(errors, "poll in a handler", client::poll);
+                expectContextError(errors, "nbiWait in a handler", () -> client.nbiWait(Ec.ALL));
+                expectContextError(errors, "a request in a handler", () -> am.requestShort(t.sourceRank(), later));
+                handled.incrementAndGet();
+            }));
+            client.barrier();
+            if (client.rank() == 0) {
+                final Thread other = new Thread(() -> {
+                    try {
+                        inHandler.await(30, TimeUnit.SECONDS);
+                        am.prepareRequestMedium(0, null, 1, 8, null, 0, 0).cancel();
+                        client.beginAccessRegion();
+                        client.endAccessRegion();
+                    } catch (Throwable e) {
+                        errors.add("other thread: " + e);
+                    } finally {
+                        otherDone.countDown();
+                    }
+                }, "other-thread");
+                client.beginAccessRegion();
+                other.start();
+                am.requestShort(0, blocking);
+                am.requestShort(0, later);
+                pollUntil(client, () -> handled.get() == 2);
+                other.join(30_000);
+                client.endAccessRegion().await();
+                assertEquals(List.of(), errors);
+                assertEquals(2, handled.get(), "each request handled exactly once");
+            }
+            client.barrier();
+        });
+    }
+
+    private static void expectContextError(List<String> errors, String what, Runnable call) {
+        try {
+            call.run();
+            errors.add(what + " was allowed");
+        } catch (HandlerContextException expected) {
+            // the rule held
+        } catch (RuntimeException e) {
+            errors.add(what + " threw " + e);
+        }
+    }
+
     @Test
     void handlerContextRulesAreEnforcedAtTheOffendingCall() {
         job(2, client -> {
