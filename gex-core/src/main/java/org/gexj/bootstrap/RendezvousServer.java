@@ -161,7 +161,8 @@ public final class RendezvousServer implements AutoCloseable {
                     ended = finished[rank];
                 }
                 if (!ended) {
-                    abort(rank, "its bootstrap connection ended without goodbye (process died?): " + e.getMessage());
+                    abort(rank, "its bootstrap connection ended without goodbye (process died?)"
+                        + (e.getMessage() == null ? "" : ": " + e.getMessage()));
                 }
             } else if (rank < 0 && !closed) {
                 reject(socket, "handshake failed: " + e.getMessage());

@@ -181,6 +181,11 @@ public final class GexRun {
             }
         }
         if (failedRank >= 0) {
+            final StringBuilder summary = new StringBuilder("gexrun: exit codes by rank:");
+            for (int r = 0; r < ranks.length; r++) {
+                summary.append(' ').append(r).append('=').append(codes.get(r));
+            }
+            System.err.println(summary);
             return Math.max(1, codes.getOrDefault(failedRank, 1) & 0xff);
         }
         return codes.values().stream().mapToInt(Integer::intValue).max().orElse(0);

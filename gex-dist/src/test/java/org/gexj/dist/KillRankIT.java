@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -47,7 +49,16 @@ class KillRankIT {
         assertTrue(job.process.waitFor(10, TimeUnit.SECONDS), "job still running 10 s after kill -9:\n" + job.output());
         final double seconds = (System.nanoTime() - killedAt) / 1e9;
         assertNotEquals(0, job.process.exitValue(), job.output());
-        assertTrue(job.output().contains("rank 1"), "the dead rank is named:\n" + job.output());
+        assertTrue(job.lines.contains("gexrun: rank 1 was killed by signal 9; ending the job"),
+            "the launcher names the dead rank:\n" + job.output());
+        // each survivor reports it: its failure watch ("gex: rank r: aborting: rank 1 failed...") or, when it was
+        // polling, the PeerFailedException that ended its main thread
+        assertTrue(job.lines.stream().filter(l -> l.contains("rank 1 failed")).count() >= 2,
+            "both survivors name the dead rank:\n" + job.output());
+        final Matcher codes = Pattern.compile("gexrun: exit codes by rank: 0=(\\d+) 1=(\\d+) 2=(\\d+)").matcher(job.output());
+        assertTrue(codes.find(), job.output());
+        assertNotEquals("0", codes.group(1), "rank 0 exit code");
+        assertNotEquals("0", codes.group(3), "rank 2 exit code");
         for (long pid : new long[] {pids[0], pids[2]}) {
             final var handle = ProcessHandle.of(pid);
             if (handle.isPresent()) {

@@ -166,6 +166,82 @@ public abstract class AmConformanceKit extends ConduitKit {
         });
     }
 
+    /** Medium and Long requests and replies carry every arity 0..16 with their payload. */
+    @Test
+    void mediumAndLongCarryEveryArity() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            final MemorySegment segment = client.attachSegment(SEGMENT).memory();
+            final int n = Am.MAX_ARGS + 1;
+            final int size = 300;
+            final List<String> errors = new CopyOnWriteArrayList<>();
+            final AtomicInteger replies = new AtomicInteger();
+            final int[] mediumReply = new int[n];
+            final int[] longReply = new int[n];
+            final int[] mediumRequest = new int[n];
+            final int[] longRequest = new int[n];
+            for (int k = 0; k < n; k++) {
+                final int nargs = k;
+                mediumReply[k] = am.register(AmHandler.mediumReply(nargs, (t, p, a) -> {
+                    checkArgs(errors, "Medium reply", a, nargs, 2);
+                    checkPattern(errors, "Medium reply " + nargs, p, nargs);
+                    replies.incrementAndGet();
+                }));
+                longReply[k] = am.register(AmHandler.longReply(nargs, (t, p, a) -> {
+                    checkArgs(errors, "Long reply", a, nargs, 4);
+                    checkPattern(errors, "Long reply " + nargs, p, nargs);
+                    replies.incrementAndGet();
+                }));
+                mediumRequest[k] = am.register(AmHandler.mediumRequest(nargs, (t, p, a) -> {
+                    checkArgs(errors, "Medium request", a, nargs, 1);
+                    checkPattern(errors, "Medium request " + nargs, p, nargs);
+                    // the reply's source lies apart from the Long destinations, which may arrive in any order
+                    Patterns.fill(segment, SEGMENT / 4, size, nargs);
+                    t.replyMedium(mediumReply[nargs], segment, SEGMENT / 4, size, Lc.NOW, 0, argsFor(nargs, 2), nargs);
+                }));
+                longRequest[k] = am.register(AmHandler.longRequest(nargs, (t, p, a) -> {
+                    checkArgs(errors, "Long request", a, nargs, 3);
+                    checkPattern(errors, "Long request " + nargs, p, nargs);
+                    t.replyLong(longReply[nargs], segment, p.segmentOffset(), size, SEGMENT / 2 + nargs * 1024L, Lc.NOW,
+                        0, argsFor(nargs, 4), nargs);
+                }));
+            }
+            client.barrier();
+            final int peer = peerOf(client);
+            final MemorySegment src = Arena.ofAuto().allocate(size);
+            for (int k = 0; k < n; k++) {
+                Patterns.fill(src, 0, size, k);
+                assertEquals(Am.OK, am.requestMedium(peer, mediumRequest[k], src, 0, size, Lc.NOW, 0, argsFor(k, 1), k));
+                assertEquals(Am.OK, am.requestLong(peer, longRequest[k], src, 0, size, k * 1024L, Lc.NOW, 0,
+                    argsFor(k, 3), k));
+            }
+            pollUntil(client, () -> replies.get() == 2 * n);
+            assertEquals(List.of(), errors);
+            client.barrier();
+        });
+    }
+
+    private static int[] argsFor(int nargs, int salt) {
+        final int[] a = new int[nargs];
+        for (int i = 0; i < nargs; i++) {
+            a[i] = salt * 1_000_000 + nargs * 1000 + i - 500;
+        }
+        return a;
+    }
+
+    private static void checkArgs(List<String> errors, String what, Args a, int nargs, int salt) {
+        if (a.count() != nargs) {
+            errors.add(what + " with " + nargs + " args arrived with " + a.count());
+            return;
+        }
+        final int[] expected = argsFor(nargs, salt);
+        for (int i = 0; i < nargs; i++) {
+            if (a.get(i) != expected[i]) {
+                errors.add(what + " arg " + i + " of " + nargs + " is " + a.get(i) + ", expected " + expected[i]);
+            }
+        }
+    }
+
     @Test
     void longPayloadIsInPlaceBeforeItsHandlerRunsAndDestIsPassedThrough() {
         job(2, client -> {
