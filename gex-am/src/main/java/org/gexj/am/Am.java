@@ -267,6 +267,7 @@ public final class Am {
             throw new HandlerContextException("NPAM prepare while another prepare on this thread is not committed");
         }
         sd.claimAt = -1;
+        sd.inPlace = false;
         if (category == AmFrameFlyweight.CATEGORY_MEDIUM && clientBuffer == null) {
             final int at = claim(peer, channel, AmFrameFlyweight.frameLength(nargs, (int) granted), flags);
             if (at < 0) {
@@ -281,6 +282,7 @@ public final class Am {
                 sd.view.wrap(b.addressOffset() + payloadAt, (int) granted);
             }
             sd.claimAt = at;
+            sd.inPlace = true;
             sd.clientBuffer = null;
         } else if (clientBuffer == null) {
             sd.clientBuffer = sd.bounce(granted);
@@ -289,6 +291,16 @@ public final class Am {
             sd.clientBuffer = clientBuffer;
             sd.view.wrap(clientBuffer.address(), (int) granted);
         }
+        if (!sd.inPlace && (flags & Flags.IMMEDIATE) != 0) {
+            // reserve the whole frame now: IMMEDIATE fails here, at prepare, and the commit never waits
+            final int at = claim(peer, channel, AmFrameFlyweight.frameLength(nargs,
+                inlinePayload(category) ? (int) granted : 0), flags);
+            if (at < 0) {
+                return null;
+            }
+            sd.claimAt = at;
+        }
+        sd.lc = lc;
         sd.token = token;
         sd.peer = peer;
         sd.channel = channel;
@@ -323,12 +335,24 @@ public final class Am {
         if (sd.claimAt >= 0) {
             at = sd.claimAt;
             b = conduit.claimBuffer(sd.peer, sd.channel);
-            AmFrameFlyweight.encodeHeader(b, at, frameType(sd.category, sd.channel, true), handler, nargs, rank,
-                nbytes, 0);
+            final boolean inline = inlinePayload(sd.category);
+            AmFrameFlyweight.encodeHeader(b, at, frameType(sd.category, sd.channel, inline), handler, nargs, rank,
+                nbytes, sd.dest);
+            if (!sd.inPlace && nbytes > 0) {
+                if (inline) {
+                    Memory.copy(sd.clientBuffer, 0, b, at + AmFrameFlyweight.payloadOffset(nargs), nbytes);
+                } else {
+                    MemorySegment.copy(sd.clientBuffer, 0, peerSegment(sd.peer), sd.dest, nbytes);
+                }
+            }
         } else {
             at = begin(sd.peer, sd.channel, sd.category, handler, nargs, 0, sd.clientBuffer, 0, nbytes, sd.dest, Lc.NOW);
             b = conduit.claimBuffer(sd.peer, sd.channel);
         }
+        if (sd.lc != null && sd.lc.isEvent()) {
+            sd.lc.setLastEvent(Event.DONE); // the client buffer was copied: locally complete
+        }
+        sd.lc = null;
         for (int i = 0; i < nargs; i++) {
             AmFrameFlyweight.encodeArg(b, at, i, args[i]);
         }
@@ -433,6 +457,12 @@ public final class Am {
         client.segment().checkRemote(peer, dest, nbytes);
     }
 
+    /** Medium payloads travel in the frame; Long ones too unless the conduit cross-maps segments. */
+    private boolean inlinePayload(int category) {
+        return category == AmFrameFlyweight.CATEGORY_MEDIUM
+            || (category == AmFrameFlyweight.CATEGORY_LONG && !capabilities.crossMapped());
+    }
+
     private static int frameType(int category, int channel, boolean inline) {
         return category | (channel == Conduit.REQUEST ? AmFrameFlyweight.TYPE_REQUEST : 0)
             | (category == AmFrameFlyweight.CATEGORY_LONG && inline ? AmFrameFlyweight.TYPE_INLINE : 0);
@@ -451,8 +481,7 @@ public final class Am {
             Flags.check(flags);
         }
         checkHandler(handler, category, channel == Conduit.REQUEST, nargs);
-        final boolean inline = category == AmFrameFlyweight.CATEGORY_MEDIUM
-            || (category == AmFrameFlyweight.CATEGORY_LONG && !capabilities.crossMapped());
+        final boolean inline = inlinePayload(category);
         if (category != AmFrameFlyweight.CATEGORY_SHORT) {
             checkLc(lc, channel);
             final long max = category == AmFrameFlyweight.CATEGORY_MEDIUM ? maxMedium : maxLong;

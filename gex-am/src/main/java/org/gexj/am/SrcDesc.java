@@ -2,6 +2,7 @@ package org.gexj.am;
 
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.gexj.Lc;
 import org.gexj.am.wire.AmFrameFlyweight;
 
 import java.lang.foreign.Arena;
@@ -27,8 +28,13 @@ public final class SrcDesc {
     int flags;
     long size;
     long dest;
-    /** Frame claim offset when the payload is written in place in the conduit's buffer, else -1. */
+    /**
+     * Frame claimed at prepare, else -1: a Medium written in place in the conduit's buffer ({@link #inPlace}), or
+     * with IMMEDIATE any other form, reserved so that the commit cannot block.
+     */
     int claimAt = -1;
+    boolean inPlace;
+    Lc lc;
     MemorySegment clientBuffer;
     final int[] scratchArgs = new int[AmFrameFlyweight.MAX_ARGS];
     private MemorySegment bounce = MemorySegment.NULL;

@@ -482,23 +482,33 @@ public abstract class AmConformanceKit extends ConduitKit {
         final AtomicLong sent = new AtomicLong();
         job(2, client -> {
             final Am am = Am.of(client);
+            client.attachSegment(SEGMENT);
             final AtomicLong received = new AtomicLong();
             final int h = am.register(AmHandler.shortRequest(1, (t, a) -> received.incrementAndGet()));
             client.barrier();
             if (client.rank() == 0) {
-                final int[] args = {7};
-                long ok = 0;
-                int code = Am.OK;
-                for (long i = 0; i < 50_000_000L && code == Am.OK; i++) {
-                    code = am.requestShort(1, h, Flags.IMMEDIATE, args, 1);
-                    if (code == Am.OK) {
-                        ok++;
+                try {
+                    final int[] args = {7};
+                    long ok = 0;
+                    int code = Am.OK;
+                    for (long i = 0; i < 50_000_000L && code == Am.OK; i++) {
+                        code = am.requestShort(1, h, Flags.IMMEDIATE, args, 1);
+                        if (code == Am.OK) {
+                            ok++;
+                        }
                     }
+                    assertEquals(Am.BACK_PRESSURED, code, "a peer that does not poll must fill the path");
+                    assertEquals(Am.BACK_PRESSURED, am.requestShort(1, h, Flags.IMMEDIATE, args, 1));
+                    // every negotiated-payload form fails at prepare, so that no commit could block
+                    final MemorySegment buffer = Arena.ofAuto().allocate(4096);
+                    assertEquals(null, am.prepareRequestMedium(1, null, 64, 64, null, Flags.IMMEDIATE, 1));
+                    assertEquals(null, am.prepareRequestMedium(1, buffer, 64, 64, Lc.NOW, Flags.IMMEDIATE, 1));
+                    assertEquals(null, am.prepareRequestLong(1, null, 64, 64, 0, null, Flags.IMMEDIATE, 1));
+                    assertEquals(null, am.prepareRequestLong(1, buffer, 64, 64, 0, Lc.NOW, Flags.IMMEDIATE, 1));
+                    sent.set(ok);
+                } finally {
+                    flooded.countDown(); // on failure too: rank 1 waits on the latch, not in GEX/J
                 }
-                assertEquals(Am.BACK_PRESSURED, code, "a peer that does not poll must fill the path");
-                assertEquals(Am.BACK_PRESSURED, am.requestShort(1, h, Flags.IMMEDIATE, args, 1));
-                sent.set(ok);
-                flooded.countDown();
             } else {
                 assertTrue(flooded.await(60, TimeUnit.SECONDS));
                 pollUntil(client, () -> received.get() >= sent.get());
@@ -507,6 +517,49 @@ public abstract class AmConformanceKit extends ConduitKit {
             if (client.rank() == 1) {
                 assertEquals(sent.get(), received.get(), "exactly the accepted sends are delivered");
             }
+        });
+    }
+
+    /** IMMEDIATE prepares that succeed hold their frame, and their commits deliver exactly what was written. */
+    @Test
+    void immediateNegotiatedPayloadsCommitWhatWasPrepared() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            final MemorySegment segment = client.attachSegment(SEGMENT).memory();
+            final List<String> errors = new CopyOnWriteArrayList<>();
+            final AtomicInteger received = new AtomicInteger();
+            final int medium = am.register(AmHandler.mediumRequest(1, (t, p, a) -> {
+                checkPattern(errors, "IMMEDIATE NPAM Medium", p, a.get(0));
+                received.incrementAndGet();
+            }));
+            final int lng = am.register(AmHandler.longRequest(1, (t, p, a) -> {
+                if (p.segmentOffset() != 8192) {
+                    errors.add("IMMEDIATE NPAM Long dest " + p.segmentOffset());
+                }
+                if (Patterns.firstMismatch(segment, 8192, p.length(), a.get(0)) >= 0) {
+                    errors.add("IMMEDIATE NPAM Long payload not in place");
+                }
+                received.incrementAndGet();
+            }));
+            client.barrier();
+            final int peer = peerOf(client);
+            final MemorySegment buffer = Arena.ofAuto().allocate(4096);
+            Patterns.fill(buffer, 0, 1000, 11);
+            final var clientMedium = am.prepareRequestMedium(peer, buffer, 100, 1000, Lc.NOW, Flags.IMMEDIATE, 1);
+            assertTrue(clientMedium != null && clientMedium.size() == 1000);
+            clientMedium.commit(medium, 1000, 11);
+            final var libraryLong = am.prepareRequestLong(peer, null, 10, 2000, 8192, null, Flags.IMMEDIATE, 1);
+            assertTrue(libraryLong != null && libraryLong.size() == 2000);
+            for (int i = 0; i < 1500; i++) {
+                libraryLong.buffer().putByte(i, Patterns.at(12, i));
+            }
+            libraryLong.commit(lng, 1500, 12);
+            final var cancelled = am.prepareRequestLong(peer, buffer, 10, 20, 0, Lc.NOW, Flags.IMMEDIATE, 1);
+            cancelled.cancel();
+            pollUntil(client, () -> received.get() == 2);
+            client.barrier();
+            assertEquals(List.of(), errors);
+            assertEquals(2, received.get(), "the cancelled prepare sent nothing");
         });
     }
 
