@@ -122,7 +122,7 @@ public final class RendezvousServer implements AutoCloseable {
             final byte[] nonce = JobSecret.random(32);
             new BootstrapFrame(BootstrapFrame.CHALLENGE, nonce).write(out);
             socket.setSoTimeout(10_000);
-            final BootstrapFrame hello = BootstrapFrame.read(in);
+            final BootstrapFrame hello = BootstrapFrame.read(in, BootstrapFrame.MAX_UNAUTHENTICATED_BODY);
             socket.setSoTimeout(0);
             final String why = checkHello(hello, nonce);
             if (why != null) {

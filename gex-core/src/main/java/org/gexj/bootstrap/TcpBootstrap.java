@@ -2,6 +2,7 @@ package org.gexj.bootstrap;
 
 import org.gexj.Config;
 import org.gexj.GexException;
+import org.gexj.GexTimeoutException;
 import org.gexj.PeerFailedException;
 import org.gexj.bootstrap.wire.BootstrapFrame;
 import org.gexj.spi.Bootstrap;
@@ -33,15 +34,19 @@ public final class TcpBootstrap implements Bootstrap {
     private final Socket socket;
     private final DataOutputStream out;
     private final DataInputStream in;
+    /** Seconds a bootstrap collective (attachSegment's exchange, init, exit) waits for the other ranks. */
+    public static final String COLLECTIVE_TIMEOUT = "GEX_BOOTSTRAP_TIMEOUT";
+
     private final JobHealth health;
     private final boolean exitOnFailure;
     private final long graceMillis;
+    private final long collectiveTimeoutNs;
     private final LinkedBlockingQueue<byte[][]> results = new LinkedBlockingQueue<>();
     private int sequence;
     private volatile boolean closing;
 
-    private TcpBootstrap(int rank, int size, Socket socket, JobHealth health, boolean exitOnFailure, long graceMillis)
-        throws IOException {
+    private TcpBootstrap(int rank, int size, Socket socket, JobHealth health, boolean exitOnFailure, long graceMillis,
+                         long collectiveTimeoutNs) throws IOException {
         this.rank = rank;
         this.size = size;
         this.socket = socket;
@@ -50,6 +55,7 @@ public final class TcpBootstrap implements Bootstrap {
         this.health = health;
         this.exitOnFailure = exitOnFailure;
         this.graceMillis = graceMillis;
+        this.collectiveTimeoutNs = collectiveTimeoutNs;
     }
 
     /**
@@ -73,6 +79,7 @@ public final class TcpBootstrap implements Bootstrap {
         final byte[] secret = JobSecret.fromHex(config.require("GEX_JOB_SECRET"));
         final boolean exit = config.getBoolean("GEX_EXIT_ON_FAILURE", false);
         final long grace = config.getLong("GEX_FAILURE_GRACE_MS", 1500, 0, 60_000);
+        final long collectiveTimeout = TimeUnit.SECONDS.toNanos(config.getLong(COLLECTIVE_TIMEOUT, 300, 1, 86_400));
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         IOException last = null;
         while (System.nanoTime() < deadline) {
@@ -80,7 +87,7 @@ public final class TcpBootstrap implements Bootstrap {
             try {
                 s.connect(new InetSocketAddress(host, port), 2000);
                 s.setTcpNoDelay(true);
-                final TcpBootstrap b = new TcpBootstrap(rank, size, s, health, exit, grace);
+                final TcpBootstrap b = new TcpBootstrap(rank, size, s, health, exit, grace, collectiveTimeout);
                 b.handshake(secret);
                 b.startReader();
                 return b;
@@ -179,8 +186,18 @@ public final class TcpBootstrap implements Bootstrap {
             health.fail(-1, "cannot reach the launcher's bootstrap: " + e.getMessage());
             health.check();
         }
+        final long start = System.nanoTime();
         try {
             while (true) {
+                if (System.nanoTime() - start > collectiveTimeoutNs) {
+                    // the ranks' collectives are out of step: end the job rather than let anyone wait forever
+                    final String why = "rank " + rank + " waited " + TimeUnit.NANOSECONDS.toSeconds(collectiveTimeoutNs)
+                        + " s (" + COLLECTIVE_TIMEOUT + ") in bootstrap collective #" + (sequence - 1)
+                        + " for the other ranks; did every rank make the same collective calls?";
+                    health.fail(rank, why);
+                    abort(why);
+                    throw new GexTimeoutException(why);
+                }
                 final byte[][] r = results.poll(100, TimeUnit.MILLISECONDS);
                 if (r == FAILED || health.failed()) {
                     results.add(FAILED);

@@ -169,7 +169,8 @@ public final class GexRun {
             if (failedRank < 0 && server.failure() != null) {
                 failedRank = Math.max(server.failedRank(), 0);
                 failedAt = System.currentTimeMillis();
-                System.err.println("gexrun: rank " + server.failedRank() + " failed: " + server.failure() + "; ending the job");
+                final String who = server.failedRank() >= 0 ? "rank " + server.failedRank() + " failed" : "the job failed";
+                System.err.println("gexrun: " + who + ": " + server.failure() + "; ending the job");
             }
             if (failedRank >= 0) {
                 final long waited = System.currentTimeMillis() - failedAt;

@@ -117,4 +117,28 @@ class TcpBootstrapTest {
             }
         }
     }
+
+    @Test
+    void aCollectiveThatAnotherRankNeverJoinsTimesOutAndEndsTheJob() throws Exception {
+        try (RendezvousServer server = new RendezvousServer(2, secret);
+             ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            final Config config = Config.of(Map.of("GEX_BOOTSTRAP", server.address(), "GEX_JOB_SECRET",
+                JobSecret.hex(secret), TcpBootstrap.COLLECTIVE_TIMEOUT, "1"));
+            final JobHealth h1 = new JobHealth();
+            final Future<TcpBootstrap> r1 = pool.submit(() -> TcpBootstrap.connect(config, 1, 2, h1));
+            final TcpBootstrap r0 = TcpBootstrap.connect(config, 0, 2, new JobHealth());
+            r1.get(20, TimeUnit.SECONDS);
+            final long start = System.nanoTime();
+            final var e = assertThrows(org.gexj.GexTimeoutException.class, () -> r0.allgather(new byte[] {1}));
+            final double seconds = (System.nanoTime() - start) / 1e9;
+            assertTrue(seconds >= 0.9 && seconds < 10, "timed out after " + seconds + " s");
+            assertTrue(e.getMessage().contains(TcpBootstrap.COLLECTIVE_TIMEOUT), e.getMessage());
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!h1.failed() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(h1.failed(), "the rank that never joined learns the job failed");
+            assertEquals(0, h1.failure().rank());
+        }
+    }
 }

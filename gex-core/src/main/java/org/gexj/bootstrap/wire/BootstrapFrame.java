@@ -54,10 +54,21 @@ public record BootstrapFrame(int type, byte[] body) {
         out.flush();
     }
 
+    /** Largest body before a peer has proven the job secret: a HELLO is a rank and a MAC. */
+    public static final int MAX_UNAUTHENTICATED_BODY = 4096;
+
     /**
      * @throws IOException on end of stream, a wrong version, an unknown type or an oversized body
      */
     public static BootstrapFrame read(DataInputStream in) throws IOException {
+        return read(in, MAX_BODY);
+    }
+
+    /**
+     * Reads a frame whose body may not exceed {@code maxBody} (use {@link #MAX_UNAUTHENTICATED_BODY} until the
+     * peer is authenticated, so a stranger cannot make the launcher allocate 64 MiB).
+     */
+    public static BootstrapFrame read(DataInputStream in, int maxBody) throws IOException {
         final int version = in.readUnsignedByte();
         if (version != VERSION) {
             throw new IOException("bootstrap frame version " + version + ", expected " + VERSION);
@@ -65,8 +76,8 @@ public record BootstrapFrame(int type, byte[] body) {
         final int type = in.readUnsignedByte();
         in.readUnsignedShort();
         final int length = in.readInt();
-        if (length < 0 || length > MAX_BODY) {
-            throw new IOException("bootstrap frame body length " + length + " outside [0, " + MAX_BODY + "]");
+        if (length < 0 || length > maxBody) {
+            throw new IOException("bootstrap frame body length " + length + " outside [0, " + maxBody + "]");
         }
         if (type < CHALLENGE || type > ABORT) {
             throw new IOException("bootstrap frame type " + type + " outside [1, 7]");

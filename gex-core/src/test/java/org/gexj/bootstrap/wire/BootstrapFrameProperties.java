@@ -71,4 +71,15 @@ class BootstrapFrameProperties {
         unknownType[1] = 99;
         assertThrows(IOException.class, () -> BootstrapFrame.read(new DataInputStream(new ByteArrayInputStream(unknownType))));
     }
+
+    @Property(tries = 50)
+    void beforeAuthenticationBodiesAreCapped(@ForAll @IntRange(min = BootstrapFrame.MAX_UNAUTHENTICATED_BODY + 1,
+        max = BootstrapFrame.MAX_BODY) int declared) {
+        // only the 8-byte header: the reader must refuse before it allocates or reads the body
+        final byte[] header = java.nio.ByteBuffer.allocate(8).put((byte) 1).put((byte) BootstrapFrame.ALLGATHER)
+            .putShort((short) 0).putInt(declared).array();
+        final IOException e = assertThrows(IOException.class, () -> BootstrapFrame.read(
+            new DataInputStream(new ByteArrayInputStream(header)), BootstrapFrame.MAX_UNAUTHENTICATED_BODY));
+        assertEquals(true, e.getMessage().contains(Integer.toString(declared)), e.getMessage());
+    }
 }
