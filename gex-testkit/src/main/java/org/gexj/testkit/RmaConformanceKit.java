@@ -50,7 +50,7 @@ public abstract class RmaConformanceKit extends ConduitKit {
     }
 
     /** Rank 0 runs the ops against ranks 0 and 1 (blocking, NB, NBI); the final segments equal the model. */
-    @Property(tries = 12)
+    @Property(tries = 30)
     void putsAndGetsMatchALocalModel(@ForAll @Size(min = 1, max = 25) List<@net.jqwik.api.From("op") Op> ops) {
         job(2, client -> {
             final Rma rma = Rma.of(client);
@@ -100,6 +100,87 @@ public abstract class RmaConformanceKit extends ConduitKit {
                     assertArrayEquals(model[r], whole.toArray(ValueLayout.JAVA_BYTE), "segment of rank " + r);
                 }
             }
+            client.barrier();
+        });
+    }
+
+    /** One generated NBI operation of every rank: target, place in its slot, length, payload seed. */
+    public record NbiOp(int target, int within, int length, int seed) {
+    }
+
+    private static final int RANKS = 3;
+    private static final int MAX_NBI_OPS = 16;
+    /** Each initiator owns a stripe of every segment, cut into one slot per op, so operations in flight never overlap. */
+    private static final int SLOT = SEGMENT / RANKS / MAX_NBI_OPS;
+
+    @Provide
+    Arbitrary<NbiOp> nbiOp() {
+        return Combinators.combine(
+                Arbitraries.integers().between(0, RANKS - 1),
+                Arbitraries.integers().between(0, SLOT - 1),
+                Arbitraries.integers().between(0, SLOT),
+                Arbitraries.integers())
+            .as((target, within, length, seed) -> new NbiOp(target, within, Math.min(length, SLOT - within), seed));
+    }
+
+    private static long slotOffset(int initiator, int index, NbiOp op) {
+        return (long) initiator * (SEGMENT / RANKS) + (long) index * SLOT + op.within();
+    }
+
+    /**
+     * Every rank issues all its NBI gets, then all its NBI puts, without waiting in between, to random ranks
+     * (itself included), and completes each batch with one nbiWait; every segment and every got byte then equals the
+     * model. Operations in flight at once exercise the asynchronous completion paths.
+     */
+    @Property(tries = 15)
+    void overlappingNbiOperationsOfEveryRankMatchTheModel(
+        @ForAll @Size(min = 1, max = MAX_NBI_OPS) List<@net.jqwik.api.From("nbiOp") NbiOp> ops) {
+        job(RANKS, client -> {
+            final Rma rma = Rma.of(client);
+            final int me = client.rank();
+            final MemorySegment mine = client.attachSegment(SEGMENT).memory();
+            Patterns.fill(mine, 0, SEGMENT, 2000 + me);
+            final MemorySegment source = Arena.ofAuto().allocate((long) MAX_NBI_OPS * SLOT);
+            final MemorySegment got = Arena.ofAuto().allocate((long) MAX_NBI_OPS * SLOT);
+            client.barrier();
+            for (int i = 0; i < ops.size(); i++) {
+                final NbiOp op = ops.get(i);
+                rma.getNbi(got, (long) i * SLOT, op.target(), slotOffset(me, i, op), op.length());
+            }
+            client.nbiWait(Ec.GET);
+            for (int i = 0; i < ops.size(); i++) {
+                final NbiOp op = ops.get(i);
+                final long at = slotOffset(me, i, op);
+                for (int b = 0; b < op.length(); b++) {
+                    assertEquals(Patterns.at(2000 + op.target(), at + b), got.get(ValueLayout.JAVA_BYTE, (long) i * SLOT + b),
+                        "rank " + me + " got byte " + b + " of " + op);
+                }
+            }
+            client.barrier();
+            for (int i = 0; i < ops.size(); i++) {
+                final NbiOp op = ops.get(i);
+                Patterns.fill(source, (long) i * SLOT, op.length(), op.seed() + me);
+                rma.putNbi(op.target(), slotOffset(me, i, op), source, (long) i * SLOT, op.length(), Lc.NOW);
+            }
+            client.nbiWait(Ec.PUT);
+            client.barrier();
+            // the model of this rank's segment: its pattern, overwritten by every rank's puts that target it
+            final byte[] model = new byte[SEGMENT];
+            for (int b = 0; b < SEGMENT; b++) {
+                model[b] = Patterns.at(2000 + me, b);
+            }
+            for (int initiator = 0; initiator < RANKS; initiator++) {
+                for (int i = 0; i < ops.size(); i++) {
+                    final NbiOp op = ops.get(i);
+                    if (op.target() == me) {
+                        final long at = slotOffset(initiator, i, op);
+                        for (int b = 0; b < op.length(); b++) {
+                            model[(int) at + b] = Patterns.at(op.seed() + initiator, b);
+                        }
+                    }
+                }
+            }
+            assertArrayEquals(model, mine.toArray(ValueLayout.JAVA_BYTE), "segment of rank " + me);
             client.barrier();
         });
     }
