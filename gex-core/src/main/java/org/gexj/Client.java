@@ -368,6 +368,36 @@ public final class Client implements AutoCloseable {
      * Ends the whole job abnormally ({@code gasnet_exit} with a failure): every other rank's waits end in
      * {@link PeerFailedException} naming this rank, and this client's resources are released. Never throws.
      */
+    /**
+     * {@code gasnet_exit}: ends the whole job with {@code code}. Not collective: any rank may call it, from any
+     * context; every other rank ends too (under gexrun their processes exit with {@code code}, and so does gexrun; in
+     * an {@code InProcessJob} their waits throw {@link PeerFailedException}). Never returns: the process halts, or, in
+     * a rank that is a thread, {@link JobExitException} unwinds it.
+     *
+     * @throws IllegalArgumentException if {@code code} is outside [0, 255] (nothing is done)
+     */
+    public void exit(int code) {
+        if (code < 0 || code > 255) {
+            throw new IllegalArgumentException("exit code " + code + " outside [0, 255]");
+        }
+        final boolean wasClosed = closed;
+        closed = true;
+        health.fail(rank, "rank " + rank + " called exit(" + code + ")");
+        try {
+            if (!wasClosed) {
+                conduit.close();
+            }
+        } finally {
+            bootstrap.exit(code);
+        }
+        if (config.getBoolean("GEX_EXIT_ON_FAILURE", false)) {
+            System.out.flush();
+            System.err.flush();
+            Runtime.getRuntime().halt(code);
+        }
+        throw new JobExitException(rank, code);
+    }
+
     public void abort(String reason) {
         if (closed) {
             return;

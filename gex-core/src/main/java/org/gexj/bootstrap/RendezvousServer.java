@@ -39,6 +39,8 @@ public final class RendezvousServer implements AutoCloseable {
     private volatile String failure;
     private volatile int failedRank = Integer.MIN_VALUE;
     private volatile boolean closed;
+    private volatile int exitRank = -1;
+    private volatile int exitCode;
 
     /** Binds 127.0.0.1 on an ephemeral port and starts accepting. */
     public RendezvousServer(int size, byte[] secret) throws IOException {
@@ -79,6 +81,37 @@ public final class RendezvousServer implements AutoCloseable {
     /** The rank whose failure ended the job (-1: the launcher itself), or {@code Integer.MIN_VALUE}. */
     public int failedRank() {
         return failedRank;
+    }
+
+    /** The rank that first called {@code exit(code)}, or -1: the job ends with {@link #exitCode()}. */
+    public int exitRank() {
+        return exitRank;
+    }
+
+    public int exitCode() {
+        return exitCode;
+    }
+
+    /** A rank called exit(code): it counts as a goodbye, and every other rank is told to end with the same code. */
+    private void exit(int rank, int code) {
+        synchronized (this) {
+            finished[rank] = true;
+            if (exitRank >= 0) {
+                return;
+            }
+            exitCode = code;
+            exitRank = rank;
+            final BootstrapFrame frame = BootstrapFrame.exit(rank, code);
+            for (int r = 0; r < size; r++) {
+                if (r != rank && outputs[r] != null && !finished[r]) {
+                    try {
+                        frame.write(outputs[r]);
+                    } catch (IOException e) {
+                        // already gone
+                    }
+                }
+            }
+        }
     }
 
     /** True once every rank has said BYE. */
@@ -151,6 +184,10 @@ public final class RendezvousServer implements AutoCloseable {
                         abort(rank, f.reason());
                         return;
                     }
+                    case BootstrapFrame.EXIT -> {
+                        exit(rank, f.exitCode());
+                        return;
+                    }
                     default -> throw new IOException("unexpected frame type " + f.type() + " from rank " + rank);
                 }
             }
@@ -160,7 +197,7 @@ public final class RendezvousServer implements AutoCloseable {
                 synchronized (this) {
                     ended = finished[rank];
                 }
-                if (!ended) {
+                if (!ended && exitRank < 0) { // after an exit(code) the ranks end without goodbye
                     abort(rank, "its bootstrap connection ended without goodbye (process died?)"
                         + (e.getMessage() == null ? "" : ": " + e.getMessage()));
                 }

@@ -140,6 +140,9 @@ public final class TcpBootstrap implements Bootstrap {
                 } else if (f.type() == BootstrapFrame.ABORT) {
                     fail(f.leadingInt(), f.reason());
                     return;
+                } else if (f.type() == BootstrapFrame.EXIT) {
+                    endByExit(f.leadingInt(), f.exitCode());
+                    return;
                 }
             }
         } catch (IOException e) {
@@ -147,6 +150,18 @@ public final class TcpBootstrap implements Bootstrap {
                 fail(-1, "the bootstrap connection to the launcher was lost: " + e.getMessage());
             }
         }
+    }
+
+    /** Another rank called exit(code): a process of its own ends now with that code, as gasnet_exit ends the job. */
+    private void endByExit(int by, int code) {
+        if (exitOnFailure && !closing) {
+            // before anything can fail a wait: this process's code must be the exit code, not a failure's
+            System.out.flush();
+            System.err.flush();
+            Runtime.getRuntime().halt(code);
+        }
+        health.fail(by, "rank " + by + " called exit(" + code + ")");
+        results.add(FAILED);
     }
 
     private void fail(int failedRank, String reason) {
@@ -240,9 +255,25 @@ public final class TcpBootstrap implements Bootstrap {
     public void close() {
         closing = true;
         try {
-            new BootstrapFrame(BootstrapFrame.BYE, new byte[0]).write(out);
+            synchronized (out) {
+                new BootstrapFrame(BootstrapFrame.BYE, new byte[0]).write(out);
+            }
         } catch (IOException ignored) {
             // the launcher is gone; nothing left to tell it
+        } finally {
+            closeSocket();
+        }
+    }
+
+    @Override
+    public void exit(int code) {
+        closing = true;
+        try {
+            synchronized (out) {
+                BootstrapFrame.exit(rank, code).write(out);
+            }
+        } catch (IOException ignored) {
+            // the launcher is gone; it ends the job anyway
         } finally {
             closeSocket();
         }

@@ -3,6 +3,7 @@ package org.gexj.launch;
 import org.gexj.Client;
 import org.gexj.Config;
 import org.gexj.Gex;
+import org.gexj.JobExitException;
 import org.gexj.PeerFailedException;
 import org.gexj.bootstrap.JobSecret;
 import org.gexj.bootstrap.RendezvousServer;
@@ -108,6 +109,8 @@ public final class InProcessJob {
             body.run(client);
             client.close();
             return null;
+        } catch (JobExitException e) {
+            return e.code() == 0 ? null : e;
         } catch (Throwable t) {
             if (!(t instanceof PeerFailedException)) {
                 server.abort(rank, "rank " + rank + " threw " + t);
@@ -115,7 +118,10 @@ public final class InProcessJob {
             if (client != null) {
                 client.abort(t.toString());
             }
-            return t;
+            // another rank's exit(0) ends the job successfully
+            final boolean endedByExitZero = t instanceof PeerFailedException && server.exitRank() >= 0
+                && server.exitCode() == 0;
+            return endedByExitZero ? null : t;
         }
     }
 }

@@ -22,6 +22,14 @@ public interface Bootstrap extends AutoCloseable {
      */
     void abort(String reason);
 
+    /**
+     * This rank called {@code exit(code)}: the launcher ends the job with {@code code} and every other rank is told
+     * to end too. Never throws. Without a launcher, the job is aborted.
+     */
+    default void exit(int code) {
+        abort("rank " + rank() + " called exit(" + code + ")");
+    }
+
     /** Tells the job that this rank ends normally. */
     @Override
     void close();

@@ -4,6 +4,7 @@ import org.gexj.Client;
 import org.gexj.Ec;
 import org.gexj.Flags;
 import org.gexj.HandlerContextException;
+import org.gexj.JobExitException;
 import org.gexj.Lc;
 import org.gexj.PeerFailedException;
 import org.gexj.am.Am;
@@ -79,6 +80,40 @@ public abstract class AmConformanceKit extends ConduitKit {
         assertInstanceOf(IllegalStateException.class, jobError.getCause(), String.valueOf(jobError));
         final PeerFailedException failed = assertInstanceOf(PeerFailedException.class, waiter.get());
         assertEquals(1, failed.rank(), failed.getMessage());
+    }
+
+    /** exit(code) is gasnet_exit: it ends every rank; a non-zero code fails the job, exit(0) ends it successfully. */
+    @Test
+    void exitOfOneRankEndsTheOthersWaits() {
+        for (int code : new int[] {5, 0}) {
+            final AtomicReference<Throwable> waiter = new AtomicReference<>();
+            final Runnable run = () -> job(2, client -> {
+                client.barrier();
+                if (client.rank() == 1) {
+                    assertTrue(assertThrows(IllegalArgumentException.class, () -> client.exit(256)).getMessage()
+                        .contains("[0, 255]"));
+                    assertThrows(IllegalArgumentException.class, () -> client.exit(-1));
+                    client.exit(code);
+                }
+                try {
+                    pollUntil(client, () -> false);
+                } catch (Throwable t) {
+                    waiter.set(t);
+                    throw t;
+                }
+            });
+            if (code == 0) {
+                run.run();
+            } else {
+                final AssertionError e = assertThrows(AssertionError.class, run::run);
+                final JobExitException exit = assertInstanceOf(JobExitException.class, e.getCause(), String.valueOf(e));
+                assertEquals(code, exit.code());
+                assertEquals(1, exit.rank());
+            }
+            final PeerFailedException failed = assertInstanceOf(PeerFailedException.class, waiter.get());
+            assertEquals(1, failed.rank());
+            assertTrue(failed.getMessage().contains("exit(" + code + ")"), failed.getMessage());
+        }
     }
 
     @Test

@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
  *  RESULT     server → rank   body: sequence:int32 | count:int32 | (length:int32 | blob) * count
  *  BYE        rank → server   body: empty (normal end)
  *  ABORT      both ways       body: rank:int32 | reason (UTF-8)
+ *  EXIT       both ways       body: rank:int32 | code:int32 (the rank called exit(code): the job ends with code)
  * </pre>
  * Integers are big-endian.
  */
@@ -36,12 +37,13 @@ public record BootstrapFrame(int type, byte[] body) {
     public static final int RESULT = 5;
     public static final int BYE = 6;
     public static final int ABORT = 7;
+    public static final int EXIT = 8;
     /** Bodies are small blobs (addresses, keys); this bounds what a bad peer can make us allocate. */
     public static final int MAX_BODY = 64 << 20;
 
     public BootstrapFrame {
-        if (type < CHALLENGE || type > ABORT) {
-            throw new IllegalArgumentException("bootstrap frame type " + type + " outside [1, 7]");
+        if (type < CHALLENGE || type > EXIT) {
+            throw new IllegalArgumentException("bootstrap frame type " + type + " outside [1, 8]");
         }
     }
 
@@ -79,8 +81,8 @@ public record BootstrapFrame(int type, byte[] body) {
         if (length < 0 || length > maxBody) {
             throw new IOException("bootstrap frame body length " + length + " outside [0, " + maxBody + "]");
         }
-        if (type < CHALLENGE || type > ABORT) {
-            throw new IOException("bootstrap frame type " + type + " outside [1, 7]");
+        if (type < CHALLENGE || type > EXIT) {
+            throw new IOException("bootstrap frame type " + type + " outside [1, 8]");
         }
         final byte[] body = new byte[length];
         in.readFully(body);
@@ -106,6 +108,18 @@ public record BootstrapFrame(int type, byte[] body) {
     public static BootstrapFrame abort(int rank, String reason) {
         final byte[] text = reason.getBytes(StandardCharsets.UTF_8);
         return new BootstrapFrame(ABORT, ByteBuffer.allocate(4 + text.length).putInt(rank).put(text).array());
+    }
+
+    public static BootstrapFrame exit(int rank, int code) {
+        return new BootstrapFrame(EXIT, ByteBuffer.allocate(8).putInt(rank).putInt(code).array());
+    }
+
+    /** The code of an EXIT frame. */
+    public int exitCode() throws IOException {
+        if (type != EXIT || body.length != 8) {
+            throw new IOException("bootstrap frame type " + type + " with " + body.length + " bytes is no EXIT frame");
+        }
+        return ByteBuffer.wrap(body).getInt(4);
     }
 
     public static BootstrapFrame hello(int rank, byte[] mac) {

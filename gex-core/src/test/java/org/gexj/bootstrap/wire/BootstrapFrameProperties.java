@@ -82,4 +82,13 @@ class BootstrapFrameProperties {
             new DataInputStream(new ByteArrayInputStream(header)), BootstrapFrame.MAX_UNAUTHENTICATED_BODY));
         assertEquals(true, e.getMessage().contains(Integer.toString(declared)), e.getMessage());
     }
+
+    @Property(tries = 50)
+    void exitRoundTrips(@ForAll @IntRange(min = 0, max = 4095) int rank, @ForAll @IntRange(min = 0, max = 255) int code)
+        throws IOException {
+        final BootstrapFrame f = roundTrip(BootstrapFrame.exit(rank, code));
+        assertEquals(BootstrapFrame.EXIT, f.type());
+        assertEquals(rank, f.leadingInt());
+        assertEquals(code, f.exitCode());
+    }
 }
