@@ -92,6 +92,19 @@ public final class RendezvousServer implements AutoCloseable {
         return exitCode;
     }
 
+    /** Sends {@code frame} to every connected rank but {@code rank} that has not ended; call holding this lock. */
+    private void tellOthers(int rank, BootstrapFrame frame) {
+        for (int r = 0; r < size; r++) {
+            if (r != rank && outputs[r] != null && !finished[r]) {
+                try {
+                    frame.write(outputs[r]);
+                } catch (IOException e) {
+                    // already gone
+                }
+            }
+        }
+    }
+
     /** A rank called exit(code): it counts as a goodbye, and every other rank is told to end with the same code. */
     private void exit(int rank, int code) {
         synchronized (this) {
@@ -101,16 +114,7 @@ public final class RendezvousServer implements AutoCloseable {
             }
             exitCode = code;
             exitRank = rank;
-            final BootstrapFrame frame = BootstrapFrame.exit(rank, code);
-            for (int r = 0; r < size; r++) {
-                if (r != rank && outputs[r] != null && !finished[r]) {
-                    try {
-                        frame.write(outputs[r]);
-                    } catch (IOException e) {
-                        // already gone
-                    }
-                }
-            }
+            tellOthers(rank, BootstrapFrame.exit(rank, code));
         }
     }
 
@@ -264,16 +268,7 @@ public final class RendezvousServer implements AutoCloseable {
             }
             failure = reason;
             failedRank = rank;
-            final BootstrapFrame frame = BootstrapFrame.abort(rank, reason);
-            for (int r = 0; r < size; r++) {
-                if (r != rank && outputs[r] != null && !finished[r]) {
-                    try {
-                        frame.write(outputs[r]);
-                    } catch (IOException e) {
-                        // already gone
-                    }
-                }
-            }
+            tellOthers(rank, BootstrapFrame.abort(rank, reason));
         }
     }
 

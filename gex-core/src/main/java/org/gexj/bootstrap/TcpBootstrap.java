@@ -233,16 +233,7 @@ public final class TcpBootstrap implements Bootstrap {
 
     @Override
     public void abort(String reason) {
-        closing = true;
-        try {
-            synchronized (out) {
-                BootstrapFrame.abort(rank, reason).write(out);
-            }
-        } catch (IOException ignored) {
-            // the launcher learns from the closed connection instead
-        } finally {
-            closeSocket();
-        }
+        sayLast(BootstrapFrame.abort(rank, reason));
     }
 
     /** For tests: drops the connection without a word, as a crashed process would. */
@@ -253,27 +244,23 @@ public final class TcpBootstrap implements Bootstrap {
 
     @Override
     public void close() {
-        closing = true;
-        try {
-            synchronized (out) {
-                new BootstrapFrame(BootstrapFrame.BYE, new byte[0]).write(out);
-            }
-        } catch (IOException ignored) {
-            // the launcher is gone; nothing left to tell it
-        } finally {
-            closeSocket();
-        }
+        sayLast(new BootstrapFrame(BootstrapFrame.BYE, new byte[0]));
     }
 
     @Override
     public void exit(int code) {
+        sayLast(BootstrapFrame.exit(rank, code));
+    }
+
+    /** This rank's last word to the launcher (BYE, ABORT or EXIT), then the connection closes. Never throws. */
+    private void sayLast(BootstrapFrame frame) {
         closing = true;
         try {
             synchronized (out) {
-                BootstrapFrame.exit(rank, code).write(out);
+                frame.write(out);
             }
         } catch (IOException ignored) {
-            // the launcher is gone; it ends the job anyway
+            // the launcher is gone, or learns from the closed connection instead
         } finally {
             closeSocket();
         }
