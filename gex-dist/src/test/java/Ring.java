@@ -5,7 +5,7 @@ import java.lang.foreign.*;
 
 public final class Ring {
     public static void main(String[] args) {
-        try (Client client = Gex.init("RING", args)) {             // collective, implicit barrier
+        try (Client client = Gex.init("RING")) {                   // collective, implicit barrier
             Segment seg = client.attachSegment(1 << 20);             // page multiple, off-heap, one per rank
             Am am = Am.of(client);
             int[] got = new int[1];

@@ -1,6 +1,7 @@
 package org.gexj;
 
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.gexj.internal.CoreAccess;
 import org.gexj.spi.Bootstrap;
 import org.gexj.spi.Capabilities;
 import org.gexj.spi.Conduit;
@@ -22,11 +23,25 @@ import java.util.function.Function;
  * <p>Threads: any thread may send; {@link #poll()} runs handlers on one thread at a time (a thread that finds
  * another one polling returns at once). Handlers run only inside {@code poll}, waits and sends that wait for
  * resources.
+ *
+ * <p>Handler exceptions: a handler runs inside whatever call polls (poll, barrier, a send blocked on a full path, an
+ * event's or RMA call's wait), and an exception it throws propagates from that call. {@link #barrier()} completes its
+ * phase first; a blocked send has then sent nothing; an RMA call's operation stays in flight and completes in later
+ * polls.
  */
 public final class Client implements AutoCloseable {
     /** Segment sizes are multiples of this ({@code GASNET_PAGESIZE}). */
     public static final long PAGE_SIZE = 4096;
     private static final int POLL_LIMIT = 64;
+    /**
+     * How long a wait may go on after a peer closed its client: long enough for that peer's last messages, sent before
+     * it left its final barrier, to arrive.
+     */
+    private static final long CLOSED_PEER_GRACE_NS = 1_000_000_000L;
+
+    static {
+        CoreAccess.install(new Access());
+    }
 
     private final String name;
     private final int rank;
@@ -38,7 +53,9 @@ public final class Client implements AutoCloseable {
     private final Config config;
     private final long maxSegmentSize;
     private final ReentrantLock pollLock = new ReentrantLock();
-    private final Event[] nbi = new Event[Ec.COUNT];
+    /** Each thread's NBI events, one per category: GASNet's NBI completion is per thread. */
+    private final ThreadLocal<Event[]> nbi = ThreadLocal.withInitial(this::newNbiEvents);
+    private final EventPool events = new EventPool(this);
     private final Map<Class<?>, Object> extensions = new HashMap<>();
     /*
      * Waiting: spin, then yield (free when no other thread wants the core, so a peer's message is seen within
@@ -76,9 +93,14 @@ public final class Client implements AutoCloseable {
         this.health = health;
         this.config = config;
         this.maxSegmentSize = config.getLong("GEX_MAX_SEGSIZE", 1L << 34, PAGE_SIZE, Long.MAX_VALUE);
-        for (int i = 0; i < nbi.length; i++) {
-            nbi[i] = new Event(this);
+    }
+
+    private Event[] newNbiEvents() {
+        final Event[] e = new Event[Ec.COUNT];
+        for (int i = 0; i < e.length; i++) {
+            e[i] = new Event(this, null);
         }
+        return e;
     }
 
     public String name() {
@@ -159,11 +181,27 @@ public final class Client implements AutoCloseable {
      * @return number of frames handled (0 if another thread is polling)
      * @throws HandlerContextException from a handler
      * @throws PeerFailedException once a peer or the launcher has failed
+     * @throws GexException once a peer has closed its client: nothing this rank waits for can come any more (this
+     *                      rank made more collective calls than that peer did)
      */
     public int poll() {
         checkNotRestricted("poll");
-        health.check();
+        checkCanWait("a poll loop");
         return pollQuietly();
+    }
+
+    /**
+     * Every wait checks that it can still complete: no peer failed, and no peer closed its client (a peer leaves its
+     * final barrier only once every rank has joined it, so any wait afterwards is a collective this peer skipped).
+     */
+    private void checkCanWait(String what) {
+        health.check();
+        final int closed = health.closedPeer();
+        if (closed >= 0 && System.nanoTime() - health.closedAtNanos() > CLOSED_PEER_GRACE_NS) {
+            throw new GexException("rank " + rank + ": " + what + " can never complete: rank " + closed
+                + " has closed its client, whose close() ended with a barrier every rank had joined; did this rank call"
+                + " barrier() (or another collective) more often than rank " + closed + "?");
+        }
     }
 
     private int pollQuietly() {
@@ -183,36 +221,80 @@ public final class Client implements AutoCloseable {
         }
     }
 
-    /** Collective barrier over all ranks; polls (runs handlers) while waiting. */
+    /**
+     * Collective barrier over all ranks; polls (runs handlers) while waiting.
+     *
+     * <p>If a handler throws meanwhile, the barrier still completes its phase, so this rank stays in step with the
+     * others, and then the first handler exception is rethrown (later ones are suppressed in it): a following
+     * {@code barrier()} is the next phase.
+     *
+     * @throws PeerFailedException if a peer fails meanwhile (the phase cannot complete)
+     * @throws GexException if a peer has closed its client: its final barrier paired with this one's earlier phase,
+     *                      so this one can never complete
+     */
     public void barrier() {
         checkOpen();
         checkNotRestricted("barrier");
         conduit.barrierNotify();
         final BackoffIdleStrategy idler = idle.get();
         idler.reset();
+        Throwable handlerFailure = null;
         while (!conduit.barrierTry()) {
-            health.check();
-            idler.idle(pollQuietly());
+            try {
+                checkCanWait("barrier");
+            } catch (RuntimeException e) {
+                if (handlerFailure != null) {
+                    e.addSuppressed(handlerFailure);
+                }
+                throw e;
+            }
+            try {
+                idler.idle(pollQuietly());
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (RuntimeException | Error e) {
+                if (handlerFailure == null) {
+                    handlerFailure = e;
+                } else if (handlerFailure != e) {
+                    handlerFailure.addSuppressed(e);
+                }
+            }
+        }
+        if (handlerFailure instanceof RuntimeException r) {
+            throw r;
+        }
+        if (handlerFailure != null) {
+            throw (Error) handlerFailure;
         }
     }
 
-    /** @return true if every NBI operation of the categories in {@code mask} has completed; does not poll */
+    /**
+     * @return true if every NBI operation of the categories in {@code mask} issued by the calling thread has
+     *         completed; does not poll
+     */
     public boolean nbiTest(int mask) {
         Ec.checkMask(mask);
+        final Event[] mine = nbi.get();
         for (int i = 0; i < Ec.COUNT; i++) {
-            if ((mask & (1 << i)) != 0 && !nbi[i].test()) {
+            if ((mask & (1 << i)) != 0 && !mine[i].test()) {
                 return false;
             }
         }
         return true;
     }
 
-    /** Polls until every NBI operation of the categories in {@code mask} has completed. */
+    /**
+     * Polls until every NBI operation of the categories in {@code mask} issued by the calling thread has completed
+     * ({@code gex_NBI_Wait}: other threads' operations are theirs to wait for).
+     *
+     * @throws GexException if one of them failed after it was started
+     */
     public void nbiWait(int mask) {
         Ec.checkMask(mask);
+        final Event[] mine = nbi.get();
         for (int i = 0; i < Ec.COUNT; i++) {
             if ((mask & (1 << i)) != 0) {
-                nbi[i].await();
+                mine[i].await();
             }
         }
     }
@@ -224,7 +306,7 @@ public final class Client implements AutoCloseable {
         if (mine[0] != null) {
             throw new IllegalStateException("an NBI access region is already open on this thread");
         }
-        mine[0] = new Event(this);
+        mine[0] = new Event(this, null);
         regionThreads.incrementAndGet();
     }
 
@@ -240,75 +322,54 @@ public final class Client implements AutoCloseable {
         return e;
     }
 
-    /**
-     * Library use: the event that tracks a new NBI operation of {@code category} issued by this thread — the
-     * open access region's, or the category's.
-     */
-    public Event nbiEvent(int category) {
+    /** The event that tracks a new NBI operation of {@code category} by this thread: its access region's, or its own. */
+    private Event nbiEvent(int category) {
         if (regionThreads.get() != 0) {
             final Event r = region.get()[0];
             if (r != null) {
                 return r;
             }
         }
-        return nbi[Ec.index(category)];
+        return nbi.get()[Ec.index(category)];
     }
 
-    /** Library use: polls until {@code event} completes; checks handler context and job health. */
-    public void awaitEvent(Event event) {
+    /** Polls until {@code event} completes; checks handler context, job health and closed peers. */
+    void awaitEvent(Event event) {
         checkNotRestricted("waiting for an event");
         final BackoffIdleStrategy idler = idle.get();
         idler.reset();
-        while (!event.test()) {
-            health.check();
+        while (event.pending() != 0) {
+            checkCanWait("waiting for an event");
             idler.idle(pollQuietly());
         }
     }
 
     /**
-     * Library use: one step of a wait for resources (back-pressure). Runs handlers when allowed — only reply
-     * handlers inside a handler or an NPAM pair, which is what lets a blocked reply drain the path it waits on —
-     * checks job health, backs off.
+     * One step of a wait for resources (back-pressure). Runs handlers when allowed — only reply handlers inside a
+     * handler or an NPAM pair, which is what lets a blocked reply drain the path it waits on — checks that the wait
+     * can complete, backs off.
      */
-    public void progressWhileBlocked() {
-        health.check();
+    private void progressWhileBlocked() {
+        checkCanWait("a send waiting for room");
         final int mask = inRestrictedContext() ? 1 << Conduit.REPLY : Conduit.ALL_CHANNELS;
         idle.get().idle(pollChannels(mask));
     }
 
-    /** Library use: resets this thread's back-off before a new wait. */
-    public void resetBackoff() {
-        idle.get().reset();
-    }
-
-    /** Library use: the AM layer installs the dispatcher of inbound frames. */
-    public void setFrameHandler(FrameHandler handler) {
-        this.frameHandler = handler;
-    }
-
-    /**
-     * Library use (the AM dispatcher, inside {@link #poll}): the polling thread runs a handler, where polling,
-     * waiting and barriers are forbidden. Handlers nest only through a reply poll inside a handler.
-     *
-     * @return the previous handler context, to pass to {@link #exitHandler}
-     */
-    public String enterHandler(String what) {
+    private String enterHandler(String what) {
         final String previous = handlerThread == Thread.currentThread() ? handlerWhat : null;
         handlerThread = Thread.currentThread();
         handlerWhat = what;
         return previous;
     }
 
-    /** Library use: leaves the handler context entered by {@link #enterHandler}. */
-    public void exitHandler(String previous) {
+    private void exitHandler(String previous) {
         handlerWhat = previous;
         if (previous == null) {
             handlerThread = null;
         }
     }
 
-    /** Library use: this thread is between an NPAM prepare and its commit or cancel ({@code what} non-null), or not. */
-    public void setNpam(String what) {
+    private void setNpam(String what) {
         final String[] mine = npam.get();
         if ((mine[0] == null) != (what == null)) {
             npamThreads.addAndGet(what == null ? -1 : 1);
@@ -316,18 +377,16 @@ public final class Client implements AutoCloseable {
         mine[0] = what;
     }
 
-    /** @return the NPAM description set on this thread by {@link #setNpam}, or null */
-    public String npamContext() {
+    private String npamContext() {
         return npamThreads.get() == 0 ? null : npam.get()[0];
     }
 
-    /** @return true if the calling thread is inside a handler or an NPAM prepare/commit pair */
-    public boolean inRestrictedContext() {
+    private boolean inRestrictedContext() {
         return handlerThread == Thread.currentThread() || npamContext() != null;
     }
 
     /** @throws HandlerContextException if the calling thread is in a handler or NPAM context */
-    public void checkNotRestricted(String operation) {
+    void checkNotRestricted(String operation) {
         if (handlerThread == Thread.currentThread()) {
             throw new HandlerContextException(operation + " is not allowed inside " + handlerWhat);
         }
@@ -337,18 +396,8 @@ public final class Client implements AutoCloseable {
         }
     }
 
-    /** Library use: the conduit. */
-    public Conduit conduit() {
-        return conduit;
-    }
-
-    public JobHealth health() {
-        return health;
-    }
-
-    /** Library use: one instance of an extension (Am, Rma) per client. */
     @SuppressWarnings("unchecked")
-    public synchronized <T> T extension(Class<T> type, Function<Client, T> factory) {
+    private synchronized <T> T extension(Class<T> type, Function<Client, T> factory) {
         // not computeIfAbsent: one extension's factory creates another (Rma creates Am)
         Object e = extensions.get(type);
         if (e == null) {
@@ -364,10 +413,6 @@ public final class Client implements AutoCloseable {
         }
     }
 
-    /**
-     * Ends the whole job abnormally ({@code gasnet_exit} with a failure): every other rank's waits end in
-     * {@link PeerFailedException} naming this rank, and this client's resources are released. Never throws.
-     */
     /**
      * {@code gasnet_exit}: ends the whole job with {@code code}. Not collective: any rank may call it, from any
      * context; every other rank ends too (under gexrun their processes exit with {@code code}, and so does gexrun; in
@@ -398,6 +443,10 @@ public final class Client implements AutoCloseable {
         throw new JobExitException(rank, code);
     }
 
+    /**
+     * Ends the whole job abnormally: every other rank's waits end in {@link PeerFailedException} naming this rank,
+     * and this client's resources are released. Never throws.
+     */
     public void abort(String reason) {
         if (closed) {
             return;
@@ -436,6 +485,99 @@ public final class Client implements AutoCloseable {
                     bootstrap.close();
                 }
             }
+        }
+    }
+
+    /** The library-internal operations, handed to GEX/J's own modules through {@link CoreAccess}. */
+    private static final class Access extends CoreAccess {
+        @Override
+        public Conduit conduit(Client client) {
+            return client.conduit;
+        }
+
+        @Override
+        public JobHealth health(Client client) {
+            return client.health;
+        }
+
+        @Override
+        public <T> T extension(Client client, Class<T> type, Function<Client, T> factory) {
+            return client.extension(type, factory);
+        }
+
+        @Override
+        public void setFrameHandler(Client client, FrameHandler handler) {
+            client.frameHandler = handler;
+        }
+
+        @Override
+        public String enterHandler(Client client, String what) {
+            return client.enterHandler(what);
+        }
+
+        @Override
+        public void exitHandler(Client client, String previous) {
+            client.exitHandler(previous);
+        }
+
+        @Override
+        public void setNpam(Client client, String what) {
+            client.setNpam(what);
+        }
+
+        @Override
+        public String npamContext(Client client) {
+            return client.npamContext();
+        }
+
+        @Override
+        public void checkNotRestricted(Client client, String operation) {
+            client.checkNotRestricted(operation);
+        }
+
+        @Override
+        public void progressWhileBlocked(Client client) {
+            client.progressWhileBlocked();
+        }
+
+        @Override
+        public void resetBackoff(Client client) {
+            client.idle.get().reset();
+        }
+
+        @Override
+        public Event nbiEvent(Client client, int category) {
+            return client.nbiEvent(category);
+        }
+
+        @Override
+        public Event newEvent(Client client) {
+            return new Event(client, null);
+        }
+
+        @Override
+        public Event pooledEvent(Client client) {
+            return client.events.take();
+        }
+
+        @Override
+        public void begin(Event event, int n) {
+            event.begin(n);
+        }
+
+        @Override
+        public void complete(Event event, int n) {
+            event.complete(n);
+        }
+
+        @Override
+        public void fail(Event event, int n, Throwable failure) {
+            event.fail(n, failure);
+        }
+
+        @Override
+        public void setLastEvent(Lc lc, Event event) {
+            lc.setLastEvent(event);
         }
     }
 }

@@ -7,6 +7,8 @@ import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
 import org.gexj.spi.JobHealth;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -17,22 +19,37 @@ import java.util.regex.Pattern;
  */
 public final class Gex {
     private static final Pattern CLIENT_NAME = Pattern.compile("[A-Z][A-Z0-9_]+");
+    /** {@code jobId/rank} of every client this process has created. */
+    private static final Set<String> JOINED = ConcurrentHashMap.newKeySet();
 
     private Gex() {
     }
 
-    /** Collective: joins the job described by the environment; returns after an implicit barrier. */
-    public static Client init(String clientName, String[] args) {
+    /**
+     * Collective: joins the job described by the environment, which the launcher sets (GASNet's {@code argc/argv}
+     * carry nothing for GEX/J: the program's arguments are all its own); returns after an implicit barrier.
+     */
+    public static Client init(String clientName) {
         return init(clientName, Config.fromEnvironment());
     }
 
-    /** Collective: joins the job described by {@code config}; returns after an implicit barrier. */
+    /**
+     * Collective: joins the job described by {@code config}; returns after an implicit barrier. A process joins a
+     * given job once (one client per rank, as in GASNet-EX); ranks of an in-process job are distinct.
+     *
+     * @throws IllegalStateException if this rank of this job has joined already in this process
+     */
     public static Client init(String clientName, Config config) {
         if (clientName == null || !CLIENT_NAME.matcher(clientName).matches()) {
             throw new IllegalArgumentException("client name '" + clientName + "' must match [A-Z][A-Z0-9_]+");
         }
         final int size = config.getInt("GEX_SIZE", 1, 1, 1 << 20);
         final int rank = config.getInt("GEX_RANK", 0, 0, size - 1);
+        final String jobId = config.get("GEX_JOB_ID", "solo" + ProcessHandle.current().pid());
+        if (!JOINED.add(jobId + "/" + rank)) {
+            throw new IllegalStateException("Gex.init: rank " + rank + " of job " + jobId
+                + " has joined already in this process; a rank calls Gex.init once");
+        }
         final JobHealth health = new JobHealth();
         final String address = config.get("GEX_BOOTSTRAP", null);
         if (address == null && size > 1) {
@@ -40,7 +57,6 @@ public final class Gex {
         }
         final Bootstrap bootstrap = address == null ? new SingletonBootstrap()
             : TcpBootstrap.connect(config, rank, size, health);
-        final String jobId = config.get("GEX_JOB_ID", "solo" + ProcessHandle.current().pid());
         Conduit conduit = null;
         try {
             final String conduitName = config.get("GEX_CONDUIT", "smp");

@@ -44,8 +44,11 @@ public final class Lc {
         return lastEvent;
     }
 
-    /** Library use: records the local-completion event of the call. */
-    public void setLastEvent(Event event) {
+    /** Records the local-completion event of the call; the shared options carry none and stay immutable. */
+    void setLastEvent(Event event) {
+        if (kind != KIND_EVENT) {
+            throw new IllegalStateException(this + " carries no event");
+        }
         this.lastEvent = event;
     }
 

@@ -7,7 +7,9 @@ import org.gexj.Flags;
 import org.gexj.GexTimeoutException;
 import org.gexj.HandlerContextException;
 import org.gexj.Lc;
+import org.gexj.am.internal.AmAccess;
 import org.gexj.am.wire.AmFrameFlyweight;
+import org.gexj.internal.CoreAccess;
 import org.gexj.spi.Capabilities;
 import org.gexj.spi.Conduit;
 
@@ -31,6 +33,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link Lc#GROUP} and explicit events are all complete at return.
  */
 public final class Am {
+    private static final CoreAccess CORE = CoreAccess.get();
+
+    static {
+        AmAccess.install(new AmAccess() {
+            @Override
+            public int registerSystem(Am am, int index, AmHandler handler) {
+                return am.registerSystem(index, handler);
+            }
+        });
+    }
     /** Sent. */
     public static final int OK = 0;
     /** Not sent: IMMEDIATE was given and the conduit had no room. */
@@ -59,7 +71,7 @@ public final class Am {
 
     private Am(Client client) {
         this.client = client;
-        this.conduit = client.conduit();
+        this.conduit = CORE.conduit(client);
         this.capabilities = conduit.capabilities();
         this.rank = client.rank();
         this.size = client.size();
@@ -68,12 +80,12 @@ public final class Am {
         this.maxLong = capabilities.crossMapped() ? Integer.MAX_VALUE : maxMedium;
         this.backPressureTimeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
         this.srcDescs = ThreadLocal.withInitial(() -> new SrcDesc(this));
-        client.setFrameHandler(new AmDispatcher(this, client));
+        CORE.setFrameHandler(client, new AmDispatcher(this, client));
     }
 
     /** The client's AM layer, created on first use. Create it on every rank before peers send. */
     public static Am of(Client client) {
-        return client.extension(Am.class, Am::new);
+        return CORE.extension(client, Am.class, Am::new);
     }
 
     public Client client() {
@@ -113,8 +125,8 @@ public final class Am {
         return put(index, handler);
     }
 
-    /** Library use: registers a handler of another GEX/J module at a library index in [1, 127]. */
-    public synchronized int registerSystem(int index, AmHandler handler) {
+    /** Registers a handler of another GEX/J module at a library index in [1, 127] ({@link AmAccess}). */
+    synchronized int registerSystem(int index, AmHandler handler) {
         Objects.requireNonNull(handler, "handler");
         if (index < 1 || index >= INDEX_BASE) {
             throw new IllegalArgumentException("library handler index " + index + " outside [1, 127]");
@@ -276,20 +288,19 @@ public final class Am {
             final AtomicBuffer b = conduit.claimBuffer(peer, channel);
             final int payloadAt = at + AmFrameFlyweight.payloadOffset(nargs);
             if (b.byteArray() != null) {
-                sd.view.wrap(b.byteArray(), b.wrapAdjustment()
-                    + payloadAt, (int) granted);
+                sd.view.wrap(sd, b.byteArray(), b.wrapAdjustment() + payloadAt, (int) granted);
             } else {
-                sd.view.wrap(b.addressOffset() + payloadAt, (int) granted);
+                sd.view.wrap(sd, b.addressOffset() + payloadAt, (int) granted);
             }
             sd.claimAt = at;
             sd.inPlace = true;
             sd.clientBuffer = null;
         } else if (clientBuffer == null) {
             sd.clientBuffer = sd.bounce(granted);
-            sd.view.wrap(sd.clientBuffer.address(), (int) granted);
+            sd.view.wrap(sd, sd.clientBuffer.address(), (int) granted);
         } else {
             sd.clientBuffer = clientBuffer;
-            sd.view.wrap(clientBuffer.address(), (int) granted);
+            sd.view.wrap(sd, clientBuffer.address(), (int) granted);
         }
         if (!sd.inPlace && (flags & Flags.IMMEDIATE) != 0) {
             // reserve the whole frame now: IMMEDIATE fails here, at prepare, and the commit never waits
@@ -311,7 +322,7 @@ public final class Am {
         sd.dest = dest;
         sd.thread = Thread.currentThread();
         sd.open = true;
-        client.setNpam(NPAM_CONTEXT);
+        CORE.setNpam(client, NPAM_CONTEXT);
         return sd;
     }
 
@@ -329,7 +340,7 @@ public final class Am {
         }
         checkHandler(handler, sd.category, sd.channel == Conduit.REQUEST, nargs);
         sd.open = false;
-        client.setNpam(null);
+        CORE.setNpam(client, null);
         final int at;
         final AtomicBuffer b;
         if (sd.claimAt >= 0) {
@@ -350,7 +361,7 @@ public final class Am {
             b = conduit.claimBuffer(sd.peer, sd.channel);
         }
         if (sd.lc != null && sd.lc.isEvent()) {
-            sd.lc.setLastEvent(Event.DONE); // the client buffer was copied: locally complete
+            CORE.setLastEvent(sd.lc, Event.DONE); // the client buffer was copied: locally complete
         }
         sd.lc = null;
         for (int i = 0; i < nargs; i++) {
@@ -368,13 +379,13 @@ public final class Am {
             conduit.abort(sd.peer, sd.channel, sd.claimAt);
         }
         sd.open = false;
-        client.setNpam(null);
+        CORE.setNpam(client, null);
     }
 
     // ---------------------------------------------------------------------------------------------- sending
 
     void checkRequestContext() {
-        client.checkNotRestricted("an AM request");
+        CORE.checkNotRestricted(client, "an AM request");
     }
 
     void checkReplyContext(Token token) {
@@ -389,7 +400,7 @@ public final class Am {
             throw new HandlerContextException("a request handler may reply at most once (handler "
                 + token.handlerIndex() + " already replied)");
         }
-        if (client.npamContext() != null) {
+        if (CORE.npamContext(client) != null) {
             throw new HandlerContextException("no reply between an NPAM prepare and its commit");
         }
     }
@@ -447,13 +458,8 @@ public final class Am {
         }
     }
 
+    /** Also for 0 bytes: a destination outside {@code [0, size]} is a bad address even with nothing to write there. */
     private void checkLongDest(int peer, long dest, long nbytes) {
-        if (nbytes == 0) {
-            if (dest < 0) {
-                throw new IllegalArgumentException("Long destination offset " + dest + " is negative");
-            }
-            return;
-        }
         client.segment().checkRemote(peer, dest, nbytes);
     }
 
@@ -514,7 +520,7 @@ public final class Am {
             }
         }
         if (lc != null && lc.isEvent()) {
-            lc.setLastEvent(Event.DONE);
+            CORE.setLastEvent(lc, Event.DONE);
         }
         return at;
     }
@@ -531,10 +537,10 @@ public final class Am {
     }
 
     private int claimSlowly(int peer, int channel, int length) {
-        client.resetBackoff();
+        CORE.resetBackoff(client);
         final long start = System.nanoTime();
         while (true) {
-            client.progressWhileBlocked();
+            CORE.progressWhileBlocked(client);
             final int at = conduit.claim(peer, channel, length);
             if (at >= 0) {
                 return at;

@@ -3,6 +3,7 @@ package org.gexj.am;
 import org.agrona.DirectBuffer;
 import org.gexj.Client;
 import org.gexj.am.wire.AmFrameFlyweight;
+import org.gexj.internal.CoreAccess;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.FrameHandler;
 
@@ -16,6 +17,7 @@ import java.lang.foreign.MemorySegment;
  * reported on stderr (the first few) and dropped; it never reaches a handler.
  */
 final class AmDispatcher implements FrameHandler {
+    private static final CoreAccess CORE = CoreAccess.get();
     private static final int REPORTED_DROPS = 10;
     private static final String[] CONTEXT = {"an AM request handler", "an AM reply handler"};
 
@@ -69,7 +71,7 @@ final class AmDispatcher implements FrameHandler {
         final Args a = args[channel];
         token.activate(source, index, request, category == AmFrameFlyweight.CATEGORY_LONG);
         a.wrap(frame);
-        final String previous = client.enterHandler(CONTEXT[channel]);
+        final String previous = CORE.enterHandler(client, CONTEXT[channel]);
         try {
             if (category == AmFrameFlyweight.CATEGORY_SHORT) {
                 handler.shortBody().onMessage(token, a);
@@ -77,7 +79,7 @@ final class AmDispatcher implements FrameHandler {
                 handler.payloadBody().onMessage(token, payload, a);
             }
         } finally {
-            client.exitHandler(previous);
+            CORE.exitHandler(client, previous);
             token.deactivate();
             a.invalidate();
             payload.invalidate();

@@ -16,6 +16,9 @@ public final class AmHandler {
 
     private AmHandler(Category category, Direction direction, int nargs, ShortHandler shortBody,
                       PayloadHandler payloadBody, String name) {
+        if (direction == null) {
+            throw new IllegalArgumentException("handler direction is null; use Direction.REQUEST, REPLY or REQREP");
+        }
         if (nargs < 0 || nargs > AmFrameFlyweight.MAX_ARGS) {
             throw new IllegalArgumentException("handler arity " + nargs + " outside [0, " + AmFrameFlyweight.MAX_ARGS + "]");
         }

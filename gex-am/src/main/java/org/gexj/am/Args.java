@@ -32,8 +32,16 @@ public final class Args {
         return frame.arg(index);
     }
 
-    /** Copies the args into {@code dst} (at least {@link #count()} long) and returns the count. */
+    /**
+     * Copies the args into {@code dst} (at least {@link #count()} long) and returns the count.
+     *
+     * @throws IndexOutOfBoundsException if {@code dst} is shorter than {@link #count()} (nothing is copied)
+     */
     public int copyTo(int[] dst) {
+        if (valid && dst.length < count) {
+            throw new IndexOutOfBoundsException("destination array of length " + dst.length + " holds fewer than the "
+                + count + " args");
+        }
         for (int i = 0; i < count; i++) {
             dst[i] = get(i);
         }

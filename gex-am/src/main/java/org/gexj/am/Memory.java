@@ -13,6 +13,22 @@ final class Memory {
     private Memory() {
     }
 
+    /**
+     * Checks that {@code [offset, offset + count)} lies in {@code [0, limit)}: Agrona's own checks are off in jobs, so
+     * every range a user hands in is checked here before memory is touched.
+     *
+     * @throws IndexOutOfBoundsException naming {@code what}, the range and the limit
+     */
+    static void checkRange(String what, long offset, long count, long limit) {
+        if (count < 0) {
+            throw new IndexOutOfBoundsException(what + ": byte count " + count + " is negative");
+        }
+        if (offset < 0 || offset > limit - count) {
+            throw new IndexOutOfBoundsException(what + " range [" + offset + ", " + (offset + count)
+                + ") outside [0, " + limit + ")");
+        }
+    }
+
     /** Copies {@code count} bytes from {@code src} at {@code srcOffset} into {@code dst} at {@code index}. */
     static void copy(MemorySegment src, long srcOffset, DirectBuffer dst, int index, long count) {
         if (count == 0) {

@@ -48,8 +48,11 @@ public final class Payload {
         if (!valid) {
             throw new IllegalStateException("an AM payload is valid only during its handler");
         }
+        if (width < 0) {
+            throw new IndexOutOfBoundsException("byte count " + width + " is negative");
+        }
         if (at < 0 || at > length - width) {
-            throw new IndexOutOfBoundsException("payload index " + at + " (+" + width + ") outside [0, " + length + ")");
+            throw new IndexOutOfBoundsException("payload range [" + at + ", " + (at + width) + ") outside [0, " + length + ")");
         }
     }
 
@@ -78,14 +81,29 @@ public final class Payload {
         return buffer.getLong(index + at);
     }
 
+    /**
+     * Copies {@code count} bytes from {@code at} into {@code dst} at {@code dstOffset}.
+     *
+     * @throws IndexOutOfBoundsException naming the bad range, if either range is outside its bounds (nothing is copied)
+     */
     public void getBytes(int at, byte[] dst, int dstOffset, int count) {
         check(at, count);
+        Memory.checkRange("destination array", dstOffset, count, dst.length);
         buffer.getBytes(index + at, dst, dstOffset, count);
     }
 
-    /** Copies {@code count} bytes from {@code at} into {@code dst} at {@code dstOffset}. */
+    /**
+     * Copies {@code count} bytes from {@code at} into {@code dst} at {@code dstOffset}.
+     *
+     * @throws IndexOutOfBoundsException naming the bad range, if either range is outside its bounds (nothing is copied)
+     * @throws IllegalArgumentException if {@code dst} is read-only
+     */
     public void copyTo(int at, MemorySegment dst, long dstOffset, int count) {
         check(at, count);
+        Memory.checkRange("destination segment", dstOffset, count, dst.byteSize());
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("destination segment is read-only");
+        }
         Memory.copy(buffer, index + at, dst, dstOffset, count);
     }
 

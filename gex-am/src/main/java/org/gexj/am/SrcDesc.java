@@ -1,7 +1,5 @@
 package org.gexj.am;
 
-import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.gexj.Lc;
 import org.gexj.am.wire.AmFrameFlyweight;
 
@@ -17,7 +15,7 @@ import java.lang.foreign.MemorySegment;
  */
 public final class SrcDesc {
     final Am am;
-    final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+    final PayloadBuffer view = new PayloadBuffer();
     Thread thread;
     boolean open;
     Token token;
@@ -50,10 +48,11 @@ public final class SrcDesc {
     }
 
     /**
-     * Where to write the payload: the client's buffer if one was given to prepare, else a library buffer (for a
-     * Medium, the conduit's send buffer itself, so the payload is written in place).
+     * Where to write the payload, bounded to the {@link #size()} granted bytes: the client's buffer if one was given to
+     * prepare, else a library buffer (for a Medium, the conduit's send buffer itself, so the payload is written in
+     * place).
      */
-    public MutableDirectBuffer buffer() {
+    public PayloadBuffer buffer() {
         checkOpen();
         return view;
     }

@@ -181,6 +181,8 @@ public final class RendezvousServer implements AutoCloseable {
                     case BootstrapFrame.BYE -> {
                         synchronized (this) {
                             finished[rank] = true;
+                            // a rank still waiting on this one (an unmatched barrier) can then fail instead of hang
+                            tellOthers(rank, BootstrapFrame.closed(rank));
                         }
                         return;
                     }

@@ -140,6 +140,8 @@ public final class TcpBootstrap implements Bootstrap {
                 } else if (f.type() == BootstrapFrame.ABORT) {
                     fail(f.leadingInt(), f.reason());
                     return;
+                } else if (f.type() == BootstrapFrame.CLOSED) {
+                    health.peerClosed(f.leadingInt());
                 } else if (f.type() == BootstrapFrame.EXIT) {
                     endByExit(f.leadingInt(), f.exitCode());
                     return;

@@ -8,6 +8,8 @@ import org.gexj.PeerFailedException;
  */
 public final class JobHealth {
     private volatile PeerFailedException failure;
+    private volatile long closedAtNanos;
+    private volatile int closedPeer = -1;
 
     /** Records the first failure; later ones are ignored. */
     public synchronized void fail(int rank, String reason) {
@@ -30,5 +32,27 @@ public final class JobHealth {
 
     public PeerFailedException failure() {
         return failure;
+    }
+
+    /**
+     * Records that {@code rank} closed its client normally (the launcher says so). Its close ended with a barrier
+     * that every rank had joined, so a rank that still waits for something afterwards called more collectives than
+     * that rank did: its wait can never complete.
+     */
+    public void peerClosed(int rank) {
+        if (closedPeer < 0) {
+            closedAtNanos = System.nanoTime();
+            closedPeer = rank;
+        }
+    }
+
+    /** The first peer known to have closed its client, or -1. */
+    public int closedPeer() {
+        return closedPeer;
+    }
+
+    /** {@link System#nanoTime()} when {@link #closedPeer()} became known. */
+    public long closedAtNanos() {
+        return closedAtNanos;
     }
 }

@@ -13,7 +13,7 @@ public final class ExitWith {
 
     public static void main(String[] args) throws Exception {
         final int code = Integer.parseInt(args[0]);
-        final Client client = Gex.init("EXITWITH", args);
+        final Client client = Gex.init("EXITWITH");
         client.barrier();
         if (args[1].equals("all") || Integer.parseInt(args[1]) == client.rank()) {
             System.out.println("rank " + client.rank() + " exits with " + code);

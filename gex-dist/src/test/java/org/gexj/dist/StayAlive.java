@@ -13,7 +13,7 @@ public final class StayAlive {
 
     public static void main(String[] args) throws Exception {
         final boolean compute = args.length > 0 && args[0].equals("compute");
-        final Client client = Gex.init("STAYALIVE", args);
+        final Client client = Gex.init("STAYALIVE");
         client.attachSegment(1 << 20);
         client.barrier();
         System.out.println("ready " + client.rank() + " " + ProcessHandle.current().pid());

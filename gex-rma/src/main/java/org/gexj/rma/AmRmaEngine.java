@@ -9,6 +9,8 @@ import org.gexj.am.Am;
 import org.gexj.am.Args;
 import org.gexj.am.Payload;
 import org.gexj.am.Token;
+import org.gexj.am.internal.AmAccess;
+import org.gexj.internal.CoreAccess;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -23,6 +25,8 @@ import java.lang.invoke.VarHandle;
  * messages, so no allocation happens per operation. When every slot is busy the initiator polls until one frees.
  */
 final class AmRmaEngine implements RmaEngine {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     static final int PUT_REQUEST = 64;
     static final int PUT_ACK = 65;
     static final int GET_REQUEST = 66;
@@ -30,6 +34,7 @@ final class AmRmaEngine implements RmaEngine {
 
     private final Am am;
     private final Client client;
+    private final long slotTimeoutNs;
     private final long putChunk;
     private final long getChunk;
     private final Operation[] operations;
@@ -53,6 +58,8 @@ final class AmRmaEngine implements RmaEngine {
         Event completion;
         volatile int remaining;
         MemorySegment dst;
+        /** Set by a chunk that could not be stored; reported by the operation's event. */
+        volatile Throwable failure;
         long dstOffset;
         long remoteOffset;
 
@@ -72,12 +79,14 @@ final class AmRmaEngine implements RmaEngine {
             free[i] = slots - 1 - i;
         }
         this.freeCount = slots;
+        this.slotTimeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
         this.putChunk = am.lubRequestMedium();
         this.getChunk = am.lubReplyMedium();
-        am.registerSystem(PUT_REQUEST, AmHandler.mediumRequest(3, this::onPutRequest).named("rma-put"));
-        am.registerSystem(PUT_ACK, AmHandler.shortReply(1, this::onPutAck).named("rma-put-ack"));
-        am.registerSystem(GET_REQUEST, AmHandler.shortRequest(4, this::onGetRequest).named("rma-get"));
-        am.registerSystem(GET_REPLY, AmHandler.mediumReply(3, this::onGetReply).named("rma-get-reply"));
+        final AmAccess access = AmAccess.get();
+        access.registerSystem(am, PUT_REQUEST, AmHandler.mediumRequest(3, this::onPutRequest).named("rma-put"));
+        access.registerSystem(am, PUT_ACK, AmHandler.shortReply(1, this::onPutAck).named("rma-put-ack"));
+        access.registerSystem(am, GET_REQUEST, AmHandler.shortRequest(4, this::onGetRequest).named("rma-get"));
+        access.registerSystem(am, GET_REPLY, AmHandler.mediumReply(3, this::onGetReply).named("rma-get-reply"));
     }
 
     @Override
@@ -94,7 +103,7 @@ final class AmRmaEngine implements RmaEngine {
         final Operation op = acquire();
         op.completion = completion;
         op.remaining = chunks;
-        completion.begin(chunks);
+        CORE.begin(completion, chunks);
         int sent = 0;
         try {
             for (long done = 0; done < nbytes; done += putChunk, sent++) {
@@ -120,7 +129,7 @@ final class AmRmaEngine implements RmaEngine {
         op.dst = dst;
         op.dstOffset = dstOffset;
         op.remoteOffset = remoteOffset;
-        completion.begin(chunks);
+        CORE.begin(completion, chunks);
         int sent = 0;
         try {
             for (long done = 0; done < nbytes; done += getChunk, sent++) {
@@ -149,10 +158,18 @@ final class AmRmaEngine implements RmaEngine {
             args.get(0), args.get(1), args.get(2));
     }
 
+    /**
+     * Stores a chunk of a get. The destination was checked at the call, but if storing still fails (its arena was
+     * closed meanwhile) the operation completes with that failure instead of staying pending or failing the poll.
+     */
     private void onGetReply(Token token, Payload payload, Args args) {
         final Operation op = operations[args.get(0)];
         final long at = offset(args.get(1), args.get(2));
-        payload.copyTo(0, op.dst, op.dstOffset + (at - op.remoteOffset), payload.length());
+        try {
+            payload.copyTo(0, op.dst, op.dstOffset + (at - op.remoteOffset), payload.length());
+        } catch (RuntimeException e) {
+            op.failure = e;
+        }
         complete(op, 1);
     }
 
@@ -169,27 +186,34 @@ final class AmRmaEngine implements RmaEngine {
             return;
         }
         final Event e = op.completion;
+        final Throwable failure = op.failure;
         if ((int) Operation.REMAINING.getAndAdd(op, -chunks) == chunks) {
             op.completion = null;
             op.dst = null;
+            op.failure = null;
             release(op.id);
         }
-        e.complete(chunks);
+        if (failure == null) {
+            CORE.complete(e, chunks);
+        } else {
+            CORE.fail(e, chunks, failure);
+        }
     }
 
     private Operation acquire() {
         final long start = System.nanoTime();
-        client.resetBackoff();
+        CORE.resetBackoff(client);
         while (true) {
             synchronized (this) {
                 if (freeCount > 0) {
                     return operations[free[--freeCount]];
                 }
             }
-            client.progressWhileBlocked();
-            if (System.nanoTime() - start > 60_000_000_000L) {
+            CORE.progressWhileBlocked(client);
+            if (System.nanoTime() - start > slotTimeoutNs) {
                 throw new GexTimeoutException("rank " + client.rank() + ": all " + operations.length
-                    + " RMA-over-AM operation slots (GEX_RMA_AM_OPS) stayed busy for 60 s");
+                    + " RMA-over-AM operation slots (GEX_RMA_AM_OPS) stayed busy for " + slotTimeoutNs / 1_000_000_000L
+                    + " s (GEX_BACKPRESSURE_TIMEOUT)");
             }
         }
     }

@@ -34,11 +34,17 @@ final class CrossMappedRmaEngine implements RmaEngine {
 
     @Override
     public void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Event completion) {
+        if (nbytes == 0) {
+            return; // src may be null
+        }
         MemorySegment.copy(src, srcOffset, peer(peer), remoteOffset, nbytes);
     }
 
     @Override
     public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
+        if (nbytes == 0) {
+            return; // dst may be null
+        }
         MemorySegment.copy(peer(peer), remoteOffset, dst, dstOffset, nbytes);
     }
 

@@ -6,27 +6,40 @@ import org.gexj.Event;
 import org.gexj.Lc;
 import org.gexj.Segment;
 import org.gexj.am.Am;
+import org.gexj.internal.CoreAccess;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Objects;
 
 /**
  * One-sided put and get ({@code gex_RMA_*}): blocking, non-blocking with an {@link Event} (NB), and implicit
  * (NBI, completed by {@link Client#nbiWait} with {@link Ec#PUT} / {@link Ec#GET}, or collected by an access region).
  * The remote address is an offset into the peer's segment, checked at the initiator: a bad rank, offset or length
- * throws {@link IllegalArgumentException} before anything is sent. Local buffers may be any memory segment.
+ * throws {@link IllegalArgumentException} before anything is sent. A transfer of 0 bytes is a no-op (its local buffer
+ * may be null), as in AM and GASNet-EX.
+ *
+ * <p>Local buffers: a put's source may be any memory segment. A get's destination must be writable and accessible
+ * from every thread (a global, automatic or shared arena's, or a heap segment): the data may be stored by whichever
+ * thread polls when it arrives, so a read-only or thread-confined destination is rejected at the call.
  *
  * <p>Completion of a put or get means complete at the target. A put's source is reusable when the call returns
  * with {@link Lc#NOW}; with {@link Lc#DEFER}, {@link Lc#GROUP} or an event, when that completes (here the payload
- * is always copied before return, so local completion is immediate).
+ * is always copied before return, so local completion is immediate). The {@link Event} of a non-blocking call is
+ * consumed by its successful test or wait (see {@link Event}).
+ *
+ * <p>A handler exception thrown while a blocking call waits propagates from it; the operation stays in flight and
+ * completes during later polls.
  *
  * <p>The engine is chosen from the conduit's capabilities: cross-mapped segments (smp) give memory copies; other
  * conduits use the RMA-over-AM reference. {@code GEX_RMA_OVER_AM=1} forces the reference (for tests and
  * comparison). Create it with {@link #of} on every rank before peers use it.
  */
 public final class Rma {
+    private static final CoreAccess CORE = CoreAccess.get();
+    /** Never started: a probe for segments confined to one thread. */
+    private static final Thread ANOTHER_THREAD = Thread.ofVirtual().unstarted(() -> { });
+
     private final Client client;
     private final RmaEngine engine;
     private final ThreadLocal<Event> blocking;
@@ -37,15 +50,15 @@ public final class Rma {
         final Am am = Am.of(client);
         final boolean overAm = client.config().getBoolean("GEX_RMA_OVER_AM", false);
         this.engine = client.capabilities().crossMapped() && !overAm
-            ? new CrossMappedRmaEngine(client.conduit(), client.size())
+            ? new CrossMappedRmaEngine(CORE.conduit(client), client.size())
             : new AmRmaEngine(am);
-        this.blocking = ThreadLocal.withInitial(() -> new Event(client));
+        this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
         this.valueBuffer = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(8, 8));
     }
 
     /** The client's RMA layer, created on first use (collectively: every rank, before a barrier). */
     public static Rma of(Client client) {
-        return client.extension(Rma.class, Rma::new);
+        return CORE.extension(client, Rma.class, Rma::new);
     }
 
     /** True when RMA goes over active messages (no cross-mapping or native RMA, or forced). */
@@ -72,7 +85,7 @@ public final class Rma {
     public Event putNb(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
         checkPut(peer, remoteOffset, src, srcOffset, nbytes);
         checkLc(lc, false);
-        final Event e = engine.synchronous() ? Event.DONE : new Event(client);
+        final Event e = engine.synchronous() ? Event.DONE : CORE.pooledEvent(client);
         engine.put(peer, remoteOffset, src, srcOffset, nbytes, e);
         localCompletion(lc);
         return e;
@@ -86,7 +99,7 @@ public final class Rma {
     public void putNbi(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
         checkPut(peer, remoteOffset, src, srcOffset, nbytes);
         checkLc(lc, true);
-        engine.put(peer, remoteOffset, src, srcOffset, nbytes, client.nbiEvent(Ec.PUT));
+        engine.put(peer, remoteOffset, src, srcOffset, nbytes, CORE.nbiEvent(client, Ec.PUT));
     }
 
     // ---------------------------------------------------------------------------------------------- get
@@ -102,7 +115,7 @@ public final class Rma {
     /** Non-blocking get; the data is in {@code dst} when the event completes. */
     public Event getNb(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
         checkGet(dst, dstOffset, peer, remoteOffset, nbytes);
-        final Event e = engine.synchronous() ? Event.DONE : new Event(client);
+        final Event e = engine.synchronous() ? Event.DONE : CORE.pooledEvent(client);
         engine.get(dst, dstOffset, peer, remoteOffset, nbytes, e);
         return e;
     }
@@ -110,7 +123,7 @@ public final class Rma {
     /** Implicit-handle get, completed by {@code nbiWait(Ec.GET)} or the enclosing access region. */
     public void getNbi(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
         checkGet(dst, dstOffset, peer, remoteOffset, nbytes);
-        engine.get(dst, dstOffset, peer, remoteOffset, nbytes, client.nbiEvent(Ec.GET));
+        engine.get(dst, dstOffset, peer, remoteOffset, nbytes, CORE.nbiEvent(client, Ec.GET));
     }
 
     // ---------------------------------------------------------------------------------------------- values
@@ -155,21 +168,36 @@ public final class Rma {
     // ---------------------------------------------------------------------------------------------- checks
 
     private void checkPut(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes) {
-        client.checkNotRestricted("an RMA put");
+        CORE.checkNotRestricted(client, "an RMA put");
         final Segment segment = client.segment();
         segment.checkRemote(peer, remoteOffset, nbytes);
         checkLocal("source", src, srcOffset, nbytes);
     }
 
     private void checkGet(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
-        client.checkNotRestricted("an RMA get");
+        CORE.checkNotRestricted(client, "an RMA get");
         final Segment segment = client.segment();
         segment.checkRemote(peer, remoteOffset, nbytes);
         checkLocal("destination", dst, dstOffset, nbytes);
+        if (nbytes > 0) {
+            if (dst.isReadOnly()) {
+                throw new IllegalArgumentException("get destination is a read-only segment");
+            }
+            if (!dst.isAccessibleBy(ANOTHER_THREAD)) {
+                throw new IllegalArgumentException("get destination is confined to one thread (Arena.ofConfined()); the"
+                    + " data may be stored by another polling thread: use a shared, global or automatic arena");
+            }
+        }
     }
 
+    /** A 0-byte transfer needs no buffer: it is a no-op once the remote range is checked. */
     private static void checkLocal(String what, MemorySegment buffer, long offset, long nbytes) {
-        Objects.requireNonNull(buffer, what);
+        if (buffer == null) {
+            if (nbytes != 0) {
+                throw new IllegalArgumentException("local " + what + " is null with " + nbytes + " bytes to transfer");
+            }
+            return;
+        }
         if (offset < 0 || nbytes < 0 || offset > buffer.byteSize() - nbytes) {
             throw new IllegalArgumentException("local " + what + " range [" + offset + ", " + (offset + nbytes)
                 + ") outside the buffer [0, " + buffer.byteSize() + ")");
@@ -188,7 +216,7 @@ public final class Rma {
 
     private static void localCompletion(Lc lc) {
         if (lc.isEvent()) {
-            lc.setLastEvent(Event.DONE);
+            CORE.setLastEvent(lc, Event.DONE);
         }
     }
 }

@@ -87,7 +87,7 @@ public final class TestAm {
 
     public static void main(String[] args) {
         int code;
-        try (Client client = Gex.init("TESTAM", args)) {
+        try (Client client = Gex.init("TESTAM")) {
             code = run(client, args, System.out);
         }
         System.exit(code);

@@ -65,7 +65,7 @@ public final class TestQueue {
 
     public static void main(String[] args) {
         int code;
-        try (Client client = Gex.init("TESTQUEUE", args)) {
+        try (Client client = Gex.init("TESTQUEUE")) {
             code = run(client, args, System.out);
         }
         System.exit(code);

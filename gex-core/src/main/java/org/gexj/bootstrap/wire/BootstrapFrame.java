@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
  *  BYE        rank → server   body: empty (normal end)
  *  ABORT      both ways       body: rank:int32 | reason (UTF-8)
  *  EXIT       both ways       body: rank:int32 | code:int32 (the rank called exit(code): the job ends with code)
+ *  CLOSED     server → rank   body: rank:int32 (that rank said BYE: it will take part in nothing more)
  * </pre>
  * Integers are big-endian.
  */
@@ -38,12 +39,13 @@ public record BootstrapFrame(int type, byte[] body) {
     public static final int BYE = 6;
     public static final int ABORT = 7;
     public static final int EXIT = 8;
+    public static final int CLOSED = 9;
     /** Bodies are small blobs (addresses, keys); this bounds what a bad peer can make us allocate. */
     public static final int MAX_BODY = 64 << 20;
 
     public BootstrapFrame {
-        if (type < CHALLENGE || type > EXIT) {
-            throw new IllegalArgumentException("bootstrap frame type " + type + " outside [1, 8]");
+        if (type < CHALLENGE || type > CLOSED) {
+            throw new IllegalArgumentException("bootstrap frame type " + type + " outside [1, 9]");
         }
     }
 
@@ -81,8 +83,8 @@ public record BootstrapFrame(int type, byte[] body) {
         if (length < 0 || length > maxBody) {
             throw new IOException("bootstrap frame body length " + length + " outside [0, " + maxBody + "]");
         }
-        if (type < CHALLENGE || type > EXIT) {
-            throw new IOException("bootstrap frame type " + type + " outside [1, 8]");
+        if (type < CHALLENGE || type > CLOSED) {
+            throw new IOException("bootstrap frame type " + type + " outside [1, 9]");
         }
         final byte[] body = new byte[length];
         in.readFully(body);
@@ -122,11 +124,15 @@ public record BootstrapFrame(int type, byte[] body) {
         return ByteBuffer.wrap(body).getInt(4);
     }
 
+    public static BootstrapFrame closed(int rank) {
+        return new BootstrapFrame(CLOSED, ByteBuffer.allocate(4).putInt(rank).array());
+    }
+
     public static BootstrapFrame hello(int rank, byte[] mac) {
         return new BootstrapFrame(HELLO, ByteBuffer.allocate(4 + mac.length).putInt(rank).put(mac).array());
     }
 
-    /** Leading int32 of the body: the sequence (ALLGATHER, RESULT) or the rank (HELLO, ABORT). */
+    /** Leading int32 of the body: the sequence (ALLGATHER, RESULT) or the rank (HELLO, ABORT, EXIT, CLOSED). */
     public int leadingInt() throws IOException {
         if (body.length < 4) {
             throw new IOException("bootstrap frame type " + type + " body of " + body.length + " bytes lacks its int");

@@ -1,0 +1,37 @@
+package org.gexj.am.internal;
+
+import org.gexj.am.Am;
+import org.gexj.am.AmHandler;
+
+/**
+ * What other GEX/J modules (RMA over AM) need of the AM layer that users must not call: the library's handler indices
+ * [1, 127]. This package is exported only to those modules; {@link Am} installs the implementation.
+ */
+public abstract class AmAccess {
+    private static volatile AmAccess instance;
+
+    /** The implementation, installed by {@link Am}'s class initialisation. */
+    public static AmAccess get() {
+        AmAccess a = instance;
+        if (a == null) {
+            try {
+                Class.forName(Am.class.getName(), true, AmAccess.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
+            a = instance;
+        }
+        return a;
+    }
+
+    /** Called once, by {@link Am}'s static initialiser; a second call is refused. */
+    public static synchronized void install(AmAccess access) {
+        if (instance != null) {
+            throw new IllegalStateException("AmAccess is installed already");
+        }
+        instance = access;
+    }
+
+    /** Registers a library handler at {@code index} in [1, 127]. */
+    public abstract int registerSystem(Am am, int index, AmHandler handler);
+}

@@ -1,0 +1,111 @@
+package org.gexj.internal;
+
+import org.gexj.Client;
+import org.gexj.Event;
+import org.gexj.Lc;
+import org.gexj.spi.Conduit;
+import org.gexj.spi.FrameHandler;
+import org.gexj.spi.JobHealth;
+
+import java.util.function.Function;
+
+/**
+ * What the AM and RMA layers need of the core that users must not call: handler and NPAM context, progress while
+ * blocked, events' counters, the conduit. This package is exported only to GEX/J's own modules, so the public classes
+ * ({@link Client}, {@link Event}, {@link Lc}) keep these operations package-private and hand them out here (the JDK's
+ * "shared secrets" pattern).
+ *
+ * <p>Get it once into a static final field: {@code private static final CoreAccess CORE = CoreAccess.get();}
+ */
+public abstract class CoreAccess {
+    private static volatile CoreAccess instance;
+
+    /** The implementation, installed by {@link Client}'s class initialisation. */
+    public static CoreAccess get() {
+        CoreAccess a = instance;
+        if (a == null) {
+            try {
+                Class.forName(Client.class.getName(), true, CoreAccess.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
+            a = instance;
+        }
+        return a;
+    }
+
+    /** Called once, by {@link Client}'s static initialiser; a second call is refused. */
+    public static synchronized void install(CoreAccess access) {
+        if (instance != null) {
+            throw new IllegalStateException("CoreAccess is installed already");
+        }
+        instance = access;
+    }
+
+    // ------------------------------------------------------------------------------------------ client
+
+    /** The client's conduit. */
+    public abstract Conduit conduit(Client client);
+
+    public abstract JobHealth health(Client client);
+
+    /** One instance of an extension (Am, Rma) per client, created by {@code factory} on first use. */
+    public abstract <T> T extension(Client client, Class<T> type, Function<Client, T> factory);
+
+    /** The AM layer installs the dispatcher of inbound frames. */
+    public abstract void setFrameHandler(Client client, FrameHandler handler);
+
+    /**
+     * The polling thread starts running a handler, where polling, waiting and barriers are forbidden. Handlers nest
+     * only through a reply poll inside a handler.
+     *
+     * @return the previous handler context, to pass to {@link #exitHandler}
+     */
+    public abstract String enterHandler(Client client, String what);
+
+    public abstract void exitHandler(Client client, String previous);
+
+    /** This thread is between an NPAM prepare and its commit or cancel ({@code what} non-null), or not. */
+    public abstract void setNpam(Client client, String what);
+
+    /** The NPAM context of this thread, or null. */
+    public abstract String npamContext(Client client);
+
+    /** @throws org.gexj.HandlerContextException if this thread is in a handler or between NPAM prepare and commit */
+    public abstract void checkNotRestricted(Client client, String operation);
+
+    /**
+     * One step of a wait for resources (back-pressure): runs handlers when allowed (only replies inside a handler or
+     * NPAM pair), checks job health, backs off.
+     */
+    public abstract void progressWhileBlocked(Client client);
+
+    /** Resets this thread's back-off before a new wait. */
+    public abstract void resetBackoff(Client client);
+
+    /** The event that tracks a new NBI operation of {@code category} by this thread: its access region's, or its own. */
+    public abstract Event nbiEvent(Client client, int category);
+
+    // ------------------------------------------------------------------------------------------ events
+
+    /** A new event of {@code client}, reusable: it is never consumed (blocking calls' per-thread events). */
+    public abstract Event newEvent(Client client);
+
+    /**
+     * An event for one non-blocking operation, taken from the client's pool without allocating; it goes back to the
+     * pool when a successful {@code test()} or {@code await()} consumes it, as GASNet-EX's events are.
+     */
+    public abstract Event pooledEvent(Client client);
+
+    /** {@code n} more sub-operations are pending on {@code event}. */
+    public abstract void begin(Event event, int n);
+
+    /** {@code n} sub-operations of {@code event} finished. */
+    public abstract void complete(Event event, int n);
+
+    /** {@code n} sub-operations of {@code event} finished, and the operation failed with {@code failure}. */
+    public abstract void fail(Event event, int n, Throwable failure);
+
+    /** Records the local-completion event of a call made with an {@link Lc#event()} option. */
+    public abstract void setLastEvent(Lc lc, Event event);
+}
