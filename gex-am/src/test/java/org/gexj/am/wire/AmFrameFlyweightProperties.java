@@ -1,87 +1,123 @@
 package org.gexj.am.wire;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
-import net.jqwik.api.constraints.Size;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.api.Pair;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 class AmFrameFlyweightProperties {
+    private static final Gen<Byte> ANY_BYTE = Generate.bytes(Byte.MIN_VALUE, Byte.MAX_VALUE, (byte) 0);
 
-    @Property
-    void everyFieldRoundTrips(@ForAll @IntRange(min = 0, max = 2) int category,
-                              @ForAll boolean request,
-                              @ForAll boolean inline,
-                              @ForAll @IntRange(min = 1, max = 255) int handler,
-                              @ForAll @Size(max = 16) int[] args,
-                              @ForAll @IntRange(min = 0, max = 1 << 20) int source,
-                              @ForAll @Size(max = 300) byte[] payload,
-                              @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long dest,
-                              @ForAll @IntRange(min = 0, max = 7) int misalign) {
-        final int nargs = args.length;
-        final boolean carries = category == AmFrameFlyweight.CATEGORY_MEDIUM
-            || (category == AmFrameFlyweight.CATEGORY_LONG && inline);
-        final byte[] body = category == AmFrameFlyweight.CATEGORY_SHORT ? new byte[0] : payload;
-        final int length = AmFrameFlyweight.frameLength(nargs, carries ? body.length : 0);
-        final int at = 8 * misalign;
-        final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(at + length + 16));
-        final int type = category | (request ? AmFrameFlyweight.TYPE_REQUEST : 0)
-            | (category == AmFrameFlyweight.CATEGORY_LONG && inline ? AmFrameFlyweight.TYPE_INLINE : 0);
-        AmFrameFlyweight.encodeHeader(buffer, at, type, handler, nargs, source, body.length, dest);
-        for (int i = 0; i < nargs; i++) {
-            AmFrameFlyweight.encodeArg(buffer, at, i, args[i]);
-        }
-        if (carries) {
-            buffer.putBytes(at + AmFrameFlyweight.payloadOffset(nargs), body);
-        }
+    /** One draw in ten is an edge value: random draws alone almost never hit the bounds of a wide range. */
+    @SafeVarargs
+    private static <T> Gen<T> edgeBiased(Gen<T> values, T... edges) {
+        return Generate.frequency(Pair.of(9, values), Pair.of(1, Generate.pick(List.of(edges))));
+    }
 
-        final AmFrameFlyweight frame = new AmFrameFlyweight().wrap(buffer, at, length);
-        assertNull(frame.validate());
-        assertEquals(AmFrameFlyweight.VERSION, frame.version());
-        assertEquals(category, frame.category());
-        assertEquals(request, frame.isRequest());
-        assertEquals(category == AmFrameFlyweight.CATEGORY_LONG && inline, frame.isInline());
-        assertEquals(handler, frame.handler());
-        assertEquals(nargs, frame.nargs());
-        assertEquals(source, frame.source());
-        assertEquals(body.length, frame.payloadLength());
-        assertEquals(dest, frame.dest());
-        for (int i = 0; i < nargs; i++) {
-            assertEquals(args[i], frame.arg(i));
-        }
-        if (carries) {
-            final byte[] back = new byte[body.length];
-            buffer.getBytes(frame.payloadIndex(), back);
-            assertArrayEquals(body, back);
-            assertEquals(0, frame.payloadIndex() % 8, "payload is 8-byte aligned");
+    /** The fields of one generated frame; arrays are printed by value so a counterexample can be read. */
+    record Frame(int category, boolean request, boolean inline, int handler, int[] args, int source, byte[] payload,
+                 long dest, int misalign) {
+        @Override
+        public String toString() {
+            return "Frame[category=" + category + ", request=" + request + ", inline=" + inline + ", handler=" + handler
+                + ", args=" + Arrays.toString(args) + ", source=" + source + ", payload=" + Arrays.toString(payload)
+                + ", dest=" + dest + ", misalign=" + misalign + "]";
         }
     }
 
-    @Property
-    void truncatedFramesAreRejected(@ForAll @IntRange(min = 0, max = 16) int nargs,
-                                    @ForAll @IntRange(min = 1, max = 64) int payloadLength,
-                                    @ForAll @IntRange(min = 1, max = 200) int cut) {
-        final int length = AmFrameFlyweight.frameLength(nargs, payloadLength);
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[length]);
-        AmFrameFlyweight.encodeHeader(buffer, 0, AmFrameFlyweight.CATEGORY_MEDIUM, 200, nargs, 0, payloadLength, 0);
-        final int shorter = Math.max(0, length - cut);
-        assertNotNull(new AmFrameFlyweight().wrap(buffer, 0, shorter).validate());
+    private static Gen<Frame> frames() {
+        final Gen<Integer> category = integers().between(0, 2);
+        final Gen<Boolean> flag = booleans().all();
+        final Gen<Integer> handler = integers().between(1, 255);
+        final Gen<int[]> args = Generate.intArrays(integers().between(0, 16),
+            edgeBiased(integers().all(), 0, 1, -1, Integer.MIN_VALUE, Integer.MAX_VALUE));
+        final Gen<Integer> source = edgeBiased(integers().between(0, 1 << 20), 0, 1, 1 << 20);
+        final Gen<byte[]> payload = Generate.byteArrays(integers().between(0, 300), ANY_BYTE);
+        final Gen<Long> dest = edgeBiased(longs().between(0, Long.MAX_VALUE), 0L, 1L, Long.MAX_VALUE);
+        final Gen<Integer> misalign = integers().between(0, 7);
+        return in -> new Frame(category.generate(in), flag.generate(in), flag.generate(in), handler.generate(in),
+            args.generate(in), source.generate(in), payload.generate(in), dest.generate(in), misalign.generate(in));
     }
 
-    @Property
-    void wrongVersionIsRejected(@ForAll byte version) {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
-        AmFrameFlyweight.encodeHeader(buffer, 0, AmFrameFlyweight.CATEGORY_SHORT, 200, 0, 0, 0, 0);
-        buffer.putByte(AmFrameFlyweight.VERSION_OFFSET, version);
-        final String why = new AmFrameFlyweight().wrap(buffer, 0, 64).validate();
-        assertEquals(version == AmFrameFlyweight.VERSION, why == null);
+    @Test
+    void everyFieldRoundTrips() {
+        qt().withExamples(1000).forAll(frames()).checkAssert(f -> {
+            final int nargs = f.args().length;
+            final boolean carries = f.category() == AmFrameFlyweight.CATEGORY_MEDIUM
+                || (f.category() == AmFrameFlyweight.CATEGORY_LONG && f.inline());
+            final byte[] body = f.category() == AmFrameFlyweight.CATEGORY_SHORT ? new byte[0] : f.payload();
+            final int length = AmFrameFlyweight.frameLength(nargs, carries ? body.length : 0);
+            final int at = 8 * f.misalign();
+            final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(at + length + 16));
+            final int type = f.category() | (f.request() ? AmFrameFlyweight.TYPE_REQUEST : 0)
+                | (f.category() == AmFrameFlyweight.CATEGORY_LONG && f.inline() ? AmFrameFlyweight.TYPE_INLINE : 0);
+            AmFrameFlyweight.encodeHeader(buffer, at, type, f.handler(), nargs, f.source(), body.length, f.dest());
+            for (int i = 0; i < nargs; i++) {
+                AmFrameFlyweight.encodeArg(buffer, at, i, f.args()[i]);
+            }
+            if (carries) {
+                buffer.putBytes(at + AmFrameFlyweight.payloadOffset(nargs), body);
+            }
+
+            final AmFrameFlyweight frame = new AmFrameFlyweight().wrap(buffer, at, length);
+            assertNull(frame.validate());
+            assertEquals(AmFrameFlyweight.VERSION, frame.version());
+            assertEquals(f.category(), frame.category());
+            assertEquals(f.request(), frame.isRequest());
+            assertEquals(f.category() == AmFrameFlyweight.CATEGORY_LONG && f.inline(), frame.isInline());
+            assertEquals(f.handler(), frame.handler());
+            assertEquals(nargs, frame.nargs());
+            assertEquals(f.source(), frame.source());
+            assertEquals(body.length, frame.payloadLength());
+            assertEquals(f.dest(), frame.dest());
+            for (int i = 0; i < nargs; i++) {
+                assertEquals(f.args()[i], frame.arg(i));
+            }
+            if (carries) {
+                final byte[] back = new byte[body.length];
+                buffer.getBytes(frame.payloadIndex(), back);
+                assertArrayEquals(body, back);
+                assertEquals(0, frame.payloadIndex() % 8, "payload is 8-byte aligned");
+            }
+        });
+    }
+
+    @Test
+    void truncatedFramesAreRejected() {
+        qt().withExamples(1000)
+            .forAll(integers().between(0, 16), integers().between(1, 64), integers().between(1, 200))
+            .checkAssert((nargs, payloadLength, cut) -> {
+                final int length = AmFrameFlyweight.frameLength(nargs, payloadLength);
+                final UnsafeBuffer buffer = new UnsafeBuffer(new byte[length]);
+                AmFrameFlyweight.encodeHeader(buffer, 0, AmFrameFlyweight.CATEGORY_MEDIUM, 200, nargs, 0, payloadLength, 0);
+                final int shorter = Math.max(0, length - cut);
+                assertNotNull(new AmFrameFlyweight().wrap(buffer, 0, shorter).validate());
+            });
+    }
+
+    /** The one accepted version is mixed in: a uniform draw over 256 values could miss it. */
+    @Test
+    void wrongVersionIsRejected() {
+        qt().withExamples(1000).forAll(edgeBiased(ANY_BYTE, AmFrameFlyweight.VERSION)).checkAssert(version -> {
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+            AmFrameFlyweight.encodeHeader(buffer, 0, AmFrameFlyweight.CATEGORY_SHORT, 200, 0, 0, 0, 0);
+            buffer.putByte(AmFrameFlyweight.VERSION_OFFSET, version);
+            final String why = new AmFrameFlyweight().wrap(buffer, 0, 64).validate();
+            assertEquals(version == AmFrameFlyweight.VERSION, why == null);
+        });
     }
 }
