@@ -1,7 +1,6 @@
 package org.gexj.smp;
 
 import org.gexj.Config;
-import org.gexj.bootstrap.SingletonBootstrap;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
 import org.gexj.spi.ConduitProvider;
@@ -38,7 +37,7 @@ class SmpConduitProviderTest {
     @Test
     void aOneRankJobOpensThroughTheProvider() {
         final String jobId = SmpJob.newJobId();
-        try (Conduit conduit = new SmpConduitProvider().open(new ConduitContext(0, 1, jobId, new SingletonBootstrap(),
+        try (Conduit conduit = new SmpConduitProvider().open(new ConduitContext(0, 1, jobId, ThreadBootstrap.job(1)[0],
             Config.of(Map.of()), new JobHealth()))) {
             assertEquals("smp", conduit.capabilities().conduit());
             conduit.barrierNotify();

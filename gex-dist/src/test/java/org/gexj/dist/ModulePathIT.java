@@ -1,0 +1,129 @@
+package org.gexj.dist;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.tools.ToolProvider;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The module descriptors as a user on the module path meets them: the API works (the smp conduit is found through
+ * its {@code provides}), and the library-internal packages are out of reach, at compile time and by reflection.
+ */
+class ModulePathIT {
+    private static final Path LIB = Jobs.ROOT.resolve("gex-dist/target/lib");
+
+    /** GEX/J's own modules and Agrona: what a user puts on the module path. */
+    private static String modulePath() throws IOException {
+        try (var jars = Files.list(LIB)) {
+            return jars.map(Path::toString)
+                .filter(j -> j.matches(".*/(gex-core|gex-am|gex-rma|conduit-smp|agrona)-[^/]*\\.jar"))
+                .collect(Collectors.joining(":"));
+        }
+    }
+
+    private static final String USER_MODULE = """
+        module user {
+            requires org.gexj.rma;
+        }
+        """;
+
+    private static final String USER_MAIN = """
+        package user;
+
+        import org.gexj.*;
+        import org.gexj.am.*;
+        import org.gexj.rma.Rma;
+        import java.lang.foreign.*;
+
+        public final class Main {
+            public static void main(String[] args) throws Exception {
+                try (Client client = Gex.init("USER")) {
+                    Segment seg = client.attachSegment(4096);
+                    Am am = Am.of(client);
+                    int[] got = new int[1];
+                    int h = am.register(AmHandler.shortRequest(1, (t, a) -> got[0] = a.get(0)));
+                    am.requestShort(0, h, 42);
+                    while (got[0] == 0) client.poll();
+                    Rma.of(client).putVal(0, 8, got[0], 4);
+                    System.out.println("value " + seg.memory().get(ValueLayout.JAVA_INT, 8) + " over "
+                        + client.capabilities().conduit());
+                    // reflection cannot open what the descriptors do not export
+                    try {
+                        Class.forName("org.gexj.internal.CoreAccess").getMethod("get").invoke(null);
+                        System.out.println("internal reachable");
+                    } catch (IllegalAccessException expected) {
+                        System.out.println("internal closed");
+                    }
+                    try {
+                        Event.class.getDeclaredMethod("begin", int.class).setAccessible(true);
+                        System.out.println("Event.begin reachable");
+                    } catch (java.lang.reflect.InaccessibleObjectException expected) {
+                        System.out.println("Event.begin closed");
+                    }
+                }
+            }
+        }
+        """;
+
+    private static final String USER_INTERNAL = """
+        package user;
+
+        public final class Internal {
+            public static Object access() {
+                return org.gexj.internal.CoreAccess.get();
+            }
+        }
+        """;
+
+    private static int javac(List<String> args, ByteArrayOutputStream err) {
+        return ToolProvider.getSystemJavaCompiler().run(null, null, err, args.toArray(String[]::new));
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aUserModuleRunsTheApiAndCannotReachTheInternals(@TempDir Path dir) throws Exception {
+        final Path src = dir.resolve("src");
+        Files.createDirectories(src.resolve("user"));
+        Files.writeString(src.resolve("module-info.java"), USER_MODULE);
+        Files.writeString(src.resolve("user/Main.java"), USER_MAIN);
+        final Path out = dir.resolve("out");
+        final String mp = modulePath();
+
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(0, javac(List.of("-d", out.toString(), "-p", mp, src.resolve("module-info.java").toString(),
+            src.resolve("user/Main.java").toString()), err), err.toString(StandardCharsets.UTF_8));
+
+        Files.writeString(src.resolve("user/Internal.java"), USER_INTERNAL);
+        final ByteArrayOutputStream internalErr = new ByteArrayOutputStream();
+        assertNotEquals(0, javac(List.of("-d", dir.resolve("out2").toString(), "-p", mp,
+            src.resolve("module-info.java").toString(), src.resolve("user/Internal.java").toString()), internalErr));
+        assertTrue(internalErr.toString(StandardCharsets.UTF_8).contains("package org.gexj.internal is not visible"),
+            internalErr.toString(StandardCharsets.UTF_8));
+
+        final List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "--enable-native-access=org.gexj.core,org.gexj.smp",
+            "--add-opens", "java.base/jdk.internal.misc=org.agrona",
+            "-p", mp + ":" + out, "--add-modules", "org.gexj.smp", "-m", "user/user.Main"));
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the user module did not end");
+        final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.exitValue(), output);
+        assertTrue(output.contains("value 42 over smp"), output);
+        assertTrue(output.contains("internal closed"), output);
+        assertTrue(output.contains("Event.begin closed"), output);
+    }
+}

@@ -1,0 +1,6 @@
+/** GEX/J one-sided put and get: blocking, non-blocking and implicit-handle. */
+module org.gexj.rma {
+    requires transitive org.gexj.am;
+
+    exports org.gexj.rma;
+}

@@ -1,0 +1,8 @@
+/** Conformance kits written once and subclassed by every conduit module's tests. */
+module org.gexj.testkit {
+    requires transitive org.gexj.rma;
+    requires transitive org.junit.jupiter.api;
+    requires quicktheories;
+
+    exports org.gexj.testkit;
+}
