@@ -2,6 +2,8 @@
 """Generates the fixed-arity send overloads of Am (requests) and Token (replies) between marker comments.
 
 Fixed-arity overloads keep the data path free of varargs arrays; the int[] form covers 5..16 args.
+Token also gets a Medium reply whose source is the request's delivered Payload (kind "MediumEcho"), so a handler
+can reply with what it received without copying it into a buffer of its own first.
 Run from the repository root after changing the send signatures: python3 tools/gen_am_overloads.py
 """
 import re
@@ -20,30 +22,36 @@ def puts(n):
 
 
 def family(kind, req):
-    """kind: Short/Medium/Long. Returns java source of all overloads."""
+    """kind: Short/Medium/Long, or MediumEcho (replies only). Returns java source of all overloads."""
     out = []
-    peer_decl = "int peer, " if req else ""
     peer = "peer" if req else "source"
     chan = "Conduit.REQUEST" if req else "Conduit.REPLY"
-    name = ("request" if req else "reply") + kind
+    name = ("request" if req else "reply") + kind.replace("Echo", "")
     payload_decl = {"Short": "", "Medium": "MemorySegment src, long srcOffset, long nbytes, Lc lc, ",
-                    "Long": "MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, "}[kind]
-    payload_args = {"Short": "null, 0, 0, 0, Lc.NOW", "Medium": "src, srcOffset, nbytes, 0, lc",
-                    "Long": "src, srcOffset, nbytes, dest, lc"}[kind]
+                    "Long": "MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, ",
+                    "MediumEcho": "Payload src, int srcAt, int nbytes, Lc lc, "}[kind]
     target = "this" if req else "am"
+
+    def begin(nargs, flags):
+        if kind == "MediumEcho":
+            return f"{target}.beginMedium({peer}, {chan}, handler, {nargs}, {flags}, src, srcAt, nbytes, lc)"
+        payload_args = {"Short": "null, 0, 0, 0, Lc.NOW", "Medium": "src, srcOffset, nbytes, 0, lc",
+                        "Long": "src, srcOffset, nbytes, dest, lc"}[kind]
+        return (f"{target}.begin({peer}, {chan}, AmFrameFlyweight.CATEGORY_{kind.upper()}, handler, {nargs}, {flags}, "
+                f"{payload_args})")
     pre = ("        checkRequestContext();\n" if req else "        am.checkReplyContext(this);\n")
     post_ok = "" if req else "        replied = true;\n"
-    doc_what = {"Short": "a Short", "Medium": "a Medium", "Long": "a Long"}[kind]
+    doc_what = {"Short": "a Short", "Medium": "a Medium", "Long": "a Long", "MediumEcho": "a Medium"}[kind]
+    doc_src = " and {@code nbytes} of {@code src} from {@code srcAt} as payload" if kind == "MediumEcho" else ""
     for n in range(MAX_FIXED + 1):
         sig_parts = (["int peer"] if req else []) + ["int handler"]
         if payload_decl:
             sig_parts += [p.strip() for p in payload_decl.strip().rstrip(",").split(",")]
         sig_parts += [f"int a{i}" for i in range(n)]
-        out.append(f"    /** Sends {doc_what} {'request' if req else 'reply'} with {n} args; waits for resources. "
+        out.append(f"    /** Sends {doc_what} {'request' if req else 'reply'} with {n} args{doc_src}; waits for resources. "
                    f"@return {{@link Am#OK}} */\n"
                    f"    public int {name}(" + ", ".join(sig_parts) + ") {\n" + pre +
-                   f"        final int at = {target}.begin({peer}, {chan}, AmFrameFlyweight.CATEGORY_{kind.upper()}, "
-                   f"handler, {n}, 0, {payload_args});\n"
+                   f"        final int at = {begin(n, 0)};\n"
                    f"        if (at < 0) {{\n            return Am.BACK_PRESSURED;\n        }}\n"
                    f"        final AtomicBuffer b = {target}.conduit.claimBuffer({peer}, {chan});\n"
                    + puts(n) +
@@ -55,14 +63,14 @@ def family(kind, req):
         sig_parts += [p.strip() for p in payload_decl.strip().rstrip(",").split(",")]
     sig_parts += ["int flags", "int[] args", "int nargs"]
     out.append(f"""    /**
-     * Sends {doc_what} {'request' if req else 'reply'} with {{@code nargs}} args taken from {{@code args}} (reused by the caller).
+     * Sends {doc_what} {'request' if req else 'reply'} with {{@code nargs}} args taken from {{@code args}} (reused by the caller){doc_src}.
      *
      * @param flags 0 or {{@link org.gexj.Flags#IMMEDIATE}}
      * @return {{@link Am#OK}}, or {{@link Am#BACK_PRESSURED}} if IMMEDIATE and resources were short (nothing sent)
      */
     public int {name}(""" + ", ".join(sig_parts) + ") {\n" + pre +
         "        Am.checkArgs(args, nargs);\n"
-        f"        final int at = {target}.begin({peer}, {chan}, AmFrameFlyweight.CATEGORY_{kind.upper()}, handler, nargs, flags, {payload_args});\n"
+        f"        final int at = {begin('nargs', 'flags')};\n"
         f"        if (at < 0) {{\n            return Am.BACK_PRESSURED;\n        }}\n"
         f"        final AtomicBuffer b = {target}.conduit.claimBuffer({peer}, {chan});\n"
         "        for (int i = 0; i < nargs; i++) {\n"
@@ -82,4 +90,4 @@ def splice(path, body):
 if __name__ == "__main__":
     base = "gex-am/src/main/java/org/gexj/am/"
     splice(base + "Am.java", "\n".join(family(k, True) for k in ("Short", "Medium", "Long")))
-    splice(base + "Token.java", "\n".join(family(k, False) for k in ("Short", "Medium", "Long")))
+    splice(base + "Token.java", "\n".join(family(k, False) for k in ("Short", "Medium", "MediumEcho", "Long")))

@@ -21,8 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The data path allocates nothing: after warm-up, AM round trips of every category and RMA calls allocate no bytes
- * per operation on either the initiator's or the target's thread (the JVM's per-thread allocation counter).
+ * The data path allocates nothing: after warm-up, AM round trips of every category (and a Medium reply from the
+ * delivered payload) and RMA calls allocate no bytes per operation on either the initiator's or the target's thread
+ * (the JVM's per-thread allocation counter).
  */
 class SmpAllocationTest {
     private static final int WARMUP = 100_000;
@@ -53,6 +54,8 @@ class SmpAllocationTest {
             final int pingShort = am.register(AmHandler.shortRequest(1, (t, a) -> t.replyShort(pongShort, a.get(0))));
             final int pingMedium = am.register(AmHandler.mediumRequest(1,
                 (t, p, a) -> t.replyMedium(pongMedium, segment, 0, p.length(), Lc.NOW, a.get(0))));
+            final int echoMedium = am.register(AmHandler.mediumRequest(1,
+                (t, p, a) -> t.replyMedium(pongMedium, p, 0, p.length(), Lc.NOW, a.get(0))));
             final int pingLong = am.register(AmHandler.longRequest(1,
                 (t, p, a) -> t.replyLong(pongLong, segment, p.segmentOffset(), p.length(), 4096, Lc.NOW, a.get(0))));
             client.barrier();
@@ -62,12 +65,13 @@ class SmpAllocationTest {
                 final long before = allocated();
                 if (client.rank() == 0) {
                     for (int i = 0; i < n; i++) {
-                        final int kind = i % 4;
+                        final int kind = i % 5;
                         replies.value = 0;
                         switch (kind) {
                             case 0 -> am.requestShort(1, pingShort, i);
                             case 1 -> am.requestMedium(1, pingMedium, src, 0, 256, Lc.NOW, i);
                             case 2 -> am.requestLong(1, pingLong, src, 0, 4096, 0, Lc.NOW, i);
+                            case 3 -> am.requestMedium(1, echoMedium, src, 0, 256, Lc.NOW, i);
                             default -> {
                                 rma.put(1, 8192, src, 0, 512);
                                 rma.get(src, 0, 1, 8192, 512);

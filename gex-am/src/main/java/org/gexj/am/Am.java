@@ -482,18 +482,8 @@ public final class Am {
      */
     int begin(int peer, int channel, int category, int handler, int nargs, int flags, MemorySegment src,
               long srcOffset, long nbytes, long dest, Lc lc) {
-        checkPeer(peer);
-        if (flags != 0) {
-            Flags.check(flags);
-        }
-        checkHandler(handler, category, channel == Conduit.REQUEST, nargs);
-        final boolean inline = inlinePayload(category);
+        checkSend(peer, channel, category, handler, nargs, flags, nbytes, lc);
         if (category != AmFrameFlyweight.CATEGORY_SHORT) {
-            checkLc(lc, channel);
-            final long max = category == AmFrameFlyweight.CATEGORY_MEDIUM ? maxMedium : maxLong;
-            if (nbytes < 0 || nbytes > max) {
-                throw new IllegalArgumentException("payload of " + nbytes + " bytes outside [0, " + max + "]");
-            }
             if (nbytes > 0) {
                 Objects.requireNonNull(src, "src");
                 if (srcOffset < 0 || srcOffset > src.byteSize() - nbytes) {
@@ -505,24 +495,74 @@ public final class Am {
                 checkLongDest(peer, dest, nbytes);
             }
         }
-        final int length = AmFrameFlyweight.frameLength(nargs, inline ? (int) nbytes : 0);
-        final int at = claim(peer, channel, length, flags);
+        final boolean inline = inlinePayload(category);
+        final int at = claimFrame(peer, channel, category, handler, nargs, flags, inline, nbytes, dest);
         if (at < 0) {
             return at;
         }
-        final AtomicBuffer b = conduit.claimBuffer(peer, channel);
-        AmFrameFlyweight.encodeHeader(b, at, frameType(category, channel, inline), handler, nargs, rank, nbytes, dest);
         if (nbytes > 0) {
             if (inline) {
-                Memory.copy(src, srcOffset, b, at + AmFrameFlyweight.payloadOffset(nargs), nbytes);
+                final int payloadAt = at + AmFrameFlyweight.payloadOffset(nargs);
+                Memory.copy(src, srcOffset, conduit.claimBuffer(peer, channel), payloadAt, nbytes);
             } else {
                 MemorySegment.copy(src, srcOffset, peerSegment(peer), dest, nbytes);
             }
         }
+        completeLocally(lc);
+        return at;
+    }
+
+    /**
+     * As {@link #begin} for a Medium whose payload is {@code nbytes} of a delivered {@code src} from {@code srcAt},
+     * copied from where it was delivered into the claimed frame.
+     */
+    int beginMedium(int peer, int channel, int handler, int nargs, int flags, Payload src, int srcAt, int nbytes,
+                    Lc lc) {
+        checkSend(peer, channel, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, nbytes, lc);
+        Objects.requireNonNull(src, "src");
+        src.checkSource(srcAt, nbytes);
+        final int at = claimFrame(peer, channel, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, true,
+            nbytes, 0);
+        if (at < 0) {
+            return at;
+        }
+        src.copyTo(srcAt, conduit.claimBuffer(peer, channel), at + AmFrameFlyweight.payloadOffset(nargs), nbytes);
+        completeLocally(lc);
+        return at;
+    }
+
+    /** What every send checks before claiming: peer, flags, handler and, with a payload, its lc and length. */
+    private void checkSend(int peer, int channel, int category, int handler, int nargs, int flags, long nbytes, Lc lc) {
+        checkPeer(peer);
+        if (flags != 0) {
+            Flags.check(flags);
+        }
+        checkHandler(handler, category, channel == Conduit.REQUEST, nargs);
+        if (category != AmFrameFlyweight.CATEGORY_SHORT) {
+            checkLc(lc, channel);
+            final long max = category == AmFrameFlyweight.CATEGORY_MEDIUM ? maxMedium : maxLong;
+            if (nbytes < 0 || nbytes > max) {
+                throw new IllegalArgumentException("payload of " + nbytes + " bytes outside [0, " + max + "]");
+            }
+        }
+    }
+
+    /** Claims the frame (waiting unless IMMEDIATE) and writes its header. @return the claim offset, or -1 */
+    private int claimFrame(int peer, int channel, int category, int handler, int nargs, int flags, boolean inline,
+                           long nbytes, long dest) {
+        final int at = claim(peer, channel, AmFrameFlyweight.frameLength(nargs, inline ? (int) nbytes : 0), flags);
+        if (at >= 0) {
+            AmFrameFlyweight.encodeHeader(conduit.claimBuffer(peer, channel), at, frameType(category, channel, inline),
+                handler, nargs, rank, nbytes, dest);
+        }
+        return at;
+    }
+
+    /** Payloads are copied out of their source before a send returns: an event lc is complete at once. */
+    private static void completeLocally(Lc lc) {
         if (lc != null && lc.isEvent()) {
             CORE.setLastEvent(lc, Event.DONE);
         }
-        return at;
     }
 
     private int claim(int peer, int channel, int length, int flags) {

@@ -1,6 +1,7 @@
 package org.gexj.am;
 
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.foreign.MemorySegment;
@@ -105,6 +106,27 @@ public final class Payload {
             throw new IllegalArgumentException("destination segment is read-only");
         }
         Memory.copy(buffer, index + at, dst, dstOffset, count);
+    }
+
+    /**
+     * Sending from this payload: {@code [at, at + count)} must lie in it.
+     *
+     * @throws IllegalStateException after its handler returned
+     * @throws IllegalArgumentException naming the range and the payload's length
+     */
+    void checkSource(int at, int count) {
+        if (!valid) {
+            throw new IllegalStateException("an AM payload is valid only during its handler");
+        }
+        if (at < 0 || count < 0 || at > length - count) {
+            throw new IllegalArgumentException("source range [" + at + ", " + ((long) at + count)
+                + ") outside the delivered payload [0, " + length + ")");
+        }
+    }
+
+    /** Copies {@code count} bytes from {@code at} into {@code dst} at {@code dstIndex}; checked by {@link #checkSource}. */
+    void copyTo(int at, MutableDirectBuffer dst, int dstIndex, int count) {
+        dst.putBytes(dstIndex, buffer, index + at, count);
     }
 
     /** Copies the whole payload into a new array (allocates: for tests and the control path). */

@@ -10,6 +10,12 @@ import java.lang.foreign.MemorySegment;
 /**
  * The identity of the AM being handled ({@code gex_Token_t}): its source and kind, and — in a request handler —
  * the only way to reply, at most once. Valid only during its handler; a flyweight reused for the next message.
+ *
+ * <p>A Medium reply can take its payload from a source segment, or from the {@link Payload} the request delivered
+ * ({@code replyMedium(handler, payload, at, nbytes, lc, ...)}), as GASNet's handlers pass their {@code buf} to
+ * {@code gex_AM_ReplyMedium}: the bytes are copied from where they were delivered straight into the reply's frame,
+ * with no buffer of the handler's own in between. That is safe because the request's frame stays in place until its
+ * handler returns, and the reply is written to the other channel.
  */
 public final class Token {
     final Am am;
@@ -284,6 +290,103 @@ public final class Token {
         am.checkReplyContext(this);
         Am.checkArgs(args, nargs);
         final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        for (int i = 0; i < nargs; i++) {
+            b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
+        }
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /** Sends a Medium reply with 0 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
+    public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc) {
+        am.checkReplyContext(this);
+        final int at = am.beginMedium(source, Conduit.REPLY, handler, 0, 0, src, srcAt, nbytes, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /** Sends a Medium reply with 1 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
+    public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0) {
+        am.checkReplyContext(this);
+        final int at = am.beginMedium(source, Conduit.REPLY, handler, 1, 0, src, srcAt, nbytes, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /** Sends a Medium reply with 2 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
+    public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1) {
+        am.checkReplyContext(this);
+        final int at = am.beginMedium(source, Conduit.REPLY, handler, 2, 0, src, srcAt, nbytes, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /** Sends a Medium reply with 3 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
+    public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2) {
+        am.checkReplyContext(this);
+        final int at = am.beginMedium(source, Conduit.REPLY, handler, 3, 0, src, srcAt, nbytes, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /** Sends a Medium reply with 4 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
+    public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2, int a3) {
+        am.checkReplyContext(this);
+        final int at = am.beginMedium(source, Conduit.REPLY, handler, 4, 0, src, srcAt, nbytes, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium reply with {@code nargs} args taken from {@code args} (reused by the caller) and {@code nbytes} of {@code src} from {@code srcAt} as payload.
+     *
+     * @param flags 0 or {@link org.gexj.Flags#IMMEDIATE}
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} if IMMEDIATE and resources were short (nothing sent)
+     */
+    public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int flags, int[] args, int nargs) {
+        am.checkReplyContext(this);
+        Am.checkArgs(args, nargs);
+        final int at = am.beginMedium(source, Conduit.REPLY, handler, nargs, flags, src, srcAt, nbytes, lc);
         if (at < 0) {
             return Am.BACK_PRESSURED;
         }

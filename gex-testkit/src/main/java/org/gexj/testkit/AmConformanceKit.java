@@ -201,6 +201,75 @@ public abstract class AmConformanceKit extends ConduitKit {
         });
     }
 
+    /**
+     * A request handler replies with the payload it was delivered, whole or a part of it, copied from where it was
+     * delivered (for smp, a Medium's ring frame; a Long's segment bytes); a range outside it is rejected before
+     * anything is sent, and the handler can still reply.
+     */
+    @Test
+    void mediumReplyFromTheDeliveredPayloadCarriesItsBytes() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            client.attachSegment(SEGMENT);
+            final int max = (int) Math.min(am.maxRequestMedium(-1, 1), am.maxReplyMedium(-1, 2));
+            final int[] sizes = {0, 1, 7, 8, 9, 4095, 4096, max};
+            final List<String> errors = new CopyOnWriteArrayList<>();
+            final AtomicInteger replies = new AtomicInteger();
+            // args: the request's pattern seed, and where in the request's payload the echoed bytes began
+            final int reply = am.register(AmHandler.mediumReply(2, (t, p, a) -> {
+                for (int i = 0; i < p.length(); i++) {
+                    if (p.getByte(i) != Patterns.at(a.get(0), a.get(1) + i)) {
+                        errors.add("echo of " + p.length() + " bytes from " + a.get(1) + " differs at byte " + i);
+                        break;
+                    }
+                }
+                replies.incrementAndGet();
+            }));
+            final int whole = am.register(AmHandler.mediumRequest(1,
+                (t, p, a) -> t.replyMedium(reply, p, 0, p.length(), Lc.NOW, a.get(0), 0)));
+            final int part = am.register(AmHandler.mediumRequest(1, (t, p, a) -> {
+                final int n = p.length();
+                expectBadIn(errors, () -> t.replyMedium(reply, p, -1, 1, Lc.NOW, 0, 0), "[-1, 0)");
+                expectBadIn(errors, () -> t.replyMedium(reply, p, 1, n, Lc.NOW, 0, 0), "[1, " + (n + 1) + ")");
+                expectBadIn(errors, () -> t.replyMedium(reply, p, n, -1, Lc.NOW, 0, 0), "payload of -1 bytes");
+                final int from = n / 4;
+                final Lc lc = Lc.event();
+                t.replyMedium(reply, p, from, n / 2, lc, 0, new int[] {a.get(0), from}, 2);
+                if (!lc.lastEvent().test()) {
+                    errors.add("the copied echo of " + n + " bytes is not locally complete at return");
+                }
+            }));
+            final int fromLong = am.register(AmHandler.longRequest(1,
+                (t, p, a) -> t.replyMedium(reply, p, 0, p.length(), Lc.NOW, a.get(0), 0)));
+            client.barrier();
+            final int peer = peerOf(client);
+            final MemorySegment src = Arena.ofAuto().allocate(max);
+            long dest = 0;
+            for (int size : sizes) {
+                final int seed = size * 31 + client.rank();
+                Patterns.fill(src, 0, size, seed);
+                assertEquals(Am.OK, am.requestMedium(peer, whole, src, 0, size, Lc.NOW, seed));
+                assertEquals(Am.OK, am.requestMedium(peer, part, src, 0, size, Lc.NOW, seed));
+                assertEquals(Am.OK, am.requestLong(peer, fromLong, src, 0, size, dest, Lc.NOW, seed));
+                dest += size;
+            }
+            pollUntil(client, () -> replies.get() == 3 * sizes.length);
+            assertEquals(List.of(), errors);
+            client.barrier();
+        });
+    }
+
+    private static void expectBadIn(List<String> errors, Runnable send, String mentioned) {
+        try {
+            send.run();
+            errors.add("a send naming '" + mentioned + "' was allowed");
+        } catch (IllegalArgumentException e) {
+            if (!e.getMessage().contains(mentioned)) {
+                errors.add("message '" + e.getMessage() + "' should name " + mentioned);
+            }
+        }
+    }
+
     /** Medium and Long requests and replies carry every arity 0..16 with their payload. */
     @Test
     void mediumAndLongCarryEveryArity() {

@@ -23,6 +23,16 @@ final class Sections {
         return options.sectionEnabled(current);
     }
 
+    /** TEST_SECTION_ENABLED_FWD(n) for n in 1..count: is one of the next {@code count} sections enabled? */
+    boolean anyOfNext(int count) {
+        for (int n = 1; n <= count; n++) {
+            if (options.sectionEnabled((char) (current + n))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     char name() {
         return current;
     }

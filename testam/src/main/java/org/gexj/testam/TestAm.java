@@ -24,7 +24,11 @@ import java.util.Locale;
  *
  * <p>Pairing as in GASNet: rank i talks to i^1 (or i+n/2 with -c); even ranks send; an odd rank count leaves the
  * last rank talking to itself. The timed loops allocate nothing: handlers are registered once and payloads live in
- * preallocated memory.
+ * preallocated memory. GEX/J polls from any thread, so testam behaves as GASNet's PAR build ({@code -p N}).
+ *
+ * <p>{@code flag} is a plain field although {@code -p} pollers run handlers on other threads: handlers run only
+ * under the client's poll lock, and every wait loop polls, so each read of {@code flag} follows an acquire of that
+ * lock's state.
  */
 public final class TestAm {
     static final int PING_SHORT = 201;
@@ -39,7 +43,12 @@ public final class TestAm {
     static final int PONG_MEDIUM_FLOOD = 210;
     static final int PING_LONG_FLOOD = 211;
     static final int PONG_LONG_FLOOD = 212;
+    static final int DONE = 213;
     private static final long PAGE = Client.PAGE_SIZE;
+    /** GASNet's cap on the warm-up iterations at the start of each category. */
+    private static final int MAX_WARMUP_ITERS = 10_000;
+    /** Long replies land at the start of the requester's segment. */
+    private static final long REPLY_DEST = 0;
 
     private final Client client;
     private final Am am;
@@ -52,12 +61,20 @@ public final class TestAm {
     private final boolean sender;
     private final boolean recvr;
     private final Lc requestLc;
+    /** Where Long requests land in the peer's segment; apart from the replies' destination when talking to oneself. */
+    private final long requestDest;
+    private final SourceFiller filler;
+    private final Pollers pollers;
     private MemorySegment segment;
+    /** The part of this rank's segment where Long requests land, whose bytes a Long ping handler replies with. */
+    private MemorySegment requestLanding;
     private MemorySegment source;
+    /** A Medium ping handler's own buffer, for the cases where GASNet's handler would write to the received one. */
     private MemorySegment echo;
     private int flag;
     /** The current pass: the warm-up pass is silent and uses its own iterations and sizes. */
     private int iters;
+    private int warmupIters;
     private boolean quiet;
 
     private TestAm(Client client, TestAmOptions options, PrintStream out) {
@@ -83,6 +100,9 @@ public final class TestAm {
         }
         this.recvr = !sender || peer == rank;
         this.requestLc = options.asyncRequests() ? Lc.GROUP : Lc.NOW;
+        this.requestDest = peer == rank ? align(options.maxSize(), Long.BYTES) : 0;
+        this.filler = new SourceFiller(options.source(), options.maxSize());
+        this.pollers = new Pollers(client, recvr ? options.pollers() : 0);
     }
 
     public static void main(String[] args) {
@@ -111,9 +131,12 @@ public final class TestAm {
 
     private void run() {
         register();
-        final long segmentSize = Math.max(PAGE, align(options.maxSize(), PAGE));
-        segment = client.attachSegment(segmentSize).memory();
-        source = options.inSegment() ? segment : Arena.ofShared().allocate(segmentSize, PAGE);
+        // a rank talking to itself needs room for its requests and its replies (GASNet's TEST_SEGSZ_EXPR)
+        final long copies = size % 2 == 1 ? 2 : 1;
+        segment = client.attachSegment(Math.max(PAGE, align(copies * align(options.maxSize(), Long.BYTES), PAGE)))
+            .memory();
+        requestLanding = segment.asSlice(requestDest); // the pairing is symmetric: the peer's requests land here
+        source = options.inSegment() ? segment : Arena.ofShared().allocate(align(options.maxSize(), PAGE), PAGE);
         echo = Arena.ofShared().allocate(Math.max(1, Math.min(options.maxSize(), am.maxReplyMedium(-1, 0))), 8);
         if (rank == 0) {
             out.println(TimerGranularity.line());
@@ -127,35 +150,66 @@ public final class TestAm {
                 am.lubRequestLong(), am.lubReplyLong());
         }
         client.barrier();
-        if (options.warmupIters() > 0) {
-            for (int round = 0; round < TestAmOptions.WARMUP_ROUNDS; round++) {
-                pass(options.warmupIters(), Math.min(options.maxSize(), TestAmOptions.WARMUP_MAX_SIZE), true);
+        pollers.start();
+        try {
+            if (options.warmupIters() > 0) {
+                for (int round = 0; round < TestAmOptions.WARMUP_ROUNDS; round++) {
+                    pass(options.warmupIters(), Math.min(options.maxSize(), TestAmOptions.WARMUP_MAX_SIZE), true);
+                }
+                JitQuiescence.await();
+                client.barrier();
             }
-            JitQuiescence.await();
-            client.barrier();
+            if (rank == 0) {
+                printSettings();
+            }
+            pass(options.iters(), options.maxSize(), false);
+            if (recvr) {
+                am.requestShort(rank, DONE); // as GASNet: the receiver ends its pollers with a message to itself
+            }
+            pollers.join();
+        } finally {
+            pollers.finish();
         }
-        if (rank == 0) {
-            out.printf(Locale.ROOT, "Running %sAM performance test with %d iterations...%n",
-                options.crossMachine() ? "cross-machine " : "", options.iters());
-            out.println("   Msg Sz  Description                             Total time   Avg. time   Bandwidth");
-            out.println("   ------  -----------                             ----------   ---------   ---------");
-            out.flush();
-        }
-        pass(options.iters(), options.maxSize(), false);
         client.barrier();
         out.print("node " + rank + "/" + size + " done.\n"); // one write: every rank shares the launcher's stdout
         out.flush();
     }
 
+    /** GASNet's header: the iterations and each setting, in GASNet's words, then the column titles. */
+    private void printSettings() {
+        final boolean in = options.inSegment();
+        final boolean async = options.asyncRequests();
+        out.printf(Locale.ROOT, "Running %d iterations of %s AM performance with:%n", options.iters(),
+            options.crossMachine() ? "cross-machine " : "");
+        out.printf("  local addresses %sside the segment%s%n", in ? "in" : "out", in ? " (default)" : "");
+        out.printf("  %ssynchronous LC for Requests%s%n", async ? "a" : "", async ? "" : " (default)");
+        out.printf("  %s%n", switch (options.payload()) {
+            case FIXED -> "fixed-Payload (default)";
+            case NEGOTIATED_CLIENT_BUFFER -> "negotiated-Payload with client-provided buffer";
+            case NEGOTIATED_GASNET_BUFFER -> "negotiated-Payload with GASNet-provided buffer";
+        });
+        out.printf("  %s%n", switch (options.source()) {
+            case NOOP -> "no payload initialization (default)";
+            case GENERATE -> "payload initialized by computation";
+            case MEMCPY -> "payload initialized using memcpy()";
+        });
+        out.printf(Locale.ROOT, "  %d extra recvr polling threads%n", options.pollers());
+        out.println("  ...");
+        out.println("   Msg Sz  Description                             Total time   Avg. time   Bandwidth");
+        out.println("   ------  -----------                             ----------   ---------   ---------");
+        out.flush();
+    }
+
     private void pass(int passIters, long maxSize, boolean silent) {
         iters = passIters;
+        warmupIters = Math.min(passIters, MAX_WARMUP_ITERS);
         quiet = silent;
         sections = new Sections(options);
         shortTests();
-        payloadTests(Category.MEDIUM, Math.min(maxSize, am.maxRequestMedium(-1, 0)),
-            Math.min(maxSize, am.maxReplyMedium(-1, 0)));
-        payloadTests(Category.LONG, Math.min(maxSize, am.maxRequestLong(-1, 0)),
-            Math.min(maxSize, am.maxReplyLong(-1, 0)));
+        payloadTests(Category.MEDIUM, Math.min(maxSize, am.maxRequestMedium(peer, 0)),
+            Math.min(maxSize, am.maxReplyMedium(peer, 0)));
+        payloadTests(Category.LONG, Math.min(maxSize, am.maxRequestLong(peer, 0)),
+            Math.min(maxSize, am.maxReplyLong(peer, 0)));
     }
 
     private static String version() {
@@ -182,28 +236,62 @@ public final class TestAm {
         am.register(PONG_MEDIUM_FLOOD, AmHandler.ofMedium(org.gexj.am.Direction.REQREP, 0, (t, p, a) -> flag++));
         am.register(PING_LONG_FLOOD, AmHandler.longRequest(0, this::pingLongFlood));
         am.register(PONG_LONG_FLOOD, AmHandler.ofLong(org.gexj.am.Direction.REQREP, 0, (t, p, a) -> flag++));
+        am.register(DONE, AmHandler.shortRequest(0, (t, a) -> pollers.finish()));
     }
 
     private void pingMedium(Token t, Payload p, Args a) {
-        echoMedium(t, p, PONG_MEDIUM);
+        replyMedium(t, p, PONG_MEDIUM);
     }
 
     private void pingMediumFlood(Token t, Payload p, Args a) {
-        echoMedium(t, p, PONG_MEDIUM_FLOOD);
+        replyMedium(t, p, PONG_MEDIUM_FLOOD);
     }
 
-    /** Replies with the same payload, as GASNet's handler replies from its buffer. */
-    private void echoMedium(Token t, Payload p, int pong) {
-        p.copyTo(0, echo, 0, p.length());
-        t.replyMedium(pong, echo, 0, p.length(), Lc.NOW);
+    /** Replies with the received payload as GASNet's handler does with its buffer, as fixed or negotiated payload. */
+    private void replyMedium(Token t, Payload p, int pong) {
+        final int n = p.length();
+        switch (options.payload()) {
+            case FIXED -> {
+                if (options.source() == TestAmOptions.SourceMode.NOOP) {
+                    t.replyMedium(pong, p, 0, n, Lc.NOW);
+                } else {
+                    // GASNet's handler fills the buffer it received; a delivered payload is read-only, so fill ours
+                    filler.fill(echo, 0, n);
+                    t.replyMedium(pong, echo, 0, n, Lc.NOW);
+                }
+            }
+            case NEGOTIATED_GASNET_BUFFER -> commit(t.prepareReplyMedium(null, n, n, null, 0, 0), pong, n);
+            // GASNet offers the received buffer as the client buffer; a delivered payload is no segment, so offer ours
+            case NEGOTIATED_CLIENT_BUFFER -> commit(t.prepareReplyMedium(echo, n, n, Lc.NOW, 0, 0), pong, n);
+        }
     }
 
     private void pingLong(Token t, Payload p, Args a) {
-        t.replyLong(PONG_LONG, segment, Math.max(0, p.segmentOffset()), p.length(), 0, Lc.NOW);
+        replyLong(t, p, PONG_LONG);
     }
 
     private void pingLongFlood(Token t, Payload p, Args a) {
-        t.replyLong(PONG_LONG_FLOOD, segment, Math.max(0, p.segmentOffset()), p.length(), 0, Lc.NOW);
+        replyLong(t, p, PONG_LONG_FLOOD);
+    }
+
+    /** Replies with the bytes the request put in this segment, as fixed or negotiated payload. */
+    private void replyLong(Token t, Payload p, int pong) {
+        final int n = p.length();
+        switch (options.payload()) {
+            case FIXED -> {
+                filler.fill(segment, p.segmentOffset(), n);
+                t.replyLong(pong, segment, p.segmentOffset(), n, REPLY_DEST, Lc.NOW);
+            }
+            case NEGOTIATED_GASNET_BUFFER -> commit(t.prepareReplyLong(null, n, n, REPLY_DEST, null, 0, 0), pong, n);
+            case NEGOTIATED_CLIENT_BUFFER ->
+                commit(t.prepareReplyLong(requestLanding, n, n, REPLY_DEST, Lc.NOW, 0, 0), pong, n);
+        }
+    }
+
+    /** Fills a negotiated payload's buffer as the -src mode says, and sends it. */
+    private void commit(SrcDesc sd, int handler, long nbytes) {
+        filler.fill(sd.buffer(), (int) nbytes);
+        sd.commit(handler, nbytes);
     }
 
     private void blockUntil(int value) {
@@ -219,18 +307,27 @@ public final class TestAm {
         if (!sender) {
             return;
         }
-        final double micros = nanos / 1000.0;
-        final String node = size > 2 ? rank + ": " : "";
-        final StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%c: %s%-46s: %6.3f sec %8.3f us",
-            sections.name(), node, description, micros / 1e6, micros / iters));
-        if (sz != 0) {
-            line.append(String.format(Locale.ROOT, "  %7.3f MB/s",
-                ((double) sz * (roundTrip ? 2 : 1) * iters / (1024 * 1024)) / (micros / 1e6)));
-        }
+        final String line = resultLine(sections.name(), rank, size, description, nanos / 1000.0, iters, sz, roundTrip);
         if (!quiet) {
             out.println(line);
             out.flush();
         }
+    }
+
+    /**
+     * GASNet's report(): section, the sender's rank when there are more than 2 ranks, the description padded to 46,
+     * total seconds, microseconds per iteration and, with a payload, MB/s (both directions for a round trip).
+     */
+    static String resultLine(char section, int rank, int ranks, String description, double micros, int iters,
+                             long sz, boolean roundTrip) {
+        final String node = ranks > 2 ? rank + ": " : "";
+        final String line = String.format(Locale.ROOT, "%c: %s%-46s: %6.3f sec %8.3f us", section, node, description,
+            micros / 1e6, micros / iters);
+        if (sz == 0) {
+            return line;
+        }
+        return line + String.format(Locale.ROOT, "  %7.3f MB/s",
+            ((double) sz * (roundTrip ? 2 : 1) * iters / (1024 * 1024)) / (micros / 1e6));
     }
 
     private void blankLine() {
@@ -240,34 +337,38 @@ public final class TestAm {
         }
     }
 
-    /** GASNet's ADVANCESZ: 0, 1, 2, 4, ... and a final non-power-of-two step announced by " max:". */
+    /**
+     * GASNet's ADVANCESZ: 0, 1, then steps of the size itself (doubling) but at most -max-step, and a final step to
+     * a maximum that is not on that sequence, announced by " max:".
+     */
     private long advance(long sz, long max) {
         if (sz == 0) {
             return 1;
         }
-        if (sz < max && sz * 2 > max) {
+        final long next = sz + options.step(sz);
+        if (sz < max && next > max) {
             if (rank == 0 && !quiet) {
                 out.println(" max:");
             }
             return max;
         }
-        return sz * 2;
+        return next;
     }
 
     // ------------------------------------------------------------------------------------------------ AMShort
 
     private void shortTests() {
-        if (sender) {
+        if (sections.begin() && sender && !options.skipWarmup()) {
             flag = 0;
-            for (int i = 0; i < iters; i++) {
+            for (int i = 0; i < warmupIters; i++) {
                 am.requestShort(peer, PING_SHORT_FLOOD);
             }
-            blockUntil(iters);
+            blockUntil(warmupIters);
             am.requestShort(peer, PING_SHORT);
-            blockUntil(iters + 1);
+            blockUntil(warmupIters + 1);
         }
         client.barrier();
-        if (sections.begin() && sender) {
+        if (sections.enabled() && sender) {
             final long start = System.nanoTime();
             shortPingPong();
             report("        AMShort     ping-pong roundtrip ReqRep", System.nanoTime() - start, 0, true);
@@ -321,23 +422,17 @@ public final class TestAm {
         final boolean medium = category == Category.MEDIUM;
         switch (options.payload()) {
             case FIXED -> {
+                filler.fill(source, 0, sz);
                 if (medium) {
                     am.requestMedium(peer, handler, source, 0, sz, requestLc);
                 } else {
-                    am.requestLong(peer, handler, source, 0, sz, 0, requestLc);
+                    am.requestLong(peer, handler, source, 0, sz, requestDest, requestLc);
                 }
             }
-            case NEGOTIATED_GASNET_BUFFER -> {
-                final SrcDesc sd = medium ? am.prepareRequestMedium(peer, null, sz, sz, null, 0, 0)
-                    : am.prepareRequestLong(peer, null, sz, sz, 0, null, 0, 0);
-                sd.commit(handler, sz);
-            }
-            case NEGOTIATED_CLIENT_BUFFER -> {
-                final SrcDesc sd = medium ? am.prepareRequestMedium(peer, source, sz, sz, requestLc, 0, 0)
-                    : am.prepareRequestLong(peer, source, sz, sz, 0, requestLc, 0, 0);
-                sd.commit(handler, sz);
-            }
-            default -> throw new IllegalStateException(options.payload().toString());
+            case NEGOTIATED_GASNET_BUFFER -> commit(medium ? am.prepareRequestMedium(peer, null, sz, sz, null, 0, 0)
+                : am.prepareRequestLong(peer, null, sz, sz, requestDest, null, 0, 0), handler, sz);
+            case NEGOTIATED_CLIENT_BUFFER -> commit(medium ? am.prepareRequestMedium(peer, source, sz, sz, requestLc, 0, 0)
+                : am.prepareRequestLong(peer, source, sz, sz, requestDest, requestLc, 0, 0), handler, sz);
         }
     }
 
@@ -355,14 +450,15 @@ public final class TestAm {
         final int pingFlood = category == Category.MEDIUM ? PING_MEDIUM_FLOOD : PING_LONG_FLOOD;
         final int pongFlood = category == Category.MEDIUM ? PONG_MEDIUM_FLOOD : PONG_LONG_FLOOD;
         final String desc = category == Category.MEDIUM ? "AMMedium   " : "AMLong     ";
-        if (sender) {
+        if (sender && !options.skipWarmup() && sections.anyOfNext(5)) {
             flag = 0;
             request(category, ping, maxReqRep);
             blockUntil(1);
-            for (int i = 0; i < iters; i++) {
+            completeRequests();
+            for (int i = 0; i < warmupIters; i++) {
                 request(category, pingFlood, maxReqRep);
             }
-            blockUntil(iters + 1);
+            blockUntil(warmupIters + 1);
             completeRequests();
         }
         client.barrier();

@@ -7,6 +7,11 @@ package org.gexj.testam;
  * @param crossMachine  -c: pair rank i with i + n/2 instead of i ^ 1
  * @param asyncRequests -async-req: requests use GROUP local completion; -sync-req (default): NOW
  * @param payload       -fp (fixed payload, default), -np-gb (negotiated, GASNet buffer), -np-cb (negotiated, client buffer)
+ * @param source        -src-noop (default), -src-generate, -src-memcpy: how a sender fills a Medium or Long payload
+ *                      before each injection
+ * @param skipWarmup    -s: no warm-up iterations at the start of each category
+ * @param pollers       -p N: extra threads on a receiving rank that poll while the tests run
+ * @param maxStep       -max-step N: largest step between payload sizes, which otherwise double
  * @param iters         iterations per measurement (default 1000)
  * @param maxSize       largest payload (default 2 MiB), clamped to the conduit's limits
  * @param sections      letters A..K to run, or null for all
@@ -15,36 +20,57 @@ package org.gexj.testam;
  *                      loops being timed (one pass is not enough: a fresh call of a section starts in slower code)
  */
 public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asyncRequests, PayloadMode payload,
+                            SourceMode source, boolean skipWarmup, int pollers, long maxStep,
                             int iters, long maxSize, String sections, int warmupIters) {
 
     public static final int DEFAULT_WARMUP_ITERS = 10_000;
     public static final long WARMUP_MAX_SIZE = 4096;
     public static final int WARMUP_ROUNDS = 3;
+    /** GASNet's test harness runs at most 256 threads per process, the main one included. */
+    public static final int MAX_POLLERS = 255;
 
-    /** How Medium and Long requests get their payload. */
+    /** How Medium and Long requests and replies get their payload. */
     public enum PayloadMode { FIXED, NEGOTIATED_GASNET_BUFFER, NEGOTIATED_CLIENT_BUFFER }
+
+    /** How the sender treats the payload's buffer before each Medium or Long injection. */
+    public enum SourceMode {
+        /** sent as it is */
+        NOOP,
+        /** filled by computation, without reading memory */
+        GENERATE,
+        /** filled by a copy from a buffer of zeros */
+        MEMCPY
+    }
 
     public static final String USAGE = """
         Usage: testam [options] (iters) (maxsz) (test_sections)
-          The '-in' or '-out' option selects whether the requestor's
-            buffer is in the GASNet segment or not (default is 'in').
-          The -c option enables cross-machine pairing (default is nearest neighbor).
-          The '-sync-req' or '-async-req' option selects synchronous (NOW) or
-            asynchronous (GROUP) local completion of requests (default is synchronous).
-          The '-fp', '-np-gb' or '-np-cb' option selects fixed-payload AMs, or negotiated-payload
-            AMs with a GASNet or a client buffer (default is fixed-payload).
-          The '-warmup N' option runs untimed passes with N iterations first, so
-            the JIT compiles the timed loops (default 10000, 0 disables; GEX/J only).
+          -in | -out            requester's buffer in the segment (default) or not
+          -p N                  N extra polling threads on each receiving rank, N in [0, 255] (default 0)
+          -max-step N           largest step between payload sizes (default: sizes double up to maxsz)
+          -sync-req | -async-req  local completion of Medium and Long requests: synchronous (default)
+                                or asynchronous
+          -fp | -np-gb | -np-cb fixed payload (default), or negotiated payload in a library or a client buffer
+          -src-noop | -src-generate | -src-memcpy
+                                each Medium and Long injection sends its buffer untouched (default), fills it
+                                by computation, or fills it by a memory copy
+          -s                    skip the warm-up iterations
+          -c                    cross-machine pairing (default is nearest neighbor)
+          -warmup N             GEX/J only: first run untimed passes with N iterations so the JIT compiles
+                                the timed loops (default 10000, 0 disables)
           test_sections is a string of letters A..K (default is all).""";
 
     /**
-     * @throws IllegalArgumentException naming the bad argument
+     * @throws IllegalArgumentException naming the bad argument and what is allowed
      */
     public static TestAmOptions parse(String... args) {
         boolean in = true;
         boolean cross = false;
         boolean async = false;
         PayloadMode mode = PayloadMode.FIXED;
+        SourceMode source = SourceMode.NOOP;
+        boolean skipWarmup = false;
+        int pollers = 0;
+        long maxStep = 0;
         int warmup = DEFAULT_WARMUP_ITERS;
         int arg = 0;
         while (arg < args.length && args[arg].startsWith("-")) {
@@ -52,20 +78,18 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
                 case "-in" -> in = true;
                 case "-out" -> in = false;
                 case "-c" -> cross = true;
+                case "-s" -> skipWarmup = true;
                 case "-sync-req" -> async = false;
                 case "-async-req" -> async = true;
                 case "-fp" -> mode = PayloadMode.FIXED;
                 case "-np-gb" -> mode = PayloadMode.NEGOTIATED_GASNET_BUFFER;
                 case "-np-cb" -> mode = PayloadMode.NEGOTIATED_CLIENT_BUFFER;
-                case "-warmup" -> {
-                    if (arg + 1 >= args.length) {
-                        throw new IllegalArgumentException("-warmup needs an iteration count >= 0");
-                    }
-                    warmup = parseInt(args[++arg], "-warmup");
-                    if (warmup < 0) {
-                        throw new IllegalArgumentException("-warmup " + warmup + " must be >= 0");
-                    }
-                }
+                case "-src-noop" -> source = SourceMode.NOOP;
+                case "-src-generate" -> source = SourceMode.GENERATE;
+                case "-src-memcpy" -> source = SourceMode.MEMCPY;
+                case "-p" -> pollers = (int) optionValue(args, ++arg, "-p", 0, MAX_POLLERS);
+                case "-max-step" -> maxStep = optionValue(args, ++arg, "-max-step", 0, Integer.MAX_VALUE);
+                case "-warmup" -> warmup = (int) optionValue(args, ++arg, "-warmup", 0, Integer.MAX_VALUE);
                 default -> throw new IllegalArgumentException("unknown option " + args[arg]);
             }
             arg++;
@@ -74,13 +98,13 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
         long maxsz = 2L << 20;
         String sections = null;
         if (arg < args.length) {
-            iters = parseInt(args[arg++], "iters");
+            iters = (int) number(args[arg++], "iters", 0, Integer.MAX_VALUE);
             if (iters == 0) {
                 iters = 1000;
             }
         }
         if (arg < args.length) {
-            maxsz = parseInt(args[arg++], "maxsz");
+            maxsz = number(args[arg++], "maxsz", 0, Integer.MAX_VALUE);
             if (maxsz == 0) {
                 maxsz = 2L << 20;
             }
@@ -94,24 +118,36 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
         if (arg < args.length) {
             throw new IllegalArgumentException("unexpected argument " + args[arg]);
         }
-        if (iters < 0) {
-            throw new IllegalArgumentException("iters " + iters + " must be positive");
-        }
-        if (maxsz < 0) {
-            throw new IllegalArgumentException("maxsz " + maxsz + " must be positive");
-        }
-        return new TestAmOptions(in, cross, async, mode, iters, maxsz, sections, warmup);
+        return new TestAmOptions(in, cross, async, mode, source, skipWarmup, pollers, maxStep, iters, maxsz, sections,
+            warmup);
     }
 
-    private static int parseInt(String s, String what) {
-        try {
-            return Integer.parseInt(s);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(what + " '" + s + "' is not a number");
+    private static long optionValue(String[] args, int at, String option, long min, long max) {
+        if (at >= args.length) {
+            throw new IllegalArgumentException(option + " needs a number in [" + min + ", " + max + "]");
         }
+        return number(args[at], option, min, max);
+    }
+
+    private static long number(String s, String what, long min, long max) {
+        final long value;
+        try {
+            value = Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(what + " '" + s + "' is not a number in [" + min + ", " + max + "]");
+        }
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(what + " " + value + " is outside [" + min + ", " + max + "]");
+        }
+        return value;
     }
 
     public boolean sectionEnabled(char section) {
         return sections == null || sections.indexOf(section) >= 0;
+    }
+
+    /** The step after payload size {@code sz} (GASNet's ADVANCESZ): the size itself, at most {@link #maxStep}. */
+    public long step(long sz) {
+        return maxStep == 0 ? sz : Math.min(maxStep, sz);
     }
 }
