@@ -43,15 +43,24 @@ def family(kind, req):
     post_ok = "" if req else "        replied = true;\n"
     doc_what = {"Short": "a Short", "Medium": "a Medium", "Long": "a Long", "MediumEcho": "a Medium"}[kind]
     doc_src = " and {@code nbytes} of {@code src} from {@code srcAt} as payload" if kind == "MediumEcho" else ""
-    for n in range(MAX_FIXED + 1):
+    for n, immediate in [(n, i) for i in (False, True) for n in range(MAX_FIXED + 1)]:
         sig_parts = (["int peer"] if req else []) + ["int handler"]
         if payload_decl:
             sig_parts += [p.strip() for p in payload_decl.strip().rstrip(",").split(",")]
         sig_parts += [f"int a{i}" for i in range(n)]
-        out.append(f"    /** Sends {doc_what} {'request' if req else 'reply'} with {n} args{doc_src}; waits for resources. "
-                   f"@return {{@link Am#OK}} */\n"
-                   f"    public int {name}(" + ", ".join(sig_parts) + ") {\n" + pre +
-                   f"        final int at = {begin(n, 0)};\n"
+        if immediate:
+            # GEX_FLAG_IMMEDIATE on the explicit-argument forms: a name, since a flags int would clash with an arg
+            method = "try" + name[0].upper() + name[1:]
+            doc = (f"    /**\n     * Sends {doc_what} {'request' if req else 'reply'} with {n} args{doc_src} only if "
+                   f"resources are free now ({{@link org.gexj.Flags#IMMEDIATE}}).\n     *\n"
+                   f"     * @return {{@link Am#OK}}, or {{@link Am#BACK_PRESSURED}} with nothing sent\n     */\n")
+        else:
+            method = name
+            doc = (f"    /** Sends {doc_what} {'request' if req else 'reply'} with {n} args{doc_src}; waits for resources. "
+                   f"@return {{@link Am#OK}} */\n")
+        out.append(doc +
+                   f"    public int {method}(" + ", ".join(sig_parts) + ") {\n" + pre +
+                   f"        final int at = {begin(n, 'Flags.IMMEDIATE' if immediate else 0)};\n"
                    f"        if (at < 0) {{\n            return Am.BACK_PRESSURED;\n        }}\n"
                    f"        final AtomicBuffer b = {target}.conduit.claimBuffer({peer}, {chan});\n"
                    + puts(n) +

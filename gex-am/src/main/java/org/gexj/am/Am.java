@@ -682,6 +682,96 @@ public final class Am {
     }
 
     /**
+     * Sends a Short request with 0 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestShort(int peer, int handler) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Short request with 1 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestShort(int peer, int handler, int a0) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Short request with 2 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestShort(int peer, int handler, int a0, int a1) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Short request with 3 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestShort(int peer, int handler, int a0, int a1, int a2) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Short request with 4 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestShort(int peer, int handler, int a0, int a1, int a2, int a3) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
      * Sends a Short request with {@code nargs} args taken from {@code args} (reused by the caller).
      *
      * @param flags 0 or {@link org.gexj.Flags#IMMEDIATE}
@@ -773,6 +863,96 @@ public final class Am {
     }
 
     /**
+     * Sends a Medium request with 0 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium request with 1 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium request with 2 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium request with 3 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium request with 4 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
      * Sends a Medium request with {@code nargs} args taken from {@code args} (reused by the caller).
      *
      * @param flags 0 or {@link org.gexj.Flags#IMMEDIATE}
@@ -851,6 +1031,96 @@ public final class Am {
     public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
         checkRequestContext();
         final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 4, 0, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Long request with 0 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Long request with 1 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Long request with 2 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Long request with 3 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        this.conduit.commit(peer, Conduit.REQUEST, at);
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Long request with 4 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
+        checkRequestContext();
+        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
         if (at < 0) {
             return Am.BACK_PRESSURED;
         }

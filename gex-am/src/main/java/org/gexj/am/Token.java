@@ -1,6 +1,7 @@
 package org.gexj.am;
 
 import org.agrona.concurrent.AtomicBuffer;
+import org.gexj.Flags;
 import org.gexj.Lc;
 import org.gexj.am.wire.AmFrameFlyweight;
 import org.gexj.spi.Conduit;
@@ -184,6 +185,101 @@ public final class Token {
     }
 
     /**
+     * Sends a Short reply with 0 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyShort(int handler) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Short reply with 1 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyShort(int handler, int a0) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Short reply with 2 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyShort(int handler, int a0, int a1) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Short reply with 3 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyShort(int handler, int a0, int a1, int a2) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Short reply with 4 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyShort(int handler, int a0, int a1, int a2, int a3) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
      * Sends a Short reply with {@code nargs} args taken from {@code args} (reused by the caller).
      *
      * @param flags 0 or {@link org.gexj.Flags#IMMEDIATE}
@@ -267,6 +363,101 @@ public final class Token {
     public int replyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
         final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, 0, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium reply with 0 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium reply with 1 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium reply with 2 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium reply with 3 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium reply with 4 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
         if (at < 0) {
             return Am.BACK_PRESSURED;
         }
@@ -378,6 +569,101 @@ public final class Token {
     }
 
     /**
+     * Sends a Medium reply with 0 args and {@code nbytes} of {@code src} from {@code srcAt} as payload only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc) {
+        am.checkReplyContext(this);
+        final int at = am.beginMedium(source, Conduit.REPLY, handler, 0, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium reply with 1 args and {@code nbytes} of {@code src} from {@code srcAt} as payload only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0) {
+        am.checkReplyContext(this);
+        final int at = am.beginMedium(source, Conduit.REPLY, handler, 1, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium reply with 2 args and {@code nbytes} of {@code src} from {@code srcAt} as payload only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1) {
+        am.checkReplyContext(this);
+        final int at = am.beginMedium(source, Conduit.REPLY, handler, 2, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium reply with 3 args and {@code nbytes} of {@code src} from {@code srcAt} as payload only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2) {
+        am.checkReplyContext(this);
+        final int at = am.beginMedium(source, Conduit.REPLY, handler, 3, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Medium reply with 4 args and {@code nbytes} of {@code src} from {@code srcAt} as payload only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2, int a3) {
+        am.checkReplyContext(this);
+        final int at = am.beginMedium(source, Conduit.REPLY, handler, 4, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
      * Sends a Medium reply with {@code nargs} args taken from {@code args} (reused by the caller) and {@code nbytes} of {@code src} from {@code srcAt} as payload.
      *
      * @param flags 0 or {@link org.gexj.Flags#IMMEDIATE}
@@ -461,6 +747,101 @@ public final class Token {
     public int replyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
         final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 4, 0, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Long reply with 0 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Long reply with 1 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Long reply with 2 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Long reply with 3 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (at < 0) {
+            return Am.BACK_PRESSURED;
+        }
+        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
+        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
+        am.conduit.commit(source, Conduit.REPLY, at);
+        replied = true;
+        return Am.OK;
+    }
+
+    /**
+     * Sends a Long reply with 4 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
+     *
+     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
+     */
+    public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
+        am.checkReplyContext(this);
+        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
         if (at < 0) {
             return Am.BACK_PRESSURED;
         }

@@ -333,6 +333,61 @@ public abstract class RobustnessKit extends ConduitKit {
         });
     }
 
+    /**
+     * The explicit-argument forms take IMMEDIATE by name (tryRequest*, tryReply*): on a full path they return
+     * BACK_PRESSURED and send nothing; exactly the accepted messages arrive.
+     */
+    @Test
+    void tryFormsReturnBackPressuredAndSendNothingWhenThePathIsFull() {
+        final CountDownLatch flooded = new CountDownLatch(1);
+        final java.util.concurrent.atomic.AtomicLong accepted = new java.util.concurrent.atomic.AtomicLong();
+        job(2, client -> {
+            final Am am = Am.of(client);
+            client.attachSegment(SEGMENT);
+            final java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
+            final AtomicInteger replies = new AtomicInteger();
+            final int pong = am.register(AmHandler.shortReply(2, (t, a) -> replies.addAndGet(a.get(0) + a.get(1))));
+            final int ping = am.register(AmHandler.shortRequest(2, (t, a) -> {
+                assertEquals(Am.OK, t.tryReplyShort(pong, a.get(0), a.get(1)));
+            }));
+            final int shortH = am.register(AmHandler.shortRequest(1, (t, a) -> received.incrementAndGet()));
+            final int mediumH = am.register(AmHandler.mediumRequest(1, (t, p, a) -> received.incrementAndGet()));
+            final int longH = am.register(AmHandler.longRequest(1, (t, p, a) -> received.incrementAndGet()));
+            client.barrier();
+            final MemorySegment src = Arena.ofAuto().allocate(256);
+            if (client.rank() == 0) {
+                try {
+                    long ok = 0;
+                    int code = Am.OK;
+                    for (long i = 0; i < 50_000_000L && code == Am.OK; i++) {
+                        code = am.tryRequestShort(1, shortH, 7);
+                        ok += code == Am.OK ? 1 : 0;
+                    }
+                    assertEquals(Am.BACK_PRESSURED, code, "a peer that does not poll must fill the path");
+                    assertEquals(Am.BACK_PRESSURED, am.tryRequestMedium(1, mediumH, src, 0, 256, Lc.NOW, 1));
+                    assertEquals(Am.BACK_PRESSURED, am.tryRequestLong(1, longH, src, 0, 256, 0, Lc.NOW, 1));
+                    accepted.set(ok);
+                } finally {
+                    flooded.countDown();
+                }
+            } else {
+                assertTrue(flooded.await(60, TimeUnit.SECONDS));
+                pollUntil(client, () -> received.get() >= accepted.get());
+            }
+            client.barrier();
+            if (client.rank() == 1) {
+                assertEquals(accepted.get(), received.get(), "exactly the accepted sends are delivered");
+            }
+            client.barrier();
+            // with room again, every try form sends
+            assertEquals(Am.OK, am.tryRequestMedium((client.rank() + 1) % 2, mediumH, src, 0, 256, Lc.NOW, 1));
+            assertEquals(Am.OK, am.tryRequestLong((client.rank() + 1) % 2, longH, src, 0, 256, 0, Lc.NOW, 1));
+            assertEquals(Am.OK, am.tryRequestShort((client.rank() + 1) % 2, ping, 20, 22));
+            pollUntil(client, () -> replies.get() == 42);
+            client.barrier();
+        });
+    }
+
     private static final Map<String, CountDownLatch> SHARED = new java.util.concurrent.ConcurrentHashMap<>();
     private static final Map<String, Boolean> ARRIVED = new java.util.concurrent.ConcurrentHashMap<>();
 

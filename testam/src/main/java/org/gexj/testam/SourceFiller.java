@@ -1,7 +1,6 @@
 package org.gexj.testam;
 
-import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.gexj.am.PayloadBuffer;
 import org.gexj.testam.TestAmOptions.SourceMode;
 
 import java.lang.foreign.Arena;
@@ -16,12 +15,10 @@ import java.lang.foreign.ValueLayout;
 final class SourceFiller {
     private final SourceMode mode;
     private final MemorySegment zeros;
-    private final UnsafeBuffer zerosView;
 
     SourceFiller(SourceMode mode, long maxSize) {
         this.mode = mode;
         this.zeros = mode == SourceMode.MEMCPY ? Arena.ofShared().allocate(Math.max(1, maxSize), 8) : MemorySegment.NULL;
-        this.zerosView = new UnsafeBuffer(zeros.address(), (int) zeros.byteSize());
     }
 
     void fill(MemorySegment dst, long offset, long length) {
@@ -42,10 +39,10 @@ final class SourceFiller {
     }
 
     /** Fills the first {@code length} bytes of a negotiated-payload buffer. */
-    void fill(MutableDirectBuffer dst, int length) {
+    void fill(PayloadBuffer dst, int length) {
         switch (mode) {
             case NOOP -> { }
-            case MEMCPY -> dst.putBytes(0, zerosView, 0, length);
+            case MEMCPY -> dst.putBytes(0, zeros, 0, length);
             case GENERATE -> {
                 int at = 0;
                 for (int words = length / Long.BYTES; words > 0; words--) {
