@@ -34,6 +34,8 @@ public final class GexRun {
     private static final long TERMINATE_AFTER_MS = 3000;
     private static final long KILL_AFTER_MS = 6000;
     private static final long SUPERVISE_WAKE_MS = 250;
+    /** Where the smp conduit keeps a job's files, named {@code <jobId>-*}. */
+    private static final Path SHM = Path.of("/dev/shm");
 
     private GexRun() {
     }
@@ -127,7 +129,10 @@ public final class GexRun {
             return code;
         } finally {
             destroyAll(ranks, true);
-            removeLeftovers(jobId);
+            final List<String> removed = removeLeftovers(SHM, jobId);
+            if (!removed.isEmpty()) {
+                System.err.println(leftoversReport(jobId, removed));
+            }
         }
     }
 
@@ -204,18 +209,33 @@ public final class GexRun {
         }
     }
 
-    /** A backstop: the smp conduit unlinks its files as soon as every rank mapped them. */
-    private static void removeLeftovers(String jobId) {
-        try (var files = Files.list(Path.of("/dev/shm"))) {
+    /**
+     * A backstop for a rank killed before it could unlink its files: the smp conduit unlinks its own as soon as every
+     * rank mapped them, and on its failure paths, so anything removed here is either such a kill or a conduit leak.
+     *
+     * @return the names of the files of {@code jobId} in {@code dir} that this call removed, sorted
+     */
+    static List<String> removeLeftovers(Path dir, String jobId) {
+        final List<String> removed = new ArrayList<>();
+        try (var files = Files.list(dir)) {
             files.filter(p -> p.getFileName().toString().startsWith(jobId)).forEach(p -> {
                 try {
-                    Files.deleteIfExists(p);
+                    if (Files.deleteIfExists(p)) {
+                        removed.add(p.getFileName().toString());
+                    }
                 } catch (IOException ignored) {
                     // best effort
                 }
             });
         } catch (IOException ignored) {
-            // no /dev/shm here: nothing to clean
+            // no such directory here: nothing to clean
         }
+        removed.sort(null);
+        return removed;
+    }
+
+    /** The launcher's line about what it had to clean, so that a test or a user can tell a leak from a clean end. */
+    static String leftoversReport(String jobId, List<String> removed) {
+        return "gexrun: removed " + removed.size() + " leftover file(s) of job " + jobId + ": " + String.join(" ", removed);
     }
 }

@@ -49,8 +49,18 @@ final class Jobs {
     }
 
     static List<String> shmFiles() throws IOException {
+        return shmFiles("");
+    }
+
+    /** The names in /dev/shm that start with {@code prefix} (a job id), sorted. */
+    static List<String> shmFiles(String prefix) throws IOException {
         try (var s = Files.list(Path.of("/dev/shm"))) {
-            return s.map(p -> p.getFileName().toString()).sorted().toList();
+            return s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(prefix)).sorted().toList();
         }
+    }
+
+    /** The launcher's lines saying it removed files a job left behind (none when the conduit cleaned up). */
+    List<String> cleanupReports() {
+        return lines.stream().filter(l -> l.startsWith("gexrun: removed ")).toList();
     }
 }

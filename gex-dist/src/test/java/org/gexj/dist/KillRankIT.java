@@ -1,8 +1,9 @@
 package org.gexj.dist;
 
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,16 +19,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * kill -9 of one rank: the launcher and every other rank exit non-zero within 10 s, naming the dead rank, and
- * /dev/shm keeps nothing of the job — whether the survivors are polling or computing without calling GEX/J.
+ * /dev/shm keeps nothing of the job — whether the survivors are polling or computing without calling GEX/J, and
+ * whether the rank dies after every file was unlinked or while files still had names. The launcher removes what a
+ * job left and says so; its report tells a conduit leak (a survivor's file) from what only the dead rank left.
  */
 class KillRankIT {
+    private static final Map<String, String> CLASSES =
+        Map.of("GEX_CLASSPATH", Jobs.ROOT.resolve("gex-dist/target/test-classes").toString());
+
     @ParameterizedTest
     @ValueSource(strings = {"poll", "compute"})
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void killNineOfARankEndsTheJobQuicklyAndCleanly(String mode) throws Exception {
         final List<String> before = Jobs.shmFiles();
-        final Jobs job = Jobs.start(Map.of("GEX_CLASSPATH", Jobs.ROOT.resolve("gex-dist/target/test-classes").toString()),
-            "-n", "3", "--", StayAlive.class.getName(), mode);
+        final Jobs job = Jobs.start(CLASSES, "-n", "3", "--", StayAlive.class.getName(), mode);
         final long[] pids = new long[3];
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         int ready = 0;
@@ -66,7 +71,50 @@ class KillRankIT {
             }
             assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "rank pid " + pid + " survived");
         }
+        // every rank had unlinked its files before the kill: the launcher had nothing to remove
+        assertEquals(List.of(), job.cleanupReports(), job.output());
         assertEquals(before, Jobs.shmFiles(), "files left in /dev/shm");
         System.out.printf("job ended %.2f s after kill -9 (%s)%n", seconds, mode);
+    }
+
+    /**
+     * Rank 2 joins late, so ranks 0 and 1 have created their files (rank 0: {@code -ctl}, {@code -am-0}; rank 1:
+     * {@code -am-1}) and wait in the bootstrap allgather, where nobody can unlink yet; then rank 1 is killed. Only
+     * the launcher can remove rank 1's file. Rank 0 must unlink its own on the failure path, so the launcher's
+     * report names exactly rank 1's file; rank 2, still asleep, is terminated by the launcher before it creates any.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void killNineWhileFilesAreNamedLeavesOnlyTheDeadRanksFilesToTheLauncher() throws Exception {
+        final Jobs job = Jobs.start(CLASSES, "-n", "3", "--", JoinLate.class.getName(), "2", "60000");
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String jobId = null;
+        long pid1 = 0;
+        while (jobId == null || !Jobs.shmFiles(jobId).containsAll(List.of(jobId + "-ctl", jobId + "-am-0", jobId + "-am-1"))) {
+            assertTrue(System.nanoTime() < deadline, "ranks 0 and 1 did not create their files: " + job.output());
+            assertTrue(job.process.isAlive(), "launcher ended early: " + job.output());
+            for (String line : new ArrayList<>(job.lines)) {
+                final String[] w = line.split(" ");
+                if (w.length == 4 && w[0].equals("started") && w[1].equals("1")) {
+                    pid1 = Long.parseLong(w[2]);
+                    jobId = w[3];
+                }
+            }
+            Thread.sleep(20);
+        }
+        final List<String> named = Jobs.shmFiles(jobId);
+        assertEquals(List.of(jobId + "-am-0", jobId + "-am-1", jobId + "-ctl"), named,
+            "inside the window: rank 2 has not joined, nobody has unlinked");
+        new ProcessBuilder("kill", "-9", Long.toString(pid1)).start().waitFor();
+        assertTrue(job.process.waitFor(10, TimeUnit.SECONDS), "job still running 10 s after kill -9:\n" + job.output());
+        assertNotEquals(0, job.process.exitValue(), job.output());
+        assertTrue(job.lines.contains("gexrun: rank 1 was killed by signal 9; ending the job"),
+            "the launcher names the dead rank:\n" + job.output());
+        assertTrue(job.lines.stream().anyMatch(l -> l.contains("rank 1 failed")), "rank 0 names the dead rank:\n"
+            + job.output());
+        assertEquals(List.of("gexrun: removed 1 leftover file(s) of job " + jobId + ": " + jobId + "-am-1"),
+            job.cleanupReports(), "the launcher removed rank 1's file only; a survivor's file would be a conduit leak:\n"
+                + job.output());
+        assertEquals(List.of(), Jobs.shmFiles(jobId), "files of the job left in /dev/shm");
     }
 }

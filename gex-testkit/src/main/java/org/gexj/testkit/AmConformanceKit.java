@@ -12,11 +12,13 @@ import org.gexj.am.AmHandler;
 import org.gexj.am.Args;
 import org.gexj.am.Payload;
 import org.gexj.am.Token;
+import org.gexj.rma.Rma;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -28,6 +30,7 @@ import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -139,16 +142,16 @@ public abstract class AmConformanceKit extends ConduitKit {
                     final int count = a.copyTo(v);
                     assertTrue(t.isRequest());
                     assertEquals(peerOf(client), t.sourceRank(), "2 ranks: the requester is my peer");
-                    t.replyShort(reply, 0, v, count);
+                    assertEquals(Am.OK, t.replyShort(reply, 0, v, count));
                 }));
             }
             client.barrier();
             final int peer = peerOf(client);
-            am.requestShort(peer, requestIndex[0]);
-            am.requestShort(peer, requestIndex[1], 1000);
-            am.requestShort(peer, requestIndex[2], 2000, 2001);
-            am.requestShort(peer, requestIndex[3], 3000, 3001, 3002);
-            am.requestShort(peer, requestIndex[4], 4000, 4001, 4002, 4003);
+            assertEquals(Am.OK, am.requestShort(peer, requestIndex[0]));
+            assertEquals(Am.OK, am.requestShort(peer, requestIndex[1], 1000));
+            assertEquals(Am.OK, am.requestShort(peer, requestIndex[2], 2000, 2001));
+            assertEquals(Am.OK, am.requestShort(peer, requestIndex[3], 3000, 3001, 3002));
+            assertEquals(Am.OK, am.requestShort(peer, requestIndex[4], 4000, 4001, 4002, 4003));
             for (int n = 5; n <= Am.MAX_ARGS; n++) {
                 final int[] args = new int[n];
                 for (int i = 0; i < n; i++) {
@@ -389,7 +392,11 @@ public abstract class AmConformanceKit extends ConduitKit {
             }
             pollUntil(client, () -> replies.get() == sizes.length);
             assertEquals(List.of(), errors);
-            assertTrue(segment.byteSize() == SEGMENT);
+            // the whole segment is usable from both ends: the peer reads the last byte this rank wrote
+            final Rma rma = Rma.of(client);
+            segment.set(ValueLayout.JAVA_BYTE, SEGMENT - 1, (byte) (0x5A + client.rank()));
+            client.barrier();
+            assertEquals(0x5A + peer, rma.getVal(peer, SEGMENT - 1, 1), "last byte of rank " + peer + "'s segment");
             client.barrier();
         });
     }
@@ -409,11 +416,14 @@ public abstract class AmConformanceKit extends ConduitKit {
             final int later = am.register(AmHandler.shortRequest(0, (t, a) -> handled.incrementAndGet()));
             final int blocking = am.register(AmHandler.shortRequest(0, (t, a) -> {
                 inHandler.countDown();
+                boolean otherFinished = false;
                 try {
-                    otherDone.await(30, TimeUnit.SECONDS);
+                    otherFinished = otherDone.await(30, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
+                assertTrue(otherFinished, "another thread's NPAM prepare/cancel or access region hung for 30 s while"
+                    + " a handler ran on the polling thread");
                 expectContextError(errors, "poll in a handler", client::poll);
                 expectContextError(errors, "nbiWait in a handler", () -> client.nbiWait(Ec.ALL));
                 expectContextError(errors, "a request in a handler", () -> am.requestShort(t.sourceRank(), later));
@@ -423,7 +433,9 @@ public abstract class AmConformanceKit extends ConduitKit {
             if (client.rank() == 0) {
                 final Thread other = new Thread(() -> {
                     try {
-                        inHandler.await(30, TimeUnit.SECONDS);
+                        if (!inHandler.await(30, TimeUnit.SECONDS)) {
+                            errors.add("other thread: the blocking handler did not start within 30 s");
+                        }
                         am.prepareRequestMedium(0, null, 1, 8, null, 0, 0).cancel();
                         client.beginAccessRegion();
                         client.endAccessRegion();
@@ -433,12 +445,15 @@ public abstract class AmConformanceKit extends ConduitKit {
                         otherDone.countDown();
                     }
                 }, "other-thread");
+                other.setDaemon(true); // a hung one must not keep the test JVM alive
                 client.beginAccessRegion();
                 other.start();
                 am.requestShort(0, blocking);
                 am.requestShort(0, later);
                 pollUntil(client, () -> handled.get() == 2);
                 other.join(30_000);
+                assertFalse(other.isAlive(), "the other thread hung in its NPAM prepare/cancel or access region: "
+                    + List.of(other.getStackTrace()));
                 client.endAccessRegion().await();
                 assertEquals(List.of(), errors);
                 assertEquals(2, handled.get(), "each request handled exactly once");
@@ -566,9 +581,7 @@ public abstract class AmConformanceKit extends ConduitKit {
             expectBad(() -> am.requestShort(peer, shortReq, 0x40, new int[] {1}, 1), "flags");
             expectBad(() -> am.requestShort(peer, shortReq, 0, new int[0], 1), "nargs");
             client.barrier();
-            for (int i = 0; i < 100; i++) {
-                client.poll();
-            }
+            pollAWhile(client, 100);
             client.barrier();
             assertEquals(0, received.get(), "a rejected send must not deliver anything");
             assertEquals(0, am.droppedFrames());
@@ -619,6 +632,8 @@ public abstract class AmConformanceKit extends ConduitKit {
             }
             client.barrier();
             if (client.rank() == 1) {
+                // a back-pressured send that sent anyway would be the last frame: read it before counting
+                pollAWhile(client, 100);
                 assertEquals(sent.get(), received.get(), "exactly the accepted sends are delivered");
             }
         });
@@ -662,8 +677,10 @@ public abstract class AmConformanceKit extends ConduitKit {
             cancelled.cancel();
             pollUntil(client, () -> received.get() == 2);
             client.barrier();
+            pollAWhile(client, 100);
             assertEquals(List.of(), errors);
             assertEquals(2, received.get(), "the cancelled prepare sent nothing");
+            assertEquals(0, am.droppedFrames(), "the cancelled prepare sent nothing, not even a malformed frame");
         });
     }
 
@@ -683,7 +700,7 @@ public abstract class AmConformanceKit extends ConduitKit {
             final MemorySegment src = Arena.ofAuto().allocate(1024);
             for (int i = 0; i < perPeer; i++) {
                 for (int r = 0; r < client.size(); r++) {
-                    am.requestMedium(r, h, src, 0, 1 + (i % 1000), Lc.NOW, i);
+                    assertEquals(Am.OK, am.requestMedium(r, h, src, 0, 1 + (i % 1000), Lc.NOW, i));
                 }
             }
             pollUntil(client, () -> acked.get() == (long) perPeer * client.size());
@@ -692,28 +709,74 @@ public abstract class AmConformanceKit extends ConduitKit {
         });
     }
 
+    /**
+     * A payload's source is the client's again once the send is locally complete: with Lc.NOW at return, with
+     * Lc.GROUP after nbiWait(Ec.AM), with Lc.event() when its event completes. The test overwrites the source right
+     * then, and every handler must still find the pattern the source held at the send.
+     */
     @Test
     void localCompletionOptionsAreHonoured() {
         job(2, client -> {
             final Am am = Am.of(client);
+            final long size = 4096;
             client.attachSegment(64 * 1024);
+            final List<String> errors = new CopyOnWriteArrayList<>();
             final AtomicInteger received = new AtomicInteger();
-            final int h = am.register(AmHandler.mediumRequest(0, (t, p, a) -> received.incrementAndGet()));
-            final int l = am.register(AmHandler.longRequest(0, (t, p, a) -> received.incrementAndGet()));
+            final int medium = am.register(AmHandler.mediumRequest(1, (t, p, a) -> {
+                checkPattern(errors, SENDS[a.get(0)], p, a.get(0));
+                received.incrementAndGet();
+            }));
+            final int lng = am.register(AmHandler.longRequest(1, (t, p, a) -> {
+                checkPattern(errors, SENDS[a.get(0)], p, a.get(0));
+                received.incrementAndGet();
+            }));
             client.barrier();
-            final MemorySegment src = Arena.ofAuto().allocate(4096);
-            am.requestMedium(peerOf(client), h, src, 0, 4096, Lc.GROUP);
-            am.requestLong(peerOf(client), l, src, 0, 4096, 0, Lc.GROUP);
+            final int peer = peerOf(client);
+            // the Medium's source, then the Long's
+            final MemorySegment src = Arena.ofAuto().allocate(2 * size);
+
+            Patterns.fill(src, 0, size, MEDIUM_GROUP);
+            Patterns.fill(src, size, size, LONG_GROUP);
+            assertEquals(Am.OK, am.requestMedium(peer, medium, src, 0, size, Lc.GROUP, MEDIUM_GROUP));
+            assertEquals(Am.OK, am.requestLong(peer, lng, src, size, size, 0, Lc.GROUP, LONG_GROUP));
             am.nbiWait(Ec.AM);
             assertTrue(am.nbiTest());
-            final Lc lc = Lc.event();
-            am.requestMedium(peerOf(client), h, src, 0, 100, lc);
-            lc.lastEvent().await();
-            assertTrue(lc.lastEvent().test());
-            pollUntil(client, () -> received.get() == 3);
+            Patterns.fill(src, 0, 2 * size, OVERWRITTEN);
+
+            final Lc mediumLc = Lc.event();
+            final Lc longLc = Lc.event();
+            Patterns.fill(src, 0, size, MEDIUM_EVENT);
+            Patterns.fill(src, size, size, LONG_EVENT);
+            assertEquals(Am.OK, am.requestMedium(peer, medium, src, 0, size, mediumLc, MEDIUM_EVENT));
+            assertEquals(Am.OK, am.requestLong(peer, lng, src, size, size, size, longLc, LONG_EVENT));
+            mediumLc.lastEvent().await();
+            Patterns.fill(src, 0, size, OVERWRITTEN);
+            longLc.lastEvent().await();
+            Patterns.fill(src, size, size, OVERWRITTEN);
+
+            Patterns.fill(src, 0, size, MEDIUM_NOW);
+            assertEquals(Am.OK, am.requestMedium(peer, medium, src, 0, size, Lc.NOW, MEDIUM_NOW));
+            Patterns.fill(src, 0, size, OVERWRITTEN);
+            Patterns.fill(src, size, size, LONG_NOW);
+            assertEquals(Am.OK, am.requestLong(peer, lng, src, size, size, 2 * size, Lc.NOW, LONG_NOW));
+            Patterns.fill(src, size, size, OVERWRITTEN);
+
+            pollUntil(client, () -> received.get() == 6);
             client.barrier();
+            assertEquals(List.of(), errors);
         });
     }
+
+    /** Payload seeds of {@link #localCompletionOptionsAreHonoured}; each indexes the name of its send. */
+    private static final int MEDIUM_GROUP = 1;
+    private static final int LONG_GROUP = 2;
+    private static final int MEDIUM_EVENT = 3;
+    private static final int LONG_EVENT = 4;
+    private static final int MEDIUM_NOW = 5;
+    private static final int LONG_NOW = 6;
+    private static final int OVERWRITTEN = 99;
+    private static final String[] SENDS = {null, "Medium with Lc.GROUP", "Long with Lc.GROUP", "Medium with Lc.event()",
+        "Long with Lc.event()", "Medium with Lc.NOW", "Long with Lc.NOW"};
 
     @Test
     void negotiatedPayloadPrepareCommitAndCancel() {
@@ -779,6 +842,8 @@ public abstract class AmConformanceKit extends ConduitKit {
                 pollUntil(client, () -> replies.get() == 3);
             }
             client.barrier();
+            pollAWhile(client, 100);
+            assertEquals(0, am.droppedFrames(), "the cancelled prepare sent nothing, not even a malformed frame");
             if (client.rank() == 1) {
                 // AMs are unordered: compare as sets
                 assertEquals(List.of("long 4096 at 8192 -1", "medium 2000 12[]", "medium 500 11[]"),

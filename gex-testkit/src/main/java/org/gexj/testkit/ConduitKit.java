@@ -1,5 +1,6 @@
 package org.gexj.testkit;
 
+import org.gexj.Client;
 import org.gexj.launch.InProcessJob;
 
 import java.time.Duration;
@@ -25,5 +26,17 @@ public abstract class ConduitKit {
         final java.util.HashMap<String, String> env = new java.util.HashMap<>(environment());
         env.putAll(extra);
         InProcessJob.run(ranks, timeout(), env, body);
+    }
+
+    /**
+     * Polls for {@code millis} after a barrier, so that a frame sent before it when nothing should have been sent
+     * (a rejected call, a cancelled prepare, a back-pressured IMMEDIATE send) is delivered before the test counts.
+     */
+    protected static void pollAWhile(Client client, long millis) {
+        final long end = System.nanoTime() + millis * 1_000_000L;
+        while (System.nanoTime() < end) {
+            client.poll();
+            Thread.onSpinWait();
+        }
     }
 }
