@@ -19,7 +19,7 @@ import java.util.Locale;
 /**
  * GASNet's testqueue: the average injection time of {@code depth} back-to-back operations (puts, gets, AM Short,
  * Medium, Long) for queue depths 1, 2, 4 .. maxdepth and payloads 1, 2, 4 .. maxsz, with completion outside the
- * timed region. Same command line, titles (without the C {@code gex_} prefix), header row and rows as GASNet.
+ * timed region. Same command line, titles, header row and rows as GASNet.
  */
 public final class TestQueue {
     static final int PING_SHORT = 201;
@@ -92,6 +92,7 @@ public final class TestQueue {
         am.register(PING_LONG, AmHandler.longRequest(0, (t, p, a) -> amcount++));
         final long half = align(o.maxSize(), Client.PAGE_SIZE);
         final MemorySegment segment = client.attachSegment(2 * half).memory();
+        msg0(TimerGranularity.line());
         if (!o.firstLast() && size > 1 && size % 2 != 0) {
             msg0("WARNING: This test requires a unary or even number of nodes. Test skipped.\n");
             return 0;
@@ -111,7 +112,6 @@ public final class TestQueue {
         }
         tgtmem = half;
         msgbuf = o.inSegment() ? segment : Arena.ofShared().allocate(half, Client.PAGE_SIZE);
-        msg0(TimerGranularity.line());
         msg0(String.format(Locale.ROOT, "Running %squeue test with local addr %sside segment, iters=%d, maxdepth=%d, sz: %d...%d",
             o.firstLast() ? "first/last " : (o.fullDuplex() ? "full-duplex " : ""), o.inSegment() ? "in" : "out",
             o.iters(), o.maxDepth(), 1, o.maxSize()));
@@ -177,42 +177,42 @@ public final class TestQueue {
     private void rmaTests() {
         final String blocking = " (BLOCKING - represents round-trip latency)";
         if (o.puts() && o.bulk() && o.explicit()) {
-            queueTest("RMA PutNB/bulk", (i, n) -> events[i] = rma.putNb(peer, tgtmem, msgbuf, 0, n, Lc.DEFER),
+            queueTest("gex_RMA_PutNB/bulk", (i, n) -> events[i] = rma.putNb(peer, tgtmem, msgbuf, 0, n, Lc.DEFER),
                 this::waitEvents, this::nothing, 0);
         }
         if (o.puts() && o.bulk() && o.implicit()) {
-            queueTest("RMA PutNBI/bulk", (i, n) -> rma.putNbi(peer, tgtmem, msgbuf, 0, n, Lc.DEFER), this::waitNbi, this::nothing, 0);
+            queueTest("gex_RMA_PutNBI/bulk", (i, n) -> rma.putNbi(peer, tgtmem, msgbuf, 0, n, Lc.DEFER), this::waitNbi, this::nothing, 0);
         }
         if (o.puts() && o.nonBulk() && o.explicit()) {
-            queueTest("RMA PutNB", (i, n) -> events[i] = rma.putNb(peer, tgtmem, msgbuf, 0, n, Lc.NOW),
+            queueTest("gex_RMA_PutNB", (i, n) -> events[i] = rma.putNb(peer, tgtmem, msgbuf, 0, n, Lc.NOW),
                 this::waitEvents, this::nothing, 0);
         }
         if (o.gets() && o.explicit()) {
-            queueTest("RMA GetNB", (i, n) -> events[i] = rma.getNb(msgbuf, 0, peer, tgtmem, n), this::waitEvents, this::nothing, 0);
+            queueTest("gex_RMA_GetNB", (i, n) -> events[i] = rma.getNb(msgbuf, 0, peer, tgtmem, n), this::waitEvents, this::nothing, 0);
         }
         if (o.puts() && o.nonBulk() && o.implicit()) {
-            queueTest("RMA PutNBI", (i, n) -> rma.putNbi(peer, tgtmem, msgbuf, 0, n, Lc.NOW), this::waitNbi, this::nothing, 0);
+            queueTest("gex_RMA_PutNBI", (i, n) -> rma.putNbi(peer, tgtmem, msgbuf, 0, n, Lc.NOW), this::waitNbi, this::nothing, 0);
         }
         if (o.gets() && o.implicit()) {
-            queueTest("RMA GetNBI", (i, n) -> rma.getNbi(msgbuf, 0, peer, tgtmem, n), this::waitNbi, this::nothing, 0);
+            queueTest("gex_RMA_GetNBI", (i, n) -> rma.getNbi(msgbuf, 0, peer, tgtmem, n), this::waitNbi, this::nothing, 0);
         }
         if (o.puts() && o.value() && o.explicit()) {
-            queueTest("RMA PutNBVal", (i, n) -> events[i] = rma.putValNb(peer, tgtmem, regval, n), this::waitEvents, this::nothing, 8);
+            queueTest("gex_RMA_PutNBVal", (i, n) -> events[i] = rma.putValNb(peer, tgtmem, regval, n), this::waitEvents, this::nothing, 8);
         }
         if (o.puts() && o.value() && o.implicit()) {
-            queueTest("RMA PutNBIVal", (i, n) -> rma.putValNbi(peer, tgtmem, regval, n), this::waitNbi, this::nothing, 8);
+            queueTest("gex_RMA_PutNBIVal", (i, n) -> rma.putValNbi(peer, tgtmem, regval, n), this::waitNbi, this::nothing, 8);
         }
         if (o.puts() && o.blocking()) {
-            queueTest("RMA PutBlocking" + blocking, (i, n) -> rma.put(peer, tgtmem, msgbuf, 0, n), this::nothing, this::nothing, 0);
+            queueTest("gex_RMA_PutBlocking" + blocking, (i, n) -> rma.put(peer, tgtmem, msgbuf, 0, n), this::nothing, this::nothing, 0);
         }
         if (o.gets() && o.blocking()) {
-            queueTest("RMA GetBlocking" + blocking, (i, n) -> rma.get(msgbuf, 0, peer, tgtmem, n), this::nothing, this::nothing, 0);
+            queueTest("gex_RMA_GetBlocking" + blocking, (i, n) -> rma.get(msgbuf, 0, peer, tgtmem, n), this::nothing, this::nothing, 0);
         }
         if (o.puts() && o.value() && o.blocking()) {
-            queueTest("RMA PutBlockingVal" + blocking, (i, n) -> rma.putVal(peer, tgtmem, regval, n), this::nothing, this::nothing, 8);
+            queueTest("gex_RMA_PutBlockingVal" + blocking, (i, n) -> rma.putVal(peer, tgtmem, regval, n), this::nothing, this::nothing, 8);
         }
         if (o.gets() && o.value() && o.blocking()) {
-            queueTest("RMA GetBlockingVal" + blocking, (i, n) -> regval ^= rma.getVal(peer, tgtmem, n), this::nothing, this::nothing, 8);
+            queueTest("gex_RMA_GetBlockingVal" + blocking, (i, n) -> regval ^= rma.getVal(peer, tgtmem, n), this::nothing, this::nothing, 8);
         }
     }
 
@@ -221,32 +221,32 @@ public final class TestQueue {
         final int maxLong = (int) Math.min(Integer.MAX_VALUE, am.maxRequestLong(-1, 0));
         if (o.amShort()) {
             amcount = 0;
-            queueTest("AM RequestShort0", (i, n) -> am.requestShort(peer, PING_SHORT), this::nothing, this::receiveAms, 1);
+            queueTest("gex_AM_RequestShort0", (i, n) -> am.requestShort(peer, PING_SHORT), this::nothing, this::receiveAms, 1);
         }
         if (o.amMedium() && o.blocking()) {
             amcount = 0;
-            queueTest("AM RequestMedium0 (blocking for LC)",
+            queueTest("gex_AM_RequestMedium0 (blocking for LC)",
                 (i, n) -> am.requestMedium(peer, PING_MEDIUM, msgbuf, 0, n, Lc.NOW), this::nothing, this::receiveAms, maxMedium);
         }
         if (o.amMedium() && o.explicit()) {
-            queueTest("AM RequestMedium0 (explicit handle for LC)",
+            queueTest("gex_AM_RequestMedium0 (explicit handle for LC)",
                 (i, n) -> am.requestMedium(peer, PING_MEDIUM, msgbuf, 0, n, lcs[i]), this::waitLcEvents, this::receiveAms, maxMedium);
         }
         if (o.amMedium() && o.implicit()) {
-            queueTest("AM RequestMedium0 (implicit handle for LC)",
+            queueTest("gex_AM_RequestMedium0 (implicit handle for LC)",
                 (i, n) -> am.requestMedium(peer, PING_MEDIUM, msgbuf, 0, n, Lc.GROUP), this::waitNbi, this::receiveAms, maxMedium);
         }
         if (o.amLong() && o.blocking()) {
             amcount = 0;
-            queueTest("AM RequestLong0 (blocking for LC)",
+            queueTest("gex_AM_RequestLong0 (blocking for LC)",
                 (i, n) -> am.requestLong(peer, PING_LONG, msgbuf, 0, n, tgtmem, Lc.NOW), this::nothing, this::receiveAms, maxLong);
         }
         if (o.amLong() && o.explicit()) {
-            queueTest("AM RequestLong0 (explicit handle for LC)",
+            queueTest("gex_AM_RequestLong0 (explicit handle for LC)",
                 (i, n) -> am.requestLong(peer, PING_LONG, msgbuf, 0, n, tgtmem, lcs[i]), this::waitLcEvents, this::receiveAms, maxLong);
         }
         if (o.amLong() && o.implicit()) {
-            queueTest("AM RequestLong0 (implicit handle for LC)",
+            queueTest("gex_AM_RequestLong0 (implicit handle for LC)",
                 (i, n) -> am.requestLong(peer, PING_LONG, msgbuf, 0, n, tgtmem, Lc.GROUP), this::waitNbi, this::receiveAms, maxLong);
         }
     }
@@ -278,9 +278,7 @@ public final class TestQueue {
             for (int depth = 1; depth <= o.maxDepth(); depth *= 2) {
                 client.barrier();
                 if (sender) {
-                    final double avgus = timeCell(op, sync, receiverSync, payload, depth) / 1000.0 / passIters / depth;
-                    final int precision = avgus < 1000.0 ? 3 : avgus < 10000.0 ? 2 : avgus < 100000.0 ? 1 : 0;
-                    row.append(String.format(Locale.ROOT, " %7." + precision + "f", avgus));
+                    row.append(cell(timeCell(op, sync, receiverSync, payload, depth) / 1000.0 / passIters / depth));
                 } else {
                     receiveCell(receiverSync, depth);
                 }
@@ -290,6 +288,12 @@ public final class TestQueue {
                 out.flush();
             }
         }
+    }
+
+    /** GASNet's cell: {@code " %7.*f"} with 3, 2, 1 or 0 decimals below 1000, 10000, 100000 us and above. */
+    static String cell(double avgus) {
+        final int precision = avgus < 1000.0 ? 3 : avgus < 10000.0 ? 2 : avgus < 100000.0 ? 1 : 0;
+        return String.format(Locale.ROOT, " %7." + precision + "f", avgus);
     }
 
     /**

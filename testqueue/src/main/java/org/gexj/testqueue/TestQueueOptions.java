@@ -19,9 +19,9 @@ public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean fi
     public static final int WARMUP_ROUNDS = 2;
 
     public static final String USAGE = """
-        Usage: testqueue [-in|-out|-a|-f] [-warmup N] (iters) (maxdepth) (maxsz)
-          The 'in' or 'out' option selects whether the initiator-side
-          memory is in the GASNet segment or not (default it not).
+        Usage: testqueue [-in|-out|-a|-f] [type options] [-warmup N] (iters) (maxdepth) (maxsz)
+          The '-in' or '-out' option selects whether the initiator-side
+          memory is in the GASNet segment or not (default is 'in').
           The -a option enables full-duplex mode, where all nodes send.
           The -f option enables 'first/last' mode, where the first node
           sends to the last, while all other nodes sit idle.
@@ -45,7 +45,7 @@ public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean fi
      * @throws IllegalArgumentException naming the bad argument
      */
     public static TestQueueOptions parse(String... args) {
-        boolean in = false;
+        boolean in = true;
         boolean duplex = false;
         boolean firstLast = false;
         boolean p = false;
