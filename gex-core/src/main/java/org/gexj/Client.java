@@ -306,11 +306,14 @@ public final class Client implements AutoCloseable {
         if (mine[0] != null) {
             throw new IllegalStateException("an NBI access region is already open on this thread");
         }
-        mine[0] = new Event(this, null);
+        mine[0] = events.take(); // consumed by the successful test or wait of the event endAccessRegion returns
         regionThreads.incrementAndGet();
     }
 
-    /** Ends this thread's access region and returns the event of every NBI operation issued inside it. */
+    /**
+     * Ends this thread's access region and returns the event of every NBI operation issued inside it; like the event of
+     * a non-blocking call, it is consumed by its successful test or wait.
+     */
     public Event endAccessRegion() {
         final Event[] mine = region.get();
         final Event e = mine[0];
