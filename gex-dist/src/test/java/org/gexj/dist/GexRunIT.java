@@ -31,6 +31,7 @@ class GexRunIT {
             assertTrue(job.lines.stream().anyMatch(l -> l.startsWith(prefix)), "section " + section + " missing");
         }
         assertTrue(job.lines.contains("node 0/2 done.") && job.lines.contains("node 1/2 done."), job.output());
+        assertEquals(List.of(), job.cleanupReports(), "the ranks unlinked their own files:\n" + job.output());
         assertEquals(before, Jobs.shmFiles(), "files left in /dev/shm");
     }
 
