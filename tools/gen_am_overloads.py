@@ -34,11 +34,12 @@ def family(kind, req):
 
     def begin(nargs, flags):
         if kind == "MediumEcho":
-            return f"{target}.beginMedium({peer}, {chan}, handler, {nargs}, {flags}, src, srcAt, nbytes, lc)"
+            return (f"{target}.beginMedium({target}.sendClaim(), {peer}, {chan}, handler, {nargs}, {flags}, src, srcAt, "
+                    f"nbytes, lc)")
         payload_args = {"Short": "null, 0, 0, 0, Lc.NOW", "Medium": "src, srcOffset, nbytes, 0, lc",
                         "Long": "src, srcOffset, nbytes, dest, lc"}[kind]
-        return (f"{target}.begin({peer}, {chan}, AmFrameFlyweight.CATEGORY_{kind.upper()}, handler, {nargs}, {flags}, "
-                f"{payload_args})")
+        return (f"{target}.begin({target}.sendClaim(), {peer}, {chan}, AmFrameFlyweight.CATEGORY_{kind.upper()}, handler, "
+                f"{nargs}, {flags}, {payload_args})")
     pre = ("        checkRequestContext();\n" if req else "        am.checkReplyContext(this);\n")
     post_ok = "" if req else "        replied = true;\n"
     doc_what = {"Short": "a Short", "Medium": "a Medium", "Long": "a Long", "MediumEcho": "a Medium"}[kind]
@@ -60,11 +61,11 @@ def family(kind, req):
                    f"@return {{@link Am#OK}} */\n")
         out.append(doc +
                    f"    public int {method}(" + ", ".join(sig_parts) + ") {\n" + pre +
-                   f"        final int at = {begin(n, 'Flags.IMMEDIATE' if immediate else 0)};\n"
-                   f"        if (at < 0) {{\n            return Am.BACK_PRESSURED;\n        }}\n"
-                   f"        final AtomicBuffer b = {target}.conduit.claimBuffer({peer}, {chan});\n"
+                   f"        final Claim c = {begin(n, 'Flags.IMMEDIATE' if immediate else 0)};\n"
+                   f"        if (c == null) {{\n            return Am.BACK_PRESSURED;\n        }}\n"
+                   f"        final AtomicBuffer b = c.buffer();\n        final int at = c.offset();\n"
                    + puts(n) +
-                   f"        {target}.conduit.commit({peer}, {chan}, at);\n" + post_ok +
+                   f"        {target}.conduit.commit(c);\n" + post_ok +
                    "        return Am.OK;\n    }\n")
     # array form with flags
     sig_parts = (["int peer"] if req else []) + ["int handler"]
@@ -79,12 +80,12 @@ def family(kind, req):
      */
     public int {name}(""" + ", ".join(sig_parts) + ") {\n" + pre +
         "        Am.checkArgs(args, nargs);\n"
-        f"        final int at = {begin('nargs', 'flags')};\n"
-        f"        if (at < 0) {{\n            return Am.BACK_PRESSURED;\n        }}\n"
-        f"        final AtomicBuffer b = {target}.conduit.claimBuffer({peer}, {chan});\n"
+        f"        final Claim c = {begin('nargs', 'flags')};\n"
+        f"        if (c == null) {{\n            return Am.BACK_PRESSURED;\n        }}\n"
+        f"        final AtomicBuffer b = c.buffer();\n        final int at = c.offset();\n"
         "        for (int i = 0; i < nargs; i++) {\n"
         "            b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);\n        }\n"
-        f"        {target}.conduit.commit({peer}, {chan}, at);\n" + post_ok +
+        f"        {target}.conduit.commit(c);\n" + post_ok +
         "        return Am.OK;\n    }\n")
     return "\n".join(out)
 

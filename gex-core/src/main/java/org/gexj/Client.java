@@ -5,11 +5,13 @@ import org.gexj.internal.CoreAccess;
 import org.gexj.spi.Bootstrap;
 import org.gexj.spi.Capabilities;
 import org.gexj.spi.Conduit;
-import org.gexj.spi.FrameHandler;
+import org.gexj.spi.AttachedSegments;
+import org.gexj.spi.ConduitListener;
+import org.gexj.wire.ControlFrameFlyweight;
+import org.agrona.DirectBuffer;
 import org.gexj.spi.JobHealth;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -64,7 +66,12 @@ public final class Client implements AutoCloseable {
     private final ThreadLocal<BackoffIdleStrategy> idle =
         ThreadLocal.withInitial(() -> new BackoffIdleStrategy(1_000, 20_000, 10_000, 1_000_000));
 
-    private volatile FrameHandler frameHandler;
+    /** The AM layer's listener: frames other than the core's, remote writes. */
+    private volatile ConduitListener amListener;
+    /** Where RMA completions go, by the owner in an operation id's top byte ({@link CoreAccess#OWNER_SHIFT}). */
+    private final ConduitListener[] rmaSinks = new ConduitListener[CoreAccess.OWNERS];
+    private final ConduitListener dispatch = new Dispatch();
+    private final DisseminationBarrier amBarrier;
     private volatile Segment segment;
     private volatile boolean closed;
     /*
@@ -93,6 +100,25 @@ public final class Client implements AutoCloseable {
         this.health = health;
         this.config = config;
         this.maxSegmentSize = config.getLong("GEX_MAX_SEGSIZE", 1L << 34, PAGE_SIZE, Long.MAX_VALUE);
+        this.amBarrier = useConduitBarrier(config, conduit.capabilities()) ? null
+            : new DisseminationBarrier(conduit, rank, size);
+    }
+
+    /** {@code GEX_BARRIER}: auto (the conduit's own if it has one), am (the core's, over frames), conduit. */
+    private static boolean useConduitBarrier(Config config, Capabilities capabilities) {
+        final String choice = config.get("GEX_BARRIER", "auto");
+        return switch (choice) {
+            case "auto" -> capabilities.conduitBarrier();
+            case "am" -> false;
+            case "conduit" -> {
+                if (!capabilities.conduitBarrier()) {
+                    throw new IllegalArgumentException("GEX_BARRIER=conduit, but " + capabilities.conduit()
+                        + " has no barrier of its own; use auto or am");
+                }
+                yield true;
+            }
+            default -> throw new IllegalArgumentException("GEX_BARRIER=" + choice + " is not one of auto, am, conduit");
+        };
     }
 
     private Event[] newNbiEvents() {
@@ -150,13 +176,8 @@ public final class Client implements AutoCloseable {
             throw new IllegalStateException("a segment is already attached (" + segment.size()
                 + " bytes); attachSegment is called once per process");
         }
-        final MemorySegment memory = conduit.attachSegment(bytes);
-        final byte[][] all = bootstrap.allgather(ByteBuffer.allocate(8).putLong(bytes).array());
-        final long[] sizes = new long[size];
-        for (int r = 0; r < size; r++) {
-            sizes[r] = ByteBuffer.wrap(all[r]).getLong();
-        }
-        segment = new Segment(memory, sizes, rank);
+        final AttachedSegments attached = conduit.attachSegment(bytes);
+        segment = new Segment(attached, rank);
         barrier();
         return segment;
     }
@@ -210,12 +231,11 @@ public final class Client implements AutoCloseable {
 
     /** Polls the channels in {@code mask} unless another thread is polling (the handler's own thread may nest). */
     private int pollChannels(int mask) {
-        final FrameHandler h = frameHandler;
-        if (h == null || !pollLock.tryLock()) {
-            return 0;
+        if ((amListener == null && amBarrier == null) || !pollLock.tryLock()) {
+            return 0; // nothing is listening yet: leave the frames to the AM layer, once it exists
         }
         try {
-            return conduit.poll(h, mask, POLL_LIMIT);
+            return conduit.poll(dispatch, mask, POLL_LIMIT);
         } finally {
             pollLock.unlock();
         }
@@ -235,11 +255,15 @@ public final class Client implements AutoCloseable {
     public void barrier() {
         checkOpen();
         checkNotRestricted("barrier");
-        conduit.barrierNotify();
+        if (amBarrier == null) {
+            conduit.barrierNotify();
+        } else {
+            amBarrier.notifyPhase();
+        }
         final BackoffIdleStrategy idler = idle.get();
         idler.reset();
         Throwable handlerFailure = null;
-        while (!conduit.barrierTry()) {
+        while (!(amBarrier == null ? conduit.barrierTry() : amBarrier.tryComplete())) {
             try {
                 checkCanWait("barrier");
             } catch (RuntimeException e) {
@@ -491,6 +515,60 @@ public final class Client implements AutoCloseable {
         }
     }
 
+    /**
+     * Routes what the conduit delivers: the core's control frames to the barrier, the rest of the frames and remote
+     * writes to the AM layer, RMA completions to the layer that started the operation.
+     */
+    private final class Dispatch implements ConduitListener {
+        private static final int REPORTED_DROPS = 10;
+        private long dropped;
+
+        @Override
+        public void onFrame(int channel, DirectBuffer buffer, int offset, int length) {
+            if (ControlFrameFlyweight.isControl(buffer, offset, length)) {
+                final String bad = amBarrier == null ? "a control frame on a conduit with its own barrier"
+                    : amBarrier.onFrame(buffer, offset, length);
+                if (bad != null) {
+                    drop(bad);
+                }
+                return;
+            }
+            final ConduitListener am = amListener;
+            if (am == null) {
+                drop("an AM frame before this rank created its AM layer (Am.of on every rank before peers send)");
+                return;
+            }
+            am.onFrame(channel, buffer, offset, length);
+        }
+
+        @Override
+        public void onRemoteWrite(int source, long immediate) {
+            final ConduitListener am = amListener;
+            if (am == null) {
+                drop("a remote write from rank " + source + " before this rank created its AM layer");
+                return;
+            }
+            am.onRemoteWrite(source, immediate);
+        }
+
+        @Override
+        public void onRmaCompletion(long operation, int status) {
+            final int owner = (int) (operation >>> CoreAccess.OWNER_SHIFT);
+            final ConduitListener sink = owner < rmaSinks.length ? rmaSinks[owner] : null;
+            if (sink == null) {
+                drop("a completion of RMA operation 0x" + Long.toHexString(operation) + " nobody started");
+                return;
+            }
+            sink.onRmaCompletion(operation, status);
+        }
+
+        private void drop(String why) {
+            if (++dropped <= REPORTED_DROPS) {
+                System.err.println("gex: rank " + rank + " dropped " + why);
+            }
+        }
+    }
+
     /** The library-internal operations, handed to GEX/J's own modules through {@link CoreAccess}. */
     private static final class Access extends CoreAccess {
         @Override
@@ -509,8 +587,21 @@ public final class Client implements AutoCloseable {
         }
 
         @Override
-        public void setFrameHandler(Client client, FrameHandler handler) {
-            client.frameHandler = handler;
+        public void setListener(Client client, ConduitListener listener) {
+            client.amListener = listener;
+        }
+
+        @Override
+        public void setRmaSink(Client client, int owner, ConduitListener sink) {
+            if (client.rmaSinks[owner] != null) {
+                throw new IllegalStateException("RMA completions of owner " + owner + " go elsewhere already");
+            }
+            client.rmaSinks[owner] = sink;
+        }
+
+        @Override
+        public AttachedSegments segments(Client client) {
+            return client.segment().attached();
         }
 
         @Override

@@ -1,5 +1,7 @@
 package org.gexj;
 
+import org.gexj.spi.AttachedSegments;
+
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -7,14 +9,23 @@ import java.lang.foreign.MemorySegment;
  * segment size so that remote offsets are checked at the initiator.
  */
 public final class Segment {
+    private final AttachedSegments attached;
     private final MemorySegment memory;
     private final long[] sizes;
     private final int rank;
 
-    Segment(MemorySegment memory, long[] sizes, int rank) {
-        this.memory = memory;
-        this.sizes = sizes;
+    Segment(AttachedSegments attached, int rank) {
+        this.attached = attached;
+        this.memory = attached.local();
+        this.sizes = new long[attached.ranks()];
+        for (int r = 0; r < sizes.length; r++) {
+            sizes[r] = attached.size(r);
+        }
         this.rank = rank;
+    }
+
+    AttachedSegments attached() {
+        return attached;
     }
 
     /** The local segment memory. */

@@ -1,5 +1,8 @@
 package org.gexj;
 
+import org.gexj.spi.AttachedSegments;
+import org.gexj.spi.SegmentDescriptor;
+
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -9,7 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SegmentTest {
-    private final Segment segment = new Segment(Arena.ofAuto().allocate(4096), new long[] {4096, 8192}, 0);
+    private final Segment segment = new Segment(new AttachedSegments(Arena.ofAuto().allocate(4096),
+        new SegmentDescriptor[] {new SegmentDescriptor(0, 4096, new byte[0]), new SegmentDescriptor(0, 8192, new byte[0])}),
+        0);
 
     @Test
     void rangesInsideEveryPeersSegmentPass() {

@@ -89,4 +89,29 @@ final class SharedFiles {
             // the launcher removes the job's leftovers too
         }
     }
+
+    /**
+     * Removes the files of {@code jobId} left in {@code dir}: by a rank killed before it could unlink its own (its
+     * peers unlink theirs on every path), or by a leak.
+     *
+     * @return the names of the files this call removed, sorted
+     */
+    static java.util.List<String> removeLeftovers(Path dir, String jobId) {
+        final java.util.List<String> removed = new java.util.ArrayList<>();
+        try (var files = Files.list(dir)) {
+            files.filter(p -> p.getFileName().toString().startsWith(jobId + "-")).forEach(p -> {
+                try {
+                    if (Files.deleteIfExists(p)) {
+                        removed.add(p.getFileName().toString());
+                    }
+                } catch (IOException ignored) {
+                    // best effort: another cleaner got it, or it is not ours to delete
+                }
+            });
+        } catch (IOException ignored) {
+            // no such directory here: nothing to clean
+        }
+        removed.sort(null);
+        return removed;
+    }
 }

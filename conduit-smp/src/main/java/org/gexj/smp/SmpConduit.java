@@ -1,7 +1,6 @@
 package org.gexj.smp;
 
 import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
@@ -11,10 +10,13 @@ import org.gexj.Config;
 import org.gexj.GexException;
 import org.gexj.smp.wire.ControlRegionFlyweight;
 import org.gexj.spi.Bootstrap;
+import org.gexj.spi.AttachedSegments;
 import org.gexj.spi.Capabilities;
+import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
-import org.gexj.spi.FrameHandler;
+import org.gexj.spi.ConduitListener;
+import org.gexj.spi.SegmentDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -37,7 +39,8 @@ import java.util.List;
  *   &lt;jobId&gt;-seg-r    created by rank r   rank r's segment, by {@link #attachSegment}
  * </pre>
  *
- * <p>Threads: {@link #claim}, {@link #commit} and {@link #abort} from any thread (the rings are many-to-one);
+ * <p>Threads: {@link #claim}, {@link #commit} and {@link #abort} from any thread, each with its own {@link Claim} (the
+ * rings are many-to-one);
  * {@link #poll}, {@link #attachSegment}, the barrier and {@link #close} from one thread at a time. The rings are raw
  * mapped memory, so close must not race with another thread's claim or poll.
  */
@@ -68,7 +71,7 @@ public final class SmpConduit implements Conduit {
     private final MessageHandler replyReader = this::onReply;
     private volatile MemorySegment[] segments;
     private volatile boolean closed;
-    private FrameHandler handler;
+    private ConduitListener handler;
     private long epoch;
 
     private SmpConduit(ConduitContext context) {
@@ -110,7 +113,11 @@ public final class SmpConduit implements Conduit {
         }
         this.requestRing = rings[(rank << 1) | REQUEST];
         this.replyRing = rings[(rank << 1) | REPLY];
-        this.capabilities = new Capabilities("smp", requestRing.maxMsgLength(), true, false, true);
+        final int frame = requestRing.maxMsgLength();
+        // Long payloads are copied into the cross-mapped segment, so their size is bounded by the segment only
+        this.capabilities = Capabilities.builder("smp").maxFrameLength(frame).maxMedium(frame, frame)
+            .maxLong(Integer.MAX_VALUE, Integer.MAX_VALUE).maxPackedLong(frame).crossMapped(true).conduitBarrier(true)
+            .orderedChannels(true).build();
     }
 
     /** Collective over the job: creates and maps this rank's files, maps every peer's. */
@@ -200,34 +207,33 @@ public final class SmpConduit implements Conduit {
     }
 
     @Override
-    public int claim(int target, int channel, int length) {
+    public int claim(Claim claim, int target, int channel, int length) {
         final RingBuffer ring = ring(target, channel);
         if (length < 0 || length > ring.maxMsgLength()) {
             throw new IllegalArgumentException("frame length " + length + " outside [0, " + ring.maxMsgLength()
                 + "] (maxFrameLength)");
         }
         final int index = ring.tryClaim(FRAME, length);
-        return index >= 0 ? index : BACK_PRESSURED;
+        if (index < 0) {
+            return BACK_PRESSURED;
+        }
+        claim.set(ring.buffer(), index, length, target, channel, 0);
+        return OK;
     }
 
     @Override
-    public AtomicBuffer claimBuffer(int target, int channel) {
-        return ring(target, channel).buffer();
+    public void commit(Claim claim) {
+        ring(claim.target(), claim.channel()).commit(claim.offset());
     }
 
     @Override
-    public void commit(int target, int channel, int offset) {
-        ring(target, channel).commit(offset);
-    }
-
-    @Override
-    public void abort(int target, int channel, int offset) {
-        ring(target, channel).abort(offset);
+    public void abort(Claim claim) {
+        ring(claim.target(), claim.channel()).abort(claim.offset());
     }
 
     /** Replies first: they retire requests and free the peers' credits, so they never wait behind new requests. */
     @Override
-    public int poll(FrameHandler frameHandler, int channelMask, int limit) {
+    public int poll(ConduitListener frameHandler, int channelMask, int limit) {
         ensureOpen();
         handler = frameHandler;
         int frames = 0;
@@ -259,10 +265,11 @@ public final class SmpConduit implements Conduit {
 
     /**
      * Collective: creates {@code /dev/shm/<jobId>-seg-<rank>} of {@code bytes}, maps every peer's (whose sizes may
-     * differ), and unlinks this rank's file once every rank has mapped it.
+     * differ, learnt in the same exchange as the descriptors), and unlinks this rank's file once every rank has mapped
+     * it.
      */
     @Override
-    public MemorySegment attachSegment(long bytes) {
+    public AttachedSegments attachSegment(long bytes) {
         ensureOpen();
         if (segments != null) {
             throw new IllegalStateException("rank " + rank + " already attached a segment of "
@@ -272,15 +279,18 @@ public final class SmpConduit implements Conduit {
             throw new IllegalArgumentException("segment size " + bytes + " must be > 0");
         }
         final MemorySegment[] all = new MemorySegment[size];
+        final SegmentDescriptor[] descriptors = new SegmentDescriptor[size];
         final Path mine = SharedFiles.path(jobId, "seg", rank);
         own(mine);
         try {
             all[rank] = SharedFiles.create(mine, bytes, arena);
-            final byte[][] sizes = bootstrap.allgather(bytesOf(bytes));
+            final byte[][] gathered = bootstrap.allgather(
+                ByteBuffer.allocate(2 * Long.BYTES).putLong(all[rank].address()).putLong(bytes).array());
             for (int r = 0; r < size; r++) {
+                final ByteBuffer d = ByteBuffer.wrap(gathered[r]);
+                descriptors[r] = new SegmentDescriptor(d.getLong(), d.getLong(), new byte[0]);
                 if (r != rank) {
-                    all[r] = SharedFiles.map(SharedFiles.path(jobId, "seg", r), ByteBuffer.wrap(sizes[r]).getLong(),
-                        arena);
+                    all[r] = SharedFiles.map(SharedFiles.path(jobId, "seg", r), descriptors[r].size(), arena);
                 }
             }
             bootstrap.barrier();
@@ -288,7 +298,7 @@ public final class SmpConduit implements Conduit {
             unlinkOwnFiles();
         }
         segments = all;
-        return all[rank];
+        return new AttachedSegments(all[rank], descriptors);
     }
 
     /**

@@ -4,6 +4,8 @@ import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
 import org.gexj.spi.ConduitProvider;
 
+import java.util.List;
+
 /** ServiceLoader entry of the smp conduit ({@code GEX_CONDUIT=smp}). */
 public final class SmpConduitProvider implements ConduitProvider {
     @Override
@@ -24,5 +26,11 @@ public final class SmpConduitProvider implements ConduitProvider {
     @Override
     public Conduit open(ConduitContext context) {
         return SmpConduit.open(context);
+    }
+
+    /** Removes the job's files in /dev/shm that a killed rank could not unlink. */
+    @Override
+    public List<String> cleanup(String jobId) {
+        return SharedFiles.removeLeftovers(Smp.SHM, jobId);
     }
 }

@@ -1,8 +1,9 @@
 package org.gexj.smp;
 
 import org.agrona.DirectBuffer;
+import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
-import org.gexj.spi.FrameHandler;
+import org.gexj.spi.ConduitListener;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -24,18 +25,19 @@ final class Frames {
 
     /** Claims, writes and commits {@code frame}; fails the test if the path is back-pressured. */
     static void send(Conduit from, int target, int channel, byte[] frame) {
-        final int at = from.claim(target, channel, frame.length);
-        assertTrue(at >= 0, "claim of " + frame.length + " bytes to rank " + target + " returned " + at);
-        from.claimBuffer(target, channel).putBytes(at, frame);
-        from.commit(target, channel, at);
+        final Claim claim = new Claim();
+        final int code = from.claim(claim, target, channel, frame.length);
+        assertTrue(code == Conduit.OK, "claim of " + frame.length + " bytes to rank " + target + " returned " + code);
+        claim.buffer().putBytes(claim.offset(), frame);
+        from.commit(claim);
     }
 
     /** One delivered frame. */
     record Frame(int channel, byte[] bytes) {
     }
 
-    /** A FrameHandler that copies every frame it is given. */
-    static final class Recorder implements FrameHandler {
+    /** A listener that copies every frame it is given. */
+    static final class Recorder implements ConduitListener {
         final List<Frame> frames = new ArrayList<>();
 
         @Override

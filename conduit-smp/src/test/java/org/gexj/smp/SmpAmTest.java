@@ -4,6 +4,7 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.gexj.smp.Frames.Frame;
 import org.gexj.smp.Frames.Recorder;
 import org.gexj.spi.Capabilities;
+import org.gexj.spi.Claim;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.function.Executable;
@@ -15,10 +16,12 @@ import java.util.concurrent.TimeUnit;
 
 import static org.gexj.spi.Conduit.ALL_CHANNELS;
 import static org.gexj.spi.Conduit.BACK_PRESSURED;
+import static org.gexj.spi.Conduit.OK;
 import static org.gexj.spi.Conduit.REPLY;
 import static org.gexj.spi.Conduit.REQUEST;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -30,7 +33,11 @@ class SmpAmTest {
     @Timeout(30)
     void capabilitiesFollowTheRingSize() {
         try (SmpJob job = SmpJob.open(2)) {
-            assertEquals(new Capabilities("smp", (1 << 20) / 8, true, false, true), job.conduits[1].capabilities());
+            final Capabilities c = job.conduits[1].capabilities();
+            assertEquals((1 << 20) / 8, c.maxFrameLength());
+            assertTrue(c.crossMapped() && c.conduitBarrier() && c.orderedChannels());
+            assertFalse(c.nativeRma());
+            assertEquals(0, c.immediateBits());
         }
         try (SmpJob job = SmpJob.open(2, rank -> RING_64K)) {
             assertEquals(8192, job.conduits[0].capabilities().maxFrameLength());
@@ -141,16 +148,16 @@ class SmpAmTest {
             final SmpConduit c0 = job.conduits[0];
             final byte[] frame = Frames.pattern(7, 1000);
             int committed = 0;
-            int at;
-            while ((at = c0.claim(2, REQUEST, frame.length)) != BACK_PRESSURED) {
-                c0.claimBuffer(2, REQUEST).putBytes(at, frame);
-                c0.commit(2, REQUEST, at);
+            final Claim claim = new Claim();
+            while (c0.claim(claim, 2, REQUEST, frame.length) != BACK_PRESSURED) {
+                claim.buffer().putBytes(claim.offset(), frame);
+                c0.commit(claim);
                 committed++;
                 assertTrue(committed < 100, "a 64 KiB ring took more than 100 frames of 1000 bytes");
             }
             assertTrue(committed >= 60, "a 64 KiB ring took only " + committed + " frames of 1000 bytes");
-            assertEquals(BACK_PRESSURED, job.conduits[1].claim(2, REQUEST, frame.length), "full for every sender");
-            assertEquals(BACK_PRESSURED, job.conduits[2].claim(2, REQUEST, frame.length), "and for its owner");
+            assertEquals(BACK_PRESSURED, job.conduits[1].claim(claim, 2, REQUEST, frame.length), "full for every sender");
+            assertEquals(BACK_PRESSURED, job.conduits[2].claim(claim, 2, REQUEST, frame.length), "and for its owner");
             Frames.send(job.conduits[1], 2, REPLY, frame);
             final List<Frame> got = new Recorder().drain(job.conduits[2]);
             assertEquals(committed + 1, got.size());
@@ -168,15 +175,18 @@ class SmpAmTest {
     void misuseThrowsNamingTheValueAndLimitAndClaimsNothing() {
         try (SmpJob job = SmpJob.open(2, rank -> RING_64K)) {
             final SmpConduit c = job.conduits[0];
-            assertMessage(() -> c.claim(-1, REQUEST, 8), "-1", "[0, 2)");
-            assertMessage(() -> c.claim(2, REQUEST, 8), "2", "[0, 2)");
-            assertMessage(() -> c.claim(1, 2, 8), "channel 2");
-            assertMessage(() -> c.claim(1, -1, 8), "channel -1");
-            assertMessage(() -> c.claim(1, REQUEST, 8193), "8193", "8192", "maxFrameLength");
-            assertMessage(() -> c.claim(1, REPLY, -1), "-1", "8192");
-            assertMessage(() -> c.claimBuffer(5, REQUEST), "5");
-            assertMessage(() -> c.commit(1, 3, 8), "channel 3");
-            assertMessage(() -> c.abort(-4, REQUEST, 8), "-4");
+            final Claim claim = new Claim();
+            assertMessage(() -> c.claim(claim, -1, REQUEST, 8), "-1", "[0, 2)");
+            assertMessage(() -> c.claim(claim, 2, REQUEST, 8), "2", "[0, 2)");
+            assertMessage(() -> c.claim(claim, 1, 2, 8), "channel 2");
+            assertMessage(() -> c.claim(claim, 1, -1, 8), "channel -1");
+            assertMessage(() -> c.claim(claim, 1, REQUEST, 8193), "8193", "8192", "maxFrameLength");
+            assertMessage(() -> c.claim(claim, 1, REPLY, -1), "-1", "8192");
+            final Claim bogus = new Claim();
+            bogus.set(null, 8, 8, 1, 3, 0);
+            assertMessage(() -> c.commit(bogus), "channel 3");
+            bogus.set(null, 8, 8, -4, REQUEST, 0);
+            assertMessage(() -> c.abort(bogus), "-4");
             final byte[] frame = {42};
             Frames.send(c, 1, REQUEST, frame);
             Frames.send(c, 1, REPLY, frame);
@@ -190,11 +200,13 @@ class SmpAmTest {
     void anAbortedClaimIsSkippedAndLaterFramesArrive() {
         try (SmpJob job = SmpJob.open(2)) {
             final SmpConduit c = job.conduits[0];
-            final int aborted = c.claim(1, REQUEST, 100);
-            final int kept = c.claim(1, REQUEST, 3);
-            c.claimBuffer(1, REQUEST).putBytes(kept, new byte[] {1, 2, 3});
-            c.abort(1, REQUEST, aborted);
-            c.commit(1, REQUEST, kept);
+            final Claim aborted = new Claim();
+            final Claim kept = new Claim();
+            assertEquals(OK, c.claim(aborted, 1, REQUEST, 100));
+            assertEquals(OK, c.claim(kept, 1, REQUEST, 3));
+            kept.buffer().putBytes(kept.offset(), new byte[] {1, 2, 3});
+            c.abort(aborted);
+            c.commit(kept);
             final List<Frame> got = new Recorder().drain(job.conduits[1]);
             assertEquals(1, got.size());
             assertArrayEquals(new byte[] {1, 2, 3}, got.getFirst().bytes());
@@ -231,17 +243,18 @@ class SmpAmTest {
                     assertEquals(0, bad[0], "frames out of order or corrupted");
                     return total;
                 }
+                final Claim claim = new Claim();
                 for (int seq = 0; seq < perSender; seq++) {
                     final int length = 8 + seq % 200;
-                    int at;
-                    while ((at = c.claim(0, REQUEST, length)) == BACK_PRESSURED) {
+                    while (c.claim(claim, 0, REQUEST, length) == BACK_PRESSURED) {
                         Thread.onSpinWait();
                     }
-                    final AtomicBuffer b = c.claimBuffer(0, REQUEST);
+                    final AtomicBuffer b = claim.buffer();
+                    final int at = claim.offset();
                     b.putInt(at, rank);
                     b.putInt(at + 4, seq);
                     b.setMemory(at + 8, length - 8, (byte) seq);
-                    c.commit(0, REQUEST, at);
+                    c.commit(claim);
                 }
                 return perSender;
             });

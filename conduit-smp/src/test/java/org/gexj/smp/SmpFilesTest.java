@@ -78,7 +78,7 @@ class SmpFilesTest {
         job.close();
         assertDoesNotThrow(job::close);
         final SmpConduit c = job.conduits[0];
-        assertThrows(IllegalStateException.class, () -> c.claim(1, REQUEST, 8));
+        assertThrows(IllegalStateException.class, () -> c.claim(new org.gexj.spi.Claim(), 1, REQUEST, 8));
         assertThrows(IllegalStateException.class, () -> c.poll((ch, b, o, l) -> { }, ALL_CHANNELS, 1));
         assertThrows(IllegalStateException.class, c::barrierNotify);
         assertThrows(IllegalStateException.class, c::barrierTry);

@@ -22,7 +22,7 @@ class SmpSegmentTest {
     @Timeout(30)
     void segmentsAreCrossMappedAndMaySizeDifferently() {
         try (SmpJob job = SmpJob.open(3)) {
-            final List<MemorySegment> local = job.onEachRank(r -> job.conduits[r].attachSegment(65536L * (r + 1)));
+            final List<MemorySegment> local = job.onEachRank(r -> job.conduits[r].attachSegment(65536L * (r + 1)).local());
             for (int me = 0; me < 3; me++) {
                 for (int peer = 0; peer < 3; peer++) {
                     assertEquals(65536L * (peer + 1), job.conduits[me].peerSegment(peer).byteSize());
@@ -47,7 +47,7 @@ class SmpSegmentTest {
         assumeTrue(Files.getFileStore(Smp.SHM).getUsableSpace() > 2 * bytes + (1L << 30),
             "/dev/shm too small for two 3 GiB segments");
         try (SmpJob job = SmpJob.open(2)) {
-            final List<MemorySegment> local = job.onEachRank(r -> job.conduits[r].attachSegment(bytes));
+            final List<MemorySegment> local = job.onEachRank(r -> job.conduits[r].attachSegment(bytes).local());
             assertEquals(bytes, local.get(1).byteSize());
             // tmpfs files are sparse: only the pages touched here take memory
             job.conduits[0].peerSegment(1).set(LONG, bytes - 8, 42L);

@@ -11,6 +11,7 @@ import org.gexj.am.internal.AmAccess;
 import org.gexj.am.wire.AmFrameFlyweight;
 import org.gexj.internal.CoreAccess;
 import org.gexj.spi.Capabilities;
+import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 
 import java.lang.foreign.MemorySegment;
@@ -66,6 +67,8 @@ public final class Am {
     private final long maxLong;
     private final long backPressureTimeoutNs;
     private final ThreadLocal<SrcDesc> srcDescs;
+    /** Each sending thread's claim: a handler's reply on a thread waiting to send reuses it before that send has one. */
+    private final ThreadLocal<Claim> sendClaims = ThreadLocal.withInitial(Claim::new);
     private final AtomicLong droppedFrames = new AtomicLong();
     private volatile MemorySegment[] peerSegments;
 
@@ -80,7 +83,7 @@ public final class Am {
         this.maxLong = capabilities.crossMapped() ? Integer.MAX_VALUE : maxMedium;
         this.backPressureTimeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
         this.srcDescs = ThreadLocal.withInitial(() -> new SrcDesc(this));
-        CORE.setFrameHandler(client, new AmDispatcher(this, client));
+        CORE.setListener(client, new AmDispatcher(this, client));
     }
 
     /** The client's AM layer, created on first use. Create it on every rank before peers send. */
@@ -278,21 +281,20 @@ public final class Am {
         if (sd.open) {
             throw new HandlerContextException("NPAM prepare while another prepare on this thread is not committed");
         }
-        sd.claimAt = -1;
+        sd.claimed = false;
         sd.inPlace = false;
         if (category == AmFrameFlyweight.CATEGORY_MEDIUM && clientBuffer == null) {
-            final int at = claim(peer, channel, AmFrameFlyweight.frameLength(nargs, (int) granted), flags);
-            if (at < 0) {
+            if (claim(sd.claim, peer, channel, AmFrameFlyweight.frameLength(nargs, (int) granted), flags) == null) {
                 return null;
             }
-            final AtomicBuffer b = conduit.claimBuffer(peer, channel);
-            final int payloadAt = at + AmFrameFlyweight.payloadOffset(nargs);
+            final AtomicBuffer b = sd.claim.buffer();
+            final int payloadAt = sd.claim.offset() + AmFrameFlyweight.payloadOffset(nargs);
             if (b.byteArray() != null) {
                 sd.view.wrap(sd, b.byteArray(), b.wrapAdjustment() + payloadAt, (int) granted);
             } else {
                 sd.view.wrap(sd, b.addressOffset() + payloadAt, (int) granted);
             }
-            sd.claimAt = at;
+            sd.claimed = true;
             sd.inPlace = true;
             sd.clientBuffer = null;
         } else if (clientBuffer == null) {
@@ -304,12 +306,11 @@ public final class Am {
         }
         if (!sd.inPlace && (flags & Flags.IMMEDIATE) != 0) {
             // reserve the whole frame now: IMMEDIATE fails here, at prepare, and the commit never waits
-            final int at = claim(peer, channel, AmFrameFlyweight.frameLength(nargs,
-                inlinePayload(category) ? (int) granted : 0), flags);
-            if (at < 0) {
+            if (claim(sd.claim, peer, channel, AmFrameFlyweight.frameLength(nargs,
+                inlinePayload(category) ? (int) granted : 0), flags) == null) {
                 return null;
             }
-            sd.claimAt = at;
+            sd.claimed = true;
         }
         sd.lc = lc;
         sd.token = token;
@@ -324,6 +325,10 @@ public final class Am {
         sd.open = true;
         CORE.setNpam(client, NPAM_CONTEXT);
         return sd;
+    }
+
+    Claim sendClaim() {
+        return sendClaims.get();
     }
 
     int[] commitArgs(SrcDesc sd) {
@@ -341,11 +346,11 @@ public final class Am {
         checkHandler(handler, sd.category, sd.channel == Conduit.REQUEST, nargs);
         sd.open = false;
         CORE.setNpam(client, null);
-        final int at;
-        final AtomicBuffer b;
-        if (sd.claimAt >= 0) {
-            at = sd.claimAt;
-            b = conduit.claimBuffer(sd.peer, sd.channel);
+        final Claim c;
+        if (sd.claimed) {
+            c = sd.claim;
+            final AtomicBuffer b = c.buffer();
+            final int at = c.offset();
             final boolean inline = inlinePayload(sd.category);
             AmFrameFlyweight.encodeHeader(b, at, frameType(sd.category, sd.channel, inline), handler, nargs, rank,
                 nbytes, sd.dest);
@@ -357,17 +362,17 @@ public final class Am {
                 }
             }
         } else {
-            at = begin(sd.peer, sd.channel, sd.category, handler, nargs, 0, sd.clientBuffer, 0, nbytes, sd.dest, Lc.NOW);
-            b = conduit.claimBuffer(sd.peer, sd.channel);
+            c = begin(sd.claim, sd.peer, sd.channel, sd.category, handler, nargs, 0, sd.clientBuffer, 0, nbytes, sd.dest,
+                Lc.NOW);
         }
         if (sd.lc != null && sd.lc.isEvent()) {
             CORE.setLastEvent(sd.lc, Event.DONE); // the client buffer was copied: locally complete
         }
         sd.lc = null;
         for (int i = 0; i < nargs; i++) {
-            AmFrameFlyweight.encodeArg(b, at, i, args[i]);
+            AmFrameFlyweight.encodeArg(c.buffer(), c.offset(), i, args[i]);
         }
-        conduit.commit(sd.peer, sd.channel, at);
+        conduit.commit(c);
         if (sd.token != null) {
             sd.token.replied = true;
         }
@@ -375,8 +380,8 @@ public final class Am {
 
     void cancelPrepared(SrcDesc sd) {
         sd.checkOpen();
-        if (sd.claimAt >= 0) {
-            conduit.abort(sd.peer, sd.channel, sd.claimAt);
+        if (sd.claimed) {
+            conduit.abort(sd.claim);
         }
         sd.open = false;
         CORE.setNpam(client, null);
@@ -478,10 +483,10 @@ public final class Am {
      * Validates, claims space (waiting unless IMMEDIATE), writes the header and the payload; the caller writes the
      * args and commits.
      *
-     * @return the claim offset, or -1 if IMMEDIATE and the path was full
+     * @return {@code claim}, filled, or null if IMMEDIATE and the path was full
      */
-    int begin(int peer, int channel, int category, int handler, int nargs, int flags, MemorySegment src,
-              long srcOffset, long nbytes, long dest, Lc lc) {
+    Claim begin(Claim claim, int peer, int channel, int category, int handler, int nargs, int flags, MemorySegment src,
+                long srcOffset, long nbytes, long dest, Lc lc) {
         checkSend(peer, channel, category, handler, nargs, flags, nbytes, lc);
         if (category != AmFrameFlyweight.CATEGORY_SHORT) {
             if (nbytes > 0) {
@@ -496,39 +501,37 @@ public final class Am {
             }
         }
         final boolean inline = inlinePayload(category);
-        final int at = claimFrame(peer, channel, category, handler, nargs, flags, inline, nbytes, dest);
-        if (at < 0) {
-            return at;
+        if (claimFrame(claim, peer, channel, category, handler, nargs, flags, inline, nbytes, dest) == null) {
+            return null;
         }
         if (nbytes > 0) {
             if (inline) {
-                final int payloadAt = at + AmFrameFlyweight.payloadOffset(nargs);
-                Memory.copy(src, srcOffset, conduit.claimBuffer(peer, channel), payloadAt, nbytes);
+                final int payloadAt = claim.offset() + AmFrameFlyweight.payloadOffset(nargs);
+                Memory.copy(src, srcOffset, claim.buffer(), payloadAt, nbytes);
             } else {
                 MemorySegment.copy(src, srcOffset, peerSegment(peer), dest, nbytes);
             }
         }
         completeLocally(lc);
-        return at;
+        return claim;
     }
 
     /**
      * As {@link #begin} for a Medium whose payload is {@code nbytes} of a delivered {@code src} from {@code srcAt},
      * copied from where it was delivered into the claimed frame.
      */
-    int beginMedium(int peer, int channel, int handler, int nargs, int flags, Payload src, int srcAt, int nbytes,
-                    Lc lc) {
+    Claim beginMedium(Claim claim, int peer, int channel, int handler, int nargs, int flags, Payload src, int srcAt,
+                      int nbytes, Lc lc) {
         checkSend(peer, channel, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, nbytes, lc);
         Objects.requireNonNull(src, "src");
         src.checkSource(srcAt, nbytes);
-        final int at = claimFrame(peer, channel, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, true,
-            nbytes, 0);
-        if (at < 0) {
-            return at;
+        if (claimFrame(claim, peer, channel, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, true, nbytes, 0)
+            == null) {
+            return null;
         }
-        src.copyTo(srcAt, conduit.claimBuffer(peer, channel), at + AmFrameFlyweight.payloadOffset(nargs), nbytes);
+        src.copyTo(srcAt, claim.buffer(), claim.offset() + AmFrameFlyweight.payloadOffset(nargs), nbytes);
         completeLocally(lc);
-        return at;
+        return claim;
     }
 
     /** What every send checks before claiming: peer, flags, handler and, with a payload, its lc and length. */
@@ -547,15 +550,15 @@ public final class Am {
         }
     }
 
-    /** Claims the frame (waiting unless IMMEDIATE) and writes its header. @return the claim offset, or -1 */
-    private int claimFrame(int peer, int channel, int category, int handler, int nargs, int flags, boolean inline,
-                           long nbytes, long dest) {
-        final int at = claim(peer, channel, AmFrameFlyweight.frameLength(nargs, inline ? (int) nbytes : 0), flags);
-        if (at >= 0) {
-            AmFrameFlyweight.encodeHeader(conduit.claimBuffer(peer, channel), at, frameType(category, channel, inline),
-                handler, nargs, rank, nbytes, dest);
+    /** Claims the frame (waiting unless IMMEDIATE) and writes its header. @return {@code claim}, or null */
+    private Claim claimFrame(Claim claim, int peer, int channel, int category, int handler, int nargs, int flags,
+                             boolean inline, long nbytes, long dest) {
+        if (claim(claim, peer, channel, AmFrameFlyweight.frameLength(nargs, inline ? (int) nbytes : 0), flags) == null) {
+            return null;
         }
-        return at;
+        AmFrameFlyweight.encodeHeader(claim.buffer(), claim.offset(), frameType(category, channel, inline), handler,
+            nargs, rank, nbytes, dest);
+        return claim;
     }
 
     /** Payloads are copied out of their source before a send returns: an event lc is complete at once. */
@@ -565,25 +568,24 @@ public final class Am {
         }
     }
 
-    private int claim(int peer, int channel, int length, int flags) {
-        final int at = conduit.claim(peer, channel, length);
-        if (at >= 0) {
-            return at;
+    /** @return {@code claim}, filled, or null if IMMEDIATE and the path was full */
+    private Claim claim(Claim claim, int peer, int channel, int length, int flags) {
+        if (conduit.claim(claim, peer, channel, length) == Conduit.OK) {
+            return claim;
         }
         if ((flags & Flags.IMMEDIATE) != 0) {
-            return -1;
+            return null;
         }
-        return claimSlowly(peer, channel, length);
+        return claimSlowly(claim, peer, channel, length);
     }
 
-    private int claimSlowly(int peer, int channel, int length) {
+    private Claim claimSlowly(Claim claim, int peer, int channel, int length) {
         CORE.resetBackoff(client);
         final long start = System.nanoTime();
         while (true) {
             CORE.progressWhileBlocked(client);
-            final int at = conduit.claim(peer, channel, length);
-            if (at >= 0) {
-                return at;
+            if (conduit.claim(claim, peer, channel, length) == Conduit.OK) {
+                return claim;
             }
             if (System.nanoTime() - start > backPressureTimeoutNs) {
                 throw new GexTimeoutException("rank " + rank + ": the AM " + (channel == Conduit.REQUEST ? "request" : "reply")
@@ -614,70 +616,75 @@ public final class Am {
     /** Sends a Short request with 0 args; waits for resources. @return {@link Am#OK} */
     public int requestShort(int peer, int handler) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, 0, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, 0, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Short request with 1 args; waits for resources. @return {@link Am#OK} */
     public int requestShort(int peer, int handler, int a0) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, 0, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, 0, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Short request with 2 args; waits for resources. @return {@link Am#OK} */
     public int requestShort(int peer, int handler, int a0, int a1) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, 0, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, 0, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Short request with 3 args; waits for resources. @return {@link Am#OK} */
     public int requestShort(int peer, int handler, int a0, int a1, int a2) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, 0, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, 0, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Short request with 4 args; waits for resources. @return {@link Am#OK} */
     public int requestShort(int peer, int handler, int a0, int a1, int a2, int a3) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, 0, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, 0, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -688,12 +695,13 @@ public final class Am {
      */
     public int tryRequestShort(int peer, int handler) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -704,13 +712,14 @@ public final class Am {
      */
     public int tryRequestShort(int peer, int handler, int a0) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -721,14 +730,15 @@ public final class Am {
      */
     public int tryRequestShort(int peer, int handler, int a0, int a1) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -739,15 +749,16 @@ public final class Am {
      */
     public int tryRequestShort(int peer, int handler, int a0, int a1, int a2) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -758,16 +769,17 @@ public final class Am {
      */
     public int tryRequestShort(int peer, int handler, int a0, int a1, int a2, int a3) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -780,85 +792,91 @@ public final class Am {
     public int requestShort(int peer, int handler, int flags, int[] args, int nargs) {
         checkRequestContext();
         Am.checkArgs(args, nargs);
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, nargs, flags, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, nargs, flags, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Medium request with 0 args; waits for resources. @return {@link Am#OK} */
     public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, 0, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, 0, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Medium request with 1 args; waits for resources. @return {@link Am#OK} */
     public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, 0, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, 0, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Medium request with 2 args; waits for resources. @return {@link Am#OK} */
     public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, 0, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, 0, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Medium request with 3 args; waits for resources. @return {@link Am#OK} */
     public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, 0, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, 0, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Medium request with 4 args; waits for resources. @return {@link Am#OK} */
     public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, 0, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, 0, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -869,12 +887,13 @@ public final class Am {
      */
     public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -885,13 +904,14 @@ public final class Am {
      */
     public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -902,14 +922,15 @@ public final class Am {
      */
     public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -920,15 +941,16 @@ public final class Am {
      */
     public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -939,16 +961,17 @@ public final class Am {
      */
     public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -961,85 +984,91 @@ public final class Am {
     public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int flags, int[] args, int nargs) {
         checkRequestContext();
         Am.checkArgs(args, nargs);
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Long request with 0 args; waits for resources. @return {@link Am#OK} */
     public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 0, 0, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 0, 0, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Long request with 1 args; waits for resources. @return {@link Am#OK} */
     public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 1, 0, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 1, 0, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Long request with 2 args; waits for resources. @return {@link Am#OK} */
     public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 2, 0, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 2, 0, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Long request with 3 args; waits for resources. @return {@link Am#OK} */
     public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 3, 0, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 3, 0, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
     /** Sends a Long request with 4 args; waits for resources. @return {@link Am#OK} */
     public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 4, 0, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 4, 0, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -1050,12 +1079,13 @@ public final class Am {
      */
     public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -1066,13 +1096,14 @@ public final class Am {
      */
     public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -1083,14 +1114,15 @@ public final class Am {
      */
     public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -1101,15 +1133,16 @@ public final class Am {
      */
     public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -1120,16 +1153,17 @@ public final class Am {
      */
     public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
         checkRequestContext();
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
 
@@ -1142,15 +1176,16 @@ public final class Am {
     public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int flags, int[] args, int nargs) {
         checkRequestContext();
         Am.checkArgs(args, nargs);
-        final int at = this.begin(peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = this.conduit.claimBuffer(peer, Conduit.REQUEST);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        this.conduit.commit(peer, Conduit.REQUEST, at);
+        this.conduit.commit(c);
         return Am.OK;
     }
     // END GENERATED SENDS

@@ -5,7 +5,7 @@ import org.gexj.Client;
 import org.gexj.am.wire.AmFrameFlyweight;
 import org.gexj.internal.CoreAccess;
 import org.gexj.spi.Conduit;
-import org.gexj.spi.FrameHandler;
+import org.gexj.spi.ConduitListener;
 
 import java.lang.foreign.MemorySegment;
 
@@ -16,7 +16,7 @@ import java.lang.foreign.MemorySegment;
  * <p>A frame that is malformed, names an unregistered handler or disagrees with its registration is counted,
  * reported on stderr (the first few) and dropped; it never reaches a handler.
  */
-final class AmDispatcher implements FrameHandler {
+final class AmDispatcher implements ConduitListener {
     private static final CoreAccess CORE = CoreAccess.get();
     private static final int REPORTED_DROPS = 10;
     private static final String[] CONTEXT = {"an AM request handler", "an AM reply handler"};

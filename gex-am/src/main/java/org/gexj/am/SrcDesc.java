@@ -2,6 +2,7 @@ package org.gexj.am;
 
 import org.gexj.Lc;
 import org.gexj.am.wire.AmFrameFlyweight;
+import org.gexj.spi.Claim;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -26,11 +27,13 @@ public final class SrcDesc {
     int flags;
     long size;
     long dest;
+    /** This descriptor's frame: claimed at prepare for an in-place Medium and with IMMEDIATE, else at commit. */
+    final Claim claim = new Claim();
     /**
-     * Frame claimed at prepare, else -1: a Medium written in place in the conduit's buffer ({@link #inPlace}), or
-     * with IMMEDIATE any other form, reserved so that the commit cannot block.
+     * The frame was claimed at prepare: a Medium written in place in the conduit's buffer ({@link #inPlace}), or with
+     * IMMEDIATE any other form, reserved so that the commit cannot block.
      */
-    int claimAt = -1;
+    boolean claimed;
     boolean inPlace;
     Lc lc;
     MemorySegment clientBuffer;

@@ -4,6 +4,7 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.gexj.Flags;
 import org.gexj.Lc;
 import org.gexj.am.wire.AmFrameFlyweight;
+import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 
 import java.lang.foreign.MemorySegment;
@@ -112,12 +113,13 @@ public final class Token {
     /** Sends a Short reply with 0 args; waits for resources. @return {@link Am#OK} */
     public int replyShort(int handler) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, 0, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, 0, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -125,13 +127,14 @@ public final class Token {
     /** Sends a Short reply with 1 args; waits for resources. @return {@link Am#OK} */
     public int replyShort(int handler, int a0) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, 0, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, 0, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -139,14 +142,15 @@ public final class Token {
     /** Sends a Short reply with 2 args; waits for resources. @return {@link Am#OK} */
     public int replyShort(int handler, int a0, int a1) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, 0, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, 0, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -154,15 +158,16 @@ public final class Token {
     /** Sends a Short reply with 3 args; waits for resources. @return {@link Am#OK} */
     public int replyShort(int handler, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, 0, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, 0, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -170,16 +175,17 @@ public final class Token {
     /** Sends a Short reply with 4 args; waits for resources. @return {@link Am#OK} */
     public int replyShort(int handler, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, 0, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, 0, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -191,12 +197,13 @@ public final class Token {
      */
     public int tryReplyShort(int handler) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -208,13 +215,14 @@ public final class Token {
      */
     public int tryReplyShort(int handler, int a0) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -226,14 +234,15 @@ public final class Token {
      */
     public int tryReplyShort(int handler, int a0, int a1) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -245,15 +254,16 @@ public final class Token {
      */
     public int tryReplyShort(int handler, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -265,16 +275,17 @@ public final class Token {
      */
     public int tryReplyShort(int handler, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -288,15 +299,16 @@ public final class Token {
     public int replyShort(int handler, int flags, int[] args, int nargs) {
         am.checkReplyContext(this);
         Am.checkArgs(args, nargs);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, nargs, flags, null, 0, 0, 0, Lc.NOW);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, nargs, flags, null, 0, 0, 0, Lc.NOW);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -304,12 +316,13 @@ public final class Token {
     /** Sends a Medium reply with 0 args; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, 0, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, 0, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -317,13 +330,14 @@ public final class Token {
     /** Sends a Medium reply with 1 args; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, 0, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, 0, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -331,14 +345,15 @@ public final class Token {
     /** Sends a Medium reply with 2 args; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, 0, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, 0, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -346,15 +361,16 @@ public final class Token {
     /** Sends a Medium reply with 3 args; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, 0, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, 0, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -362,16 +378,17 @@ public final class Token {
     /** Sends a Medium reply with 4 args; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, 0, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, 0, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -383,12 +400,13 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -400,13 +418,14 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -418,14 +437,15 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -437,15 +457,16 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -457,16 +478,17 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -480,15 +502,16 @@ public final class Token {
     public int replyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int flags, int[] args, int nargs) {
         am.checkReplyContext(this);
         Am.checkArgs(args, nargs);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, src, srcOffset, nbytes, 0, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, src, srcOffset, nbytes, 0, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -496,12 +519,13 @@ public final class Token {
     /** Sends a Medium reply with 0 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc) {
         am.checkReplyContext(this);
-        final int at = am.beginMedium(source, Conduit.REPLY, handler, 0, 0, src, srcAt, nbytes, lc);
-        if (at < 0) {
+        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 0, 0, src, srcAt, nbytes, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -509,13 +533,14 @@ public final class Token {
     /** Sends a Medium reply with 1 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0) {
         am.checkReplyContext(this);
-        final int at = am.beginMedium(source, Conduit.REPLY, handler, 1, 0, src, srcAt, nbytes, lc);
-        if (at < 0) {
+        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 1, 0, src, srcAt, nbytes, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -523,14 +548,15 @@ public final class Token {
     /** Sends a Medium reply with 2 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
-        final int at = am.beginMedium(source, Conduit.REPLY, handler, 2, 0, src, srcAt, nbytes, lc);
-        if (at < 0) {
+        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 2, 0, src, srcAt, nbytes, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -538,15 +564,16 @@ public final class Token {
     /** Sends a Medium reply with 3 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final int at = am.beginMedium(source, Conduit.REPLY, handler, 3, 0, src, srcAt, nbytes, lc);
-        if (at < 0) {
+        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 3, 0, src, srcAt, nbytes, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -554,16 +581,17 @@ public final class Token {
     /** Sends a Medium reply with 4 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final int at = am.beginMedium(source, Conduit.REPLY, handler, 4, 0, src, srcAt, nbytes, lc);
-        if (at < 0) {
+        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 4, 0, src, srcAt, nbytes, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -575,12 +603,13 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc) {
         am.checkReplyContext(this);
-        final int at = am.beginMedium(source, Conduit.REPLY, handler, 0, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
-        if (at < 0) {
+        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 0, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -592,13 +621,14 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0) {
         am.checkReplyContext(this);
-        final int at = am.beginMedium(source, Conduit.REPLY, handler, 1, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
-        if (at < 0) {
+        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 1, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -610,14 +640,15 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
-        final int at = am.beginMedium(source, Conduit.REPLY, handler, 2, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
-        if (at < 0) {
+        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 2, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -629,15 +660,16 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final int at = am.beginMedium(source, Conduit.REPLY, handler, 3, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
-        if (at < 0) {
+        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 3, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -649,16 +681,17 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final int at = am.beginMedium(source, Conduit.REPLY, handler, 4, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
-        if (at < 0) {
+        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 4, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -672,15 +705,16 @@ public final class Token {
     public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int flags, int[] args, int nargs) {
         am.checkReplyContext(this);
         Am.checkArgs(args, nargs);
-        final int at = am.beginMedium(source, Conduit.REPLY, handler, nargs, flags, src, srcAt, nbytes, lc);
-        if (at < 0) {
+        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, nargs, flags, src, srcAt, nbytes, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -688,12 +722,13 @@ public final class Token {
     /** Sends a Long reply with 0 args; waits for resources. @return {@link Am#OK} */
     public int replyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 0, 0, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 0, 0, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -701,13 +736,14 @@ public final class Token {
     /** Sends a Long reply with 1 args; waits for resources. @return {@link Am#OK} */
     public int replyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 1, 0, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 1, 0, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -715,14 +751,15 @@ public final class Token {
     /** Sends a Long reply with 2 args; waits for resources. @return {@link Am#OK} */
     public int replyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 2, 0, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 2, 0, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -730,15 +767,16 @@ public final class Token {
     /** Sends a Long reply with 3 args; waits for resources. @return {@link Am#OK} */
     public int replyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 3, 0, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 3, 0, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -746,16 +784,17 @@ public final class Token {
     /** Sends a Long reply with 4 args; waits for resources. @return {@link Am#OK} */
     public int replyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 4, 0, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 4, 0, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -767,12 +806,13 @@ public final class Token {
      */
     public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -784,13 +824,14 @@ public final class Token {
      */
     public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -802,14 +843,15 @@ public final class Token {
      */
     public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -821,15 +863,16 @@ public final class Token {
      */
     public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -841,16 +884,17 @@ public final class Token {
      */
     public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -864,15 +908,16 @@ public final class Token {
     public int replyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int flags, int[] args, int nargs) {
         am.checkReplyContext(this);
         Am.checkArgs(args, nargs);
-        final int at = am.begin(source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
-        if (at < 0) {
+        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
+        if (c == null) {
             return Am.BACK_PRESSURED;
         }
-        final AtomicBuffer b = am.conduit.claimBuffer(source, Conduit.REPLY);
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset();
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        am.conduit.commit(source, Conduit.REPLY, at);
+        am.conduit.commit(c);
         replied = true;
         return Am.OK;
     }

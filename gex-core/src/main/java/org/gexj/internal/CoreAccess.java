@@ -4,7 +4,8 @@ import org.gexj.Client;
 import org.gexj.Event;
 import org.gexj.Lc;
 import org.gexj.spi.Conduit;
-import org.gexj.spi.FrameHandler;
+import org.gexj.spi.AttachedSegments;
+import org.gexj.spi.ConduitListener;
 import org.gexj.spi.JobHealth;
 
 import java.util.function.Function;
@@ -52,8 +53,22 @@ public abstract class CoreAccess {
     /** One instance of an extension (Am, Rma) per client, created by {@code factory} on first use. */
     public abstract <T> T extension(Client client, Class<T> type, Function<Client, T> factory);
 
-    /** The AM layer installs the dispatcher of inbound frames. */
-    public abstract void setFrameHandler(Client client, FrameHandler handler);
+    /** The AM layer installs the listener of inbound frames and remote writes. */
+    public abstract void setListener(Client client, ConduitListener listener);
+
+    /** How many layers can own RMA operations: the top byte of an operation id names its owner. */
+    public static final int OWNERS = 4;
+    public static final int OWNER_SHIFT = 56;
+    /** RMA operations of the RMA layer. */
+    public static final int OWNER_RMA = 1;
+    /** RMA operations of the AM layer (Long payloads). */
+    public static final int OWNER_AM = 2;
+
+    /** RMA completions of operations whose id has {@code owner} in its top byte go to {@code sink}. */
+    public abstract void setRmaSink(Client client, int owner, ConduitListener sink);
+
+    /** The attached segments of every rank: descriptors with their remote keys. */
+    public abstract AttachedSegments segments(Client client);
 
     /**
      * The polling thread starts running a handler, where polling, waiting and barriers are forbidden. Handlers nest

@@ -1,7 +1,9 @@
 package org.gexj.launch;
 
+import org.gexj.Conduits;
 import org.gexj.bootstrap.JobSecret;
 import org.gexj.bootstrap.RendezvousServer;
+import org.gexj.spi.ConduitProvider;
 
 import java.io.File;
 import java.io.IOException;
@@ -35,7 +37,6 @@ public final class GexRun {
     private static final long KILL_AFTER_MS = 6000;
     private static final long SUPERVISE_WAKE_MS = 250;
     /** Where the smp conduit keeps a job's files, named {@code <jobId>-*}. */
-    private static final Path SHM = Path.of("/dev/shm");
 
     private GexRun() {
     }
@@ -129,7 +130,10 @@ public final class GexRun {
             return code;
         } finally {
             destroyAll(ranks, true);
-            final List<String> removed = removeLeftovers(SHM, jobId);
+            final List<String> removed = new ArrayList<>();
+            for (ConduitProvider conduit : Conduits.all()) {
+                removed.addAll(conduit.cleanup(jobId));
+            }
             if (!removed.isEmpty()) {
                 System.err.println(leftoversReport(jobId, removed));
             }
@@ -210,31 +214,9 @@ public final class GexRun {
     }
 
     /**
-     * A backstop for a rank killed before it could unlink its files: the smp conduit unlinks its own as soon as every
-     * rank mapped them, and on its failure paths, so anything removed here is either such a kill or a conduit leak.
-     *
-     * @return the names of the files of {@code jobId} in {@code dir} that this call removed, sorted
+     * The launcher's line about what the conduits' {@code cleanup} had to remove after the job: a rank killed before it
+     * could release its resources, or a conduit leak. A test or a user can tell either from a clean end.
      */
-    static List<String> removeLeftovers(Path dir, String jobId) {
-        final List<String> removed = new ArrayList<>();
-        try (var files = Files.list(dir)) {
-            files.filter(p -> p.getFileName().toString().startsWith(jobId)).forEach(p -> {
-                try {
-                    if (Files.deleteIfExists(p)) {
-                        removed.add(p.getFileName().toString());
-                    }
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            });
-        } catch (IOException ignored) {
-            // no such directory here: nothing to clean
-        }
-        removed.sort(null);
-        return removed;
-    }
-
-    /** The launcher's line about what it had to clean, so that a test or a user can tell a leak from a clean end. */
     static String leftoversReport(String jobId, List<String> removed) {
         return "gexrun: removed " + removed.size() + " leftover file(s) of job " + jobId + ": " + String.join(" ", removed);
     }

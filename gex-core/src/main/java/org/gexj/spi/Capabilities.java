@@ -1,22 +1,167 @@
 package org.gexj.spi;
 
 /**
- * What a conduit can do, as data: core and AM code choose protocols and fallbacks from this record and
- * never test the conduit's class.
+ * What a conduit can do, as data: the AM and RMA layers choose protocols and fallbacks from this record and never
+ * test the conduit's class. Built with {@link #builder(String)}.
  *
- * @param conduit           short conduit name, e.g. {@code smp}
- * @param maxFrameLength    largest AM frame (header, args and inline payload) the conduit moves in one piece
- * @param crossMapped       peers' segments are mapped into this process ({@link Conduit#peerSegment(int)}),
- *                          so RMA and AM Long payloads are plain memory copies
- * @param nativeRma         the conduit does put/get itself; if neither this nor {@code crossMapped}, RMA goes
- *                          over AM (reference implementation)
- * @param orderedChannels   frames between one pair on one channel arrive in order (AM semantics never rely on it)
+ * @param conduit                 short conduit name, e.g. {@code smp}
+ * @param maxFrameLength          largest frame {@link Conduit#claim} accepts (header, args and inline payload)
+ * @param maxMediumRequest        largest Medium request payload the conduit carries
+ * @param maxMediumReply          largest Medium reply payload
+ * @param maxLongRequest          largest Long request payload
+ * @param maxLongReply            largest Long reply payload
+ * @param maxPackedLong           largest Long payload that may travel inside the envelope frame
+ * @param injectSize              payload bytes a send copies out at once (libfabric's inject size), 0 if none
+ * @param immediateBits           bits of immediate data a remote write carries to the target: 0 (none), 32 (verbs
+ *                                {@code imm_data}) or 64 (libfabric CQ data)
+ * @param crossMapped             peers' segments are mapped into this process ({@link Conduit#peerSegment}), so
+ *                                RMA and AM Long payloads are memory copies
+ * @param nativeRma               {@link Conduit#rma()} moves data itself; without it (and without cross-mapping)
+ *                                RMA goes over AM
+ * @param registrationRequired    memory outside the segment must be {@link Conduit#register registered} for RMA
+ * @param deferredLocalCompletion a put's source may still be read after the call returns, until its completion
+ * @param conduitBarrier          the conduit has its own barrier ({@link Conduit#barrierNotify}); otherwise the
+ *                                core runs a dissemination barrier over AM frames
+ * @param threading               what concurrency the conduit's send calls allow
+ * @param orderedChannels         frames between one pair on one channel arrive in order (AM never relies on it)
  */
-public record Capabilities(String conduit, int maxFrameLength, boolean crossMapped, boolean nativeRma,
+public record Capabilities(String conduit, int maxFrameLength, long maxMediumRequest, long maxMediumReply,
+                           long maxLongRequest, long maxLongReply, long maxPackedLong, int injectSize,
+                           int immediateBits, boolean crossMapped, boolean nativeRma, boolean registrationRequired,
+                           boolean deferredLocalCompletion, boolean conduitBarrier, Threading threading,
                            boolean orderedChannels) {
+    /** What concurrency a conduit's {@code claim}/{@code commit} and RMA calls allow. */
+    public enum Threading {
+        /** Any threads may call at once. */
+        CONCURRENT,
+        /** The layer above serialises calls (one lock around them). */
+        SERIALIZED
+    }
+
     public Capabilities {
+        if (conduit == null || conduit.isBlank()) {
+            throw new IllegalArgumentException("conduit name is missing");
+        }
         if (maxFrameLength < 1024) {
             throw new IllegalArgumentException("maxFrameLength " + maxFrameLength + " must be >= 1024");
+        }
+        if (immediateBits != 0 && immediateBits != 32 && immediateBits != 64) {
+            throw new IllegalArgumentException("immediateBits " + immediateBits + " is not 0, 32 or 64");
+        }
+        if (immediateBits != 0 && !nativeRma) {
+            throw new IllegalArgumentException("immediateBits " + immediateBits + " without native RMA");
+        }
+        for (long limit : new long[] {maxMediumRequest, maxMediumReply, maxLongRequest, maxLongReply, maxPackedLong,
+            injectSize}) {
+            if (limit < 0) {
+                throw new IllegalArgumentException(conduit + ": a payload limit is negative: " + limit);
+            }
+        }
+        if (threading == null) {
+            throw new IllegalArgumentException("threading is null");
+        }
+    }
+
+    /** A builder with no native RMA, no immediates, no cross-mapping, concurrent sends. */
+    public static Builder builder(String conduit) {
+        return new Builder(conduit);
+    }
+
+    /** Fluent construction: names instead of sixteen positional arguments. */
+    public static final class Builder {
+        private final String conduit;
+        private int maxFrameLength;
+        private long maxMediumRequest;
+        private long maxMediumReply;
+        private long maxLongRequest;
+        private long maxLongReply;
+        private long maxPackedLong;
+        private int injectSize;
+        private int immediateBits;
+        private boolean crossMapped;
+        private boolean nativeRma;
+        private boolean registrationRequired;
+        private boolean deferredLocalCompletion;
+        private boolean conduitBarrier;
+        private Threading threading = Threading.CONCURRENT;
+        private boolean orderedChannels;
+
+        private Builder(String conduit) {
+            this.conduit = conduit;
+        }
+
+        /** The largest frame; also the default Medium limit in both directions and the largest packed Long. */
+        public Builder maxFrameLength(int v) {
+            maxFrameLength = v;
+            return this;
+        }
+
+        public Builder maxMedium(long request, long reply) {
+            maxMediumRequest = request;
+            maxMediumReply = reply;
+            return this;
+        }
+
+        public Builder maxLong(long request, long reply) {
+            maxLongRequest = request;
+            maxLongReply = reply;
+            return this;
+        }
+
+        public Builder maxPackedLong(long v) {
+            maxPackedLong = v;
+            return this;
+        }
+
+        public Builder injectSize(int v) {
+            injectSize = v;
+            return this;
+        }
+
+        public Builder immediateBits(int v) {
+            immediateBits = v;
+            return this;
+        }
+
+        public Builder crossMapped(boolean v) {
+            crossMapped = v;
+            return this;
+        }
+
+        public Builder nativeRma(boolean v) {
+            nativeRma = v;
+            return this;
+        }
+
+        public Builder registrationRequired(boolean v) {
+            registrationRequired = v;
+            return this;
+        }
+
+        public Builder deferredLocalCompletion(boolean v) {
+            deferredLocalCompletion = v;
+            return this;
+        }
+
+        public Builder conduitBarrier(boolean v) {
+            conduitBarrier = v;
+            return this;
+        }
+
+        public Builder threading(Threading v) {
+            threading = v;
+            return this;
+        }
+
+        public Builder orderedChannels(boolean v) {
+            orderedChannels = v;
+            return this;
+        }
+
+        public Capabilities build() {
+            return new Capabilities(conduit, maxFrameLength, maxMediumRequest, maxMediumReply, maxLongRequest,
+                maxLongReply, maxPackedLong, injectSize, immediateBits, crossMapped, nativeRma, registrationRequired,
+                deferredLocalCompletion, conduitBarrier, threading, orderedChannels);
         }
     }
 }

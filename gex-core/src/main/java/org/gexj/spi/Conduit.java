@@ -1,22 +1,24 @@
 package org.gexj.spi;
 
-import org.agrona.concurrent.AtomicBuffer;
-
 import java.lang.foreign.MemorySegment;
 
 /**
- * A transport between the ranks of a job: it moves AM frames on two channels (requests and replies, so a
- * request handler blocked on a full reply path can still make progress by draining replies), binds one
- * segment per rank, and offers a split-phase barrier.
+ * A transport between the ranks of a job: it moves AM frames on two channels (requests and replies, so a request
+ * handler blocked on a full reply path can still make progress by draining replies), binds one segment per rank,
+ * optionally moves RMA data itself ({@link #rma()}) and optionally has its own barrier. What it can do is declared in
+ * {@link #capabilities()}.
  *
  * <p>Sending is claim / write / commit, so frames are written in place without a copy or an allocation:
  * <pre>
- *   int at = conduit.claim(target, REQUEST, length);   // &lt; 0: BACK_PRESSURED
- *   AtomicBuffer b = conduit.claimBuffer(target, REQUEST);
- *   ... write the frame at [at, at + length) ...
- *   conduit.commit(target, REQUEST, at);               // or abort(...)
+ *   if (conduit.claim(claim, target, REQUEST, length) == OK) {   // else BACK_PRESSURED: nothing claimed
+ *       ... write the frame into claim.buffer() at [claim.offset(), claim.offset() + length) ...
+ *       conduit.commit(claim);                                    // or abort(claim)
+ *   }
  * </pre>
- * Claims may be made from any thread; {@link #poll} is called by one thread at a time.
+ *
+ * <p>Threads: with {@link Capabilities.Threading#CONCURRENT}, {@link #claim}, {@link #commit}, {@link #abort} and the
+ * RMA calls may be made from any threads at once, each with its own {@link Claim}; {@link #poll} is called by one
+ * thread at a time; {@link #attachSegment}, the barrier and {@link #close} by one thread, never racing the others.
  */
 public interface Conduit extends AutoCloseable {
     int REQUEST = 0;
@@ -24,45 +26,71 @@ public interface Conduit extends AutoCloseable {
     /** Poll both channels. */
     int ALL_CHANNELS = 3;
 
-    /** Returned by {@link #claim} when the path to the target is full; nothing was claimed. */
+    /** Done, or started. */
+    int OK = 0;
+    /** The path to the target is full; nothing was claimed or started. */
     int BACK_PRESSURED = -2;
 
     Capabilities capabilities();
 
     /**
-     * @return offset of the claimed region in {@link #claimBuffer}, or {@link #BACK_PRESSURED}
-     * @throws IllegalArgumentException if length exceeds {@link Capabilities#maxFrameLength()}
-     */
-    int claim(int target, int channel, int length);
-
-    /** The buffer that the last successful {@link #claim} for this target and channel refers to. */
-    AtomicBuffer claimBuffer(int target, int channel);
-
-    void commit(int target, int channel, int offset);
-
-    void abort(int target, int channel, int offset);
-
-    /**
-     * Delivers up to {@code limit} inbound frames of the channels in {@code channelMask} (bit 1 &lt;&lt; channel).
+     * Claims room for a frame of {@code length} bytes to {@code target} on {@code channel}, filling {@code claim}.
      *
-     * @return number of frames delivered
+     * @return {@link #OK}, or {@link #BACK_PRESSURED} (nothing claimed)
+     * @throws IllegalArgumentException if length exceeds {@link Capabilities#maxFrameLength()}, or target or channel
+     *                                  is out of range
      */
-    int poll(FrameHandler handler, int channelMask, int limit);
+    int claim(Claim claim, int target, int channel, int length);
+
+    /** Sends the frame written in a successful claim. */
+    void commit(Claim claim);
+
+    /** Gives back a successful claim; nothing is sent. */
+    void abort(Claim claim);
 
     /**
-     * Collective: allocates and binds this rank's segment of {@code size} bytes (a page multiple) and makes
-     * the peers' segments reachable as far as the conduit can.
+     * Delivers up to {@code limit} inbound frames of the channels in {@code channelMask} (bit 1 &lt;&lt; channel) and,
+     * when both channels are polled, the RMA events that have arrived.
+     *
+     * @return number of frames and events delivered
      */
-    MemorySegment attachSegment(long size);
+    int poll(ConduitListener listener, int channelMask, int limit);
+
+    /**
+     * Collective: allocates and binds this rank's segment of {@code size} bytes (a page multiple), makes the peers'
+     * segments reachable as far as the conduit can, and returns this rank's memory with every rank's descriptor, from
+     * one exchange.
+     */
+    AttachedSegments attachSegment(long size);
 
     /** The peer's segment mapped into this process, or {@code null} if the conduit does not cross-map. */
     MemorySegment peerSegment(int rank);
 
-    /** Starts a barrier phase; every rank calls it once per phase. */
-    void barrierNotify();
+    /**
+     * Makes {@code memory} usable as a local buffer of RMA ({@link Capabilities#registrationRequired()}). The default,
+     * for conduits that need no registration, holds nothing.
+     */
+    default Registration register(MemorySegment memory) {
+        return Registration.unregistered(memory);
+    }
 
-    /** @return true when every rank has notified the current phase. */
-    boolean barrierTry();
+    /** The conduit's RMA transport, or {@code null} without {@link Capabilities#nativeRma()}. */
+    default RmaTransport rma() {
+        return null;
+    }
+
+    /**
+     * Starts a barrier phase; every rank calls it once per phase. Only with {@link Capabilities#conduitBarrier()}:
+     * other conduits get the core's barrier over AM frames.
+     */
+    default void barrierNotify() {
+        throw new UnsupportedOperationException(capabilities().conduit() + " has no barrier of its own");
+    }
+
+    /** @return true when every rank has notified the current phase */
+    default boolean barrierTry() {
+        throw new UnsupportedOperationException(capabilities().conduit() + " has no barrier of its own");
+    }
 
     /** Releases every resource; no call may follow. */
     @Override

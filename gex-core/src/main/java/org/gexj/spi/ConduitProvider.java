@@ -15,4 +15,15 @@ public interface ConduitProvider {
 
     /** Collective over the job: creates this rank's conduit instance. */
     Conduit open(ConduitContext context);
+
+    /**
+     * Removes whatever job {@code jobId} of this conduit may have left on this host (files, shared memory) after its
+     * processes ended; the launcher calls it for every conduit after every job. A conduit that leaks nothing when its
+     * ranks are killed returns an empty list.
+     *
+     * @return what was removed, one description each, so the launcher can report it
+     */
+    default java.util.List<String> cleanup(String jobId) {
+        return java.util.List.of();
+    }
 }

@@ -1,0 +1,28 @@
+package org.gexj.spi;
+
+import org.agrona.DirectBuffer;
+
+/**
+ * What a conduit delivers during {@link Conduit#poll}, on the polling thread: whole AM frames, remote writes that
+ * landed here with their immediate data, and completions of this rank's RMA operations.
+ */
+public interface ConduitListener {
+    /**
+     * An inbound frame; the buffer region is valid only during the call.
+     *
+     * @param channel {@link Conduit#REQUEST} or {@link Conduit#REPLY}
+     */
+    void onFrame(int channel, DirectBuffer buffer, int offset, int length);
+
+    /** A put-with-immediate from {@code source} has landed in this rank's segment. */
+    default void onRemoteWrite(int source, long immediate) {
+    }
+
+    /**
+     * This rank's RMA operation {@code operation} completed.
+     *
+     * @param status {@link Conduit#OK}, or a negative conduit error code (the operation failed)
+     */
+    default void onRmaCompletion(long operation, int status) {
+    }
+}
