@@ -31,15 +31,16 @@ def family(kind, req):
                     "Long": "MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, ",
                     "MediumEcho": "Payload src, int srcAt, int nbytes, Lc lc, "}[kind]
     target = "this" if req else "am"
+    token = "null" if req else "this"
 
     def begin(nargs, flags):
         if kind == "MediumEcho":
-            return (f"{target}.beginMedium({target}.sendClaim(), {peer}, {chan}, handler, {nargs}, {flags}, src, srcAt, "
-                    f"nbytes, lc)")
+            return (f"{target}.beginMedium({target}.sendClaim(), {token}, {peer}, {chan}, handler, {nargs}, {flags}, src, "
+                    f"srcAt, nbytes, lc)")
         payload_args = {"Short": "null, 0, 0, 0, Lc.NOW", "Medium": "src, srcOffset, nbytes, 0, lc",
                         "Long": "src, srcOffset, nbytes, dest, lc"}[kind]
-        return (f"{target}.begin({target}.sendClaim(), {peer}, {chan}, AmFrameFlyweight.CATEGORY_{kind.upper()}, handler, "
-                f"{nargs}, {flags}, {payload_args})")
+        return (f"{target}.begin({target}.sendClaim(), {token}, {peer}, {chan}, AmFrameFlyweight.CATEGORY_{kind.upper()}, "
+                f"handler, {nargs}, {flags}, {payload_args})")
     pre = ("        checkRequestContext();\n" if req else "        am.checkReplyContext(this);\n")
     post_ok = "" if req else "        replied = true;\n"
     doc_what = {"Short": "a Short", "Medium": "a Medium", "Long": "a Long", "MediumEcho": "a Medium"}[kind]

@@ -65,6 +65,13 @@ public final class Am {
     private final AmHandler[] handlers = new AmHandler[MAX_INDEX + 1];
     private final long maxMedium;
     private final long maxLong;
+    /** How Long payloads travel on conduits that do not cross-map segments; null on those that do. */
+    private final AmLongEngine longEngine;
+    /**
+     * The reply a request handler's dispatcher sends when the handler did not reply to a request that holds a credit
+     * slot: it carries the slot back (GASNet's implicit reply).
+     */
+    static final int CREDIT_RETURN = 1;
     private final long backPressureTimeoutNs;
     private final ThreadLocal<SrcDesc> srcDescs;
     /** Each sending thread's claim: a handler's reply on a thread waiting to send reuses it before that send has one. */
@@ -80,10 +87,15 @@ public final class Am {
         this.size = client.size();
         final long frameLimit = capabilities.maxFrameLength() - AmFrameFlyweight.payloadOffset(MAX_ARGS);
         this.maxMedium = client.config().getLong("GEX_AM_MAX_MEDIUM", Math.min(65536, frameLimit), 512, frameLimit);
-        this.maxLong = capabilities.crossMapped() ? Integer.MAX_VALUE : maxMedium;
         this.backPressureTimeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
+        // a packed Long carries its payload in the frame, as a Medium does
+        this.longEngine = capabilities.crossMapped() ? null
+            : new AmLongEngine(this, client, conduit, capabilities, maxMedium, backPressureTimeoutNs);
+        this.maxLong = longEngine == null ? Integer.MAX_VALUE
+            : longEngine.maxLong(Math.min(capabilities.maxLongRequest(), capabilities.maxLongReply()));
         this.srcDescs = ThreadLocal.withInitial(() -> new SrcDesc(this));
-        CORE.setListener(client, new AmDispatcher(this, client));
+        registerSystem(CREDIT_RETURN, AmHandler.shortReply(0, (token, args) -> { }).named("credit-return"));
+        CORE.setListener(client, new AmDispatcher(this, client, longEngine));
     }
 
     /** The client's AM layer, created on first use. Create it on every rank before peers send. */
@@ -276,6 +288,10 @@ public final class Am {
         if (category == AmFrameFlyweight.CATEGORY_LONG) {
             checkLongDest(peer, dest, least);
             granted = Math.min(granted, client.segment().size(peer) - dest);
+            if (longEngine != null && (flags & Flags.IMMEDIATE) != 0) {
+                // IMMEDIATE reserves the whole frame at prepare, which only a packed payload fits
+                granted = Math.max(least, Math.min(granted, longEngine.packedMax()));
+            }
         }
         final SrcDesc sd = srcDescs.get();
         if (sd.open) {
@@ -284,7 +300,7 @@ public final class Am {
         sd.claimed = false;
         sd.inPlace = false;
         if (category == AmFrameFlyweight.CATEGORY_MEDIUM && clientBuffer == null) {
-            if (claim(sd.claim, peer, channel, AmFrameFlyweight.frameLength(nargs, (int) granted), flags) == null) {
+            if (claimRoom(sd.claim, peer, channel, AmFrameFlyweight.frameLength(nargs, (int) granted), flags) == null) {
                 return null;
             }
             final AtomicBuffer b = sd.claim.buffer();
@@ -306,7 +322,7 @@ public final class Am {
         }
         if (!sd.inPlace && (flags & Flags.IMMEDIATE) != 0) {
             // reserve the whole frame now: IMMEDIATE fails here, at prepare, and the commit never waits
-            if (claim(sd.claim, peer, channel, AmFrameFlyweight.frameLength(nargs,
+            if (claimRoom(sd.claim, peer, channel, AmFrameFlyweight.frameLength(nargs,
                 inlinePayload(category) ? (int) granted : 0), flags) == null) {
                 return null;
             }
@@ -354,6 +370,7 @@ public final class Am {
             final boolean inline = inlinePayload(sd.category);
             AmFrameFlyweight.encodeHeader(b, at, frameType(sd.category, sd.channel, inline), handler, nargs, rank,
                 nbytes, sd.dest);
+            AmFrameFlyweight.encodeCredit(b, at, creditOf(sd.token));
             if (!sd.inPlace && nbytes > 0) {
                 if (inline) {
                     Memory.copy(sd.clientBuffer, 0, b, at + AmFrameFlyweight.payloadOffset(nargs), nbytes);
@@ -362,8 +379,8 @@ public final class Am {
                 }
             }
         } else {
-            c = begin(sd.claim, sd.peer, sd.channel, sd.category, handler, nargs, 0, sd.clientBuffer, 0, nbytes, sd.dest,
-                Lc.NOW);
+            c = begin(sd.claim, sd.token, sd.peer, sd.channel, sd.category, handler, nargs, 0, sd.clientBuffer, 0, nbytes,
+                sd.dest, Lc.NOW);
         }
         if (sd.lc != null && sd.lc.isEvent()) {
             CORE.setLastEvent(sd.lc, Event.DONE); // the client buffer was copied: locally complete
@@ -474,7 +491,7 @@ public final class Am {
             || (category == AmFrameFlyweight.CATEGORY_LONG && !capabilities.crossMapped());
     }
 
-    private static int frameType(int category, int channel, boolean inline) {
+    static int frameType(int category, int channel, boolean inline) {
         return category | (channel == Conduit.REQUEST ? AmFrameFlyweight.TYPE_REQUEST : 0)
             | (category == AmFrameFlyweight.CATEGORY_LONG && inline ? AmFrameFlyweight.TYPE_INLINE : 0);
     }
@@ -485,8 +502,8 @@ public final class Am {
      *
      * @return {@code claim}, filled, or null if IMMEDIATE and the path was full
      */
-    Claim begin(Claim claim, int peer, int channel, int category, int handler, int nargs, int flags, MemorySegment src,
-                long srcOffset, long nbytes, long dest, Lc lc) {
+    Claim begin(Claim claim, Token token, int peer, int channel, int category, int handler, int nargs, int flags,
+                MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
         checkSend(peer, channel, category, handler, nargs, flags, nbytes, lc);
         if (category != AmFrameFlyweight.CATEGORY_SHORT) {
             if (nbytes > 0) {
@@ -500,8 +517,13 @@ public final class Am {
                 checkLongDest(peer, dest, nbytes);
             }
         }
+        if (category == AmFrameFlyweight.CATEGORY_LONG && longEngine != null
+            && longEngine.protocolFor(nbytes) != AmLongEngine.Protocol.PACKED) {
+            return longEngine.beginApart(claim, token, peer, channel, handler, nargs, flags, src, srcOffset, nbytes, dest,
+                lc);
+        }
         final boolean inline = inlinePayload(category);
-        if (claimFrame(claim, peer, channel, category, handler, nargs, flags, inline, nbytes, dest) == null) {
+        if (claimFrame(claim, token, peer, channel, category, handler, nargs, flags, inline, nbytes, dest) == null) {
             return null;
         }
         if (nbytes > 0) {
@@ -520,13 +542,13 @@ public final class Am {
      * As {@link #begin} for a Medium whose payload is {@code nbytes} of a delivered {@code src} from {@code srcAt},
      * copied from where it was delivered into the claimed frame.
      */
-    Claim beginMedium(Claim claim, int peer, int channel, int handler, int nargs, int flags, Payload src, int srcAt,
-                      int nbytes, Lc lc) {
+    Claim beginMedium(Claim claim, Token token, int peer, int channel, int handler, int nargs, int flags, Payload src,
+                      int srcAt, int nbytes, Lc lc) {
         checkSend(peer, channel, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, nbytes, lc);
         Objects.requireNonNull(src, "src");
         src.checkSource(srcAt, nbytes);
-        if (claimFrame(claim, peer, channel, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, true, nbytes, 0)
-            == null) {
+        if (claimFrame(claim, token, peer, channel, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, true, nbytes,
+            0) == null) {
             return null;
         }
         src.copyTo(srcAt, claim.buffer(), claim.offset() + AmFrameFlyweight.payloadOffset(nargs), nbytes);
@@ -551,13 +573,17 @@ public final class Am {
     }
 
     /** Claims the frame (waiting unless IMMEDIATE) and writes its header. @return {@code claim}, or null */
-    private Claim claimFrame(Claim claim, int peer, int channel, int category, int handler, int nargs, int flags,
-                             boolean inline, long nbytes, long dest) {
-        if (claim(claim, peer, channel, AmFrameFlyweight.frameLength(nargs, inline ? (int) nbytes : 0), flags) == null) {
+    private Claim claimFrame(Claim claim, Token token, int peer, int channel, int category, int handler, int nargs,
+                             int flags, boolean inline, long nbytes, long dest) {
+        if (claimRoom(claim, peer, channel, AmFrameFlyweight.frameLength(nargs, inline ? (int) nbytes : 0), flags)
+            == null) {
             return null;
         }
         AmFrameFlyweight.encodeHeader(claim.buffer(), claim.offset(), frameType(category, channel, inline), handler,
             nargs, rank, nbytes, dest);
+        if (token != null) {
+            AmFrameFlyweight.encodeCredit(claim.buffer(), claim.offset(), token.creditSlot);
+        }
         return claim;
     }
 
@@ -568,8 +594,13 @@ public final class Am {
         }
     }
 
+    /** The credit slot a reply carries back: its request's, or -1. */
+    static int creditOf(Token token) {
+        return token == null ? -1 : token.creditSlot;
+    }
+
     /** @return {@code claim}, filled, or null if IMMEDIATE and the path was full */
-    private Claim claim(Claim claim, int peer, int channel, int length, int flags) {
+    Claim claimRoom(Claim claim, int peer, int channel, int length, int flags) {
         if (conduit.claim(claim, peer, channel, length) == Conduit.OK) {
             return claim;
         }
@@ -616,7 +647,7 @@ public final class Am {
     /** Sends a Short request with 0 args; waits for resources. @return {@link Am#OK} */
     public int requestShort(int peer, int handler) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, 0, null, 0, 0, 0, Lc.NOW);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, 0, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -629,7 +660,7 @@ public final class Am {
     /** Sends a Short request with 1 args; waits for resources. @return {@link Am#OK} */
     public int requestShort(int peer, int handler, int a0) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, 0, null, 0, 0, 0, Lc.NOW);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, 0, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -643,7 +674,7 @@ public final class Am {
     /** Sends a Short request with 2 args; waits for resources. @return {@link Am#OK} */
     public int requestShort(int peer, int handler, int a0, int a1) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, 0, null, 0, 0, 0, Lc.NOW);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, 0, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -658,7 +689,7 @@ public final class Am {
     /** Sends a Short request with 3 args; waits for resources. @return {@link Am#OK} */
     public int requestShort(int peer, int handler, int a0, int a1, int a2) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, 0, null, 0, 0, 0, Lc.NOW);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, 0, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -674,7 +705,7 @@ public final class Am {
     /** Sends a Short request with 4 args; waits for resources. @return {@link Am#OK} */
     public int requestShort(int peer, int handler, int a0, int a1, int a2, int a3) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, 0, null, 0, 0, 0, Lc.NOW);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, 0, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -695,7 +726,7 @@ public final class Am {
      */
     public int tryRequestShort(int peer, int handler) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -712,7 +743,7 @@ public final class Am {
      */
     public int tryRequestShort(int peer, int handler, int a0) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -730,7 +761,7 @@ public final class Am {
      */
     public int tryRequestShort(int peer, int handler, int a0, int a1) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -749,7 +780,7 @@ public final class Am {
      */
     public int tryRequestShort(int peer, int handler, int a0, int a1, int a2) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -769,7 +800,7 @@ public final class Am {
      */
     public int tryRequestShort(int peer, int handler, int a0, int a1, int a2, int a3) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -792,7 +823,7 @@ public final class Am {
     public int requestShort(int peer, int handler, int flags, int[] args, int nargs) {
         checkRequestContext();
         Am.checkArgs(args, nargs);
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, nargs, flags, null, 0, 0, 0, Lc.NOW);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, nargs, flags, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -808,7 +839,7 @@ public final class Am {
     /** Sends a Medium request with 0 args; waits for resources. @return {@link Am#OK} */
     public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, 0, src, srcOffset, nbytes, 0, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, 0, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -821,7 +852,7 @@ public final class Am {
     /** Sends a Medium request with 1 args; waits for resources. @return {@link Am#OK} */
     public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, 0, src, srcOffset, nbytes, 0, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, 0, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -835,7 +866,7 @@ public final class Am {
     /** Sends a Medium request with 2 args; waits for resources. @return {@link Am#OK} */
     public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, 0, src, srcOffset, nbytes, 0, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, 0, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -850,7 +881,7 @@ public final class Am {
     /** Sends a Medium request with 3 args; waits for resources. @return {@link Am#OK} */
     public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, 0, src, srcOffset, nbytes, 0, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, 0, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -866,7 +897,7 @@ public final class Am {
     /** Sends a Medium request with 4 args; waits for resources. @return {@link Am#OK} */
     public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, 0, src, srcOffset, nbytes, 0, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, 0, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -887,7 +918,7 @@ public final class Am {
      */
     public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -904,7 +935,7 @@ public final class Am {
      */
     public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -922,7 +953,7 @@ public final class Am {
      */
     public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -941,7 +972,7 @@ public final class Am {
      */
     public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -961,7 +992,7 @@ public final class Am {
      */
     public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -984,7 +1015,7 @@ public final class Am {
     public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int flags, int[] args, int nargs) {
         checkRequestContext();
         Am.checkArgs(args, nargs);
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, src, srcOffset, nbytes, 0, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -1000,7 +1031,7 @@ public final class Am {
     /** Sends a Long request with 0 args; waits for resources. @return {@link Am#OK} */
     public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 0, 0, src, srcOffset, nbytes, dest, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 0, 0, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -1013,7 +1044,7 @@ public final class Am {
     /** Sends a Long request with 1 args; waits for resources. @return {@link Am#OK} */
     public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 1, 0, src, srcOffset, nbytes, dest, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 1, 0, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -1027,7 +1058,7 @@ public final class Am {
     /** Sends a Long request with 2 args; waits for resources. @return {@link Am#OK} */
     public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 2, 0, src, srcOffset, nbytes, dest, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 2, 0, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -1042,7 +1073,7 @@ public final class Am {
     /** Sends a Long request with 3 args; waits for resources. @return {@link Am#OK} */
     public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 3, 0, src, srcOffset, nbytes, dest, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 3, 0, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -1058,7 +1089,7 @@ public final class Am {
     /** Sends a Long request with 4 args; waits for resources. @return {@link Am#OK} */
     public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 4, 0, src, srcOffset, nbytes, dest, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 4, 0, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -1079,7 +1110,7 @@ public final class Am {
      */
     public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -1096,7 +1127,7 @@ public final class Am {
      */
     public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -1114,7 +1145,7 @@ public final class Am {
      */
     public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -1133,7 +1164,7 @@ public final class Am {
      */
     public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -1153,7 +1184,7 @@ public final class Am {
      */
     public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
         checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -1176,7 +1207,7 @@ public final class Am {
     public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int flags, int[] args, int nargs) {
         checkRequestContext();
         Am.checkArgs(args, nargs);
-        final Claim c = this.begin(this.sendClaim(), peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
+        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }

@@ -28,24 +28,62 @@ final class AmDispatcher implements ConduitListener {
     private final Args[] args = {new Args(), new Args()};
     private final Payload[] payloads = {new Payload(), new Payload()};
 
-    AmDispatcher(Am am, Client client) {
+    private final AmLongEngine longEngine;
+
+    AmDispatcher(Am am, Client client, AmLongEngine longEngine) {
         this.am = am;
         this.client = client;
+        this.longEngine = longEngine;
         this.tokens = new Token[] {new Token(am), new Token(am)};
     }
 
+    /** A frame: checked, then dispatched, unless it is a reassembled Long's envelope whose payload has not landed. */
     @Override
     public void onFrame(int channel, DirectBuffer buffer, int offset, int length) {
         final AmFrameFlyweight frame = frames[channel].wrap(buffer, offset, length);
+        final AmHandler handler = check(channel, frame);
+        if (handler == null) {
+            return;
+        }
+        if (frame.isReassembly()) {
+            if (longEngine == null || !longEngine.reassembles()) {
+                drop(channel, "a reassembled Long on a conduit that moves Long payloads otherwise");
+                return;
+            }
+            if (!longEngine.onEnvelope(channel, frame)) {
+                return; // stored until its payload lands, or a duplicate the table counted
+            }
+        }
+        dispatch(channel, frame, handler);
+    }
+
+    /** A tagged Long payload landed: dispatches its envelope if that came first. */
+    @Override
+    public void onRemoteWrite(int source, long immediate) {
+        if (longEngine == null || !longEngine.reassembles()) {
+            drop(Conduit.REQUEST, "a remote write from rank " + source + " that no AM Long protocol here expects");
+            return;
+        }
+        final int channel = longEngine.payloadLanded(source, immediate);
+        if (channel >= 0) {
+            final AmFrameFlyweight frame = frames[channel].wrap(longEngine.readyEnvelope(channel), 0,
+                longEngine.readyLength(channel));
+            // checked when it arrived
+            dispatch(channel, frame, am.handler(frame.handler()));
+        }
+    }
+
+    /** @return the frame's handler if the frame is well formed and agrees with its registration, else null (dropped) */
+    private AmHandler check(int channel, AmFrameFlyweight frame) {
         final String malformed = frame.validate();
         if (malformed != null) {
             drop(channel, malformed);
-            return;
+            return null;
         }
         final boolean request = frame.isRequest();
         if (request != (channel == Conduit.REQUEST)) {
             drop(channel, "a " + (request ? "request" : "reply") + " frame on the other channel");
-            return;
+            return null;
         }
         final int index = frame.handler();
         final AmHandler handler = am.handler(index);
@@ -54,13 +92,26 @@ final class AmDispatcher implements ConduitListener {
             || (request ? !handler.direction().allowsRequest() : !handler.direction().allowsReply())) {
             drop(channel, "handler " + index + " is " + (handler == null ? "not registered" : handler.toString())
                 + "; frame is category " + category + " with " + frame.nargs() + " args");
-            return;
+            return null;
         }
         final int source = frame.source();
         if (source < 0 || source >= client.size()) {
             drop(channel, "source rank " + source + " outside [0, " + client.size() + ")");
-            return;
+            return null;
         }
+        return handler;
+    }
+
+    /**
+     * Runs the handler of a checked frame. A request that holds a credit slot gets a reply whatever the handler does:
+     * its own, or the implicit one sent here; a reply that carries one of this rank's slots frees it once handled.
+     */
+    private void dispatch(int channel, AmFrameFlyweight frame, AmHandler handler) {
+        final boolean request = frame.isRequest();
+        final int category = frame.category();
+        final int index = frame.handler();
+        final int source = frame.source();
+        final DirectBuffer buffer = frame.buffer();
         final Payload payload = payloads[channel];
         if (category == AmFrameFlyweight.CATEGORY_MEDIUM) {
             payload.wrapMedium(buffer, frame.payloadIndex(), (int) frame.payloadLength());
@@ -69,7 +120,7 @@ final class AmDispatcher implements ConduitListener {
         }
         final Token token = tokens[channel];
         final Args a = args[channel];
-        token.activate(source, index, request, category == AmFrameFlyweight.CATEGORY_LONG);
+        token.activate(source, index, request, category == AmFrameFlyweight.CATEGORY_LONG, frame.credit());
         a.wrap(frame);
         final String previous = CORE.enterHandler(client, CONTEXT[channel]);
         try {
@@ -79,10 +130,20 @@ final class AmDispatcher implements ConduitListener {
                 handler.payloadBody().onMessage(token, payload, a);
             }
         } finally {
-            CORE.exitHandler(client, previous);
-            token.deactivate();
-            a.invalidate();
-            payload.invalidate();
+            try {
+                if (request && token.creditSlot >= 0 && !token.replied) {
+                    token.replyShort(Am.CREDIT_RETURN);
+                }
+            } finally {
+                CORE.exitHandler(client, previous);
+                token.deactivate();
+                a.invalidate();
+                payload.invalidate();
+            }
+        }
+        if (!request && frame.credit() >= 0 && (longEngine == null || !longEngine.retire(source, frame.credit()))) {
+            drop(channel, "a reply from rank " + source + " returning credit slot " + frame.credit()
+                + ", which this rank does not hold");
         }
     }
 

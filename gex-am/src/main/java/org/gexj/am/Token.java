@@ -28,12 +28,15 @@ public final class Token {
     private boolean active;
     boolean replied;
     Thread thread;
+    /** The requester's credit slot this request holds (its reply carries it back), or -1. */
+    int creditSlot = -1;
 
     Token(Am am) {
         this.am = am;
     }
 
-    void activate(int source, int handler, boolean request, boolean isLong) {
+    void activate(int source, int handler, boolean request, boolean isLong, int creditSlot) {
+        this.creditSlot = request ? creditSlot : -1;
         this.source = source;
         this.handler = handler;
         this.request = request;
@@ -113,7 +116,7 @@ public final class Token {
     /** Sends a Short reply with 0 args; waits for resources. @return {@link Am#OK} */
     public int replyShort(int handler) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, 0, null, 0, 0, 0, Lc.NOW);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, 0, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -127,7 +130,7 @@ public final class Token {
     /** Sends a Short reply with 1 args; waits for resources. @return {@link Am#OK} */
     public int replyShort(int handler, int a0) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, 0, null, 0, 0, 0, Lc.NOW);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, 0, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -142,7 +145,7 @@ public final class Token {
     /** Sends a Short reply with 2 args; waits for resources. @return {@link Am#OK} */
     public int replyShort(int handler, int a0, int a1) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, 0, null, 0, 0, 0, Lc.NOW);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, 0, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -158,7 +161,7 @@ public final class Token {
     /** Sends a Short reply with 3 args; waits for resources. @return {@link Am#OK} */
     public int replyShort(int handler, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, 0, null, 0, 0, 0, Lc.NOW);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, 0, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -175,7 +178,7 @@ public final class Token {
     /** Sends a Short reply with 4 args; waits for resources. @return {@link Am#OK} */
     public int replyShort(int handler, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, 0, null, 0, 0, 0, Lc.NOW);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, 0, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -197,7 +200,7 @@ public final class Token {
      */
     public int tryReplyShort(int handler) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -215,7 +218,7 @@ public final class Token {
      */
     public int tryReplyShort(int handler, int a0) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -234,7 +237,7 @@ public final class Token {
      */
     public int tryReplyShort(int handler, int a0, int a1) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -254,7 +257,7 @@ public final class Token {
      */
     public int tryReplyShort(int handler, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -275,7 +278,7 @@ public final class Token {
      */
     public int tryReplyShort(int handler, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -299,7 +302,7 @@ public final class Token {
     public int replyShort(int handler, int flags, int[] args, int nargs) {
         am.checkReplyContext(this);
         Am.checkArgs(args, nargs);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, nargs, flags, null, 0, 0, 0, Lc.NOW);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_SHORT, handler, nargs, flags, null, 0, 0, 0, Lc.NOW);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -316,7 +319,7 @@ public final class Token {
     /** Sends a Medium reply with 0 args; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, 0, src, srcOffset, nbytes, 0, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, 0, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -330,7 +333,7 @@ public final class Token {
     /** Sends a Medium reply with 1 args; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, 0, src, srcOffset, nbytes, 0, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, 0, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -345,7 +348,7 @@ public final class Token {
     /** Sends a Medium reply with 2 args; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, 0, src, srcOffset, nbytes, 0, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, 0, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -361,7 +364,7 @@ public final class Token {
     /** Sends a Medium reply with 3 args; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, 0, src, srcOffset, nbytes, 0, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, 0, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -378,7 +381,7 @@ public final class Token {
     /** Sends a Medium reply with 4 args; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, 0, src, srcOffset, nbytes, 0, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, 0, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -400,7 +403,7 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -418,7 +421,7 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -437,7 +440,7 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -457,7 +460,7 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -478,7 +481,7 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -502,7 +505,7 @@ public final class Token {
     public int replyMedium(int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int flags, int[] args, int nargs) {
         am.checkReplyContext(this);
         Am.checkArgs(args, nargs);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, src, srcOffset, nbytes, 0, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, src, srcOffset, nbytes, 0, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -519,7 +522,7 @@ public final class Token {
     /** Sends a Medium reply with 0 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc) {
         am.checkReplyContext(this);
-        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 0, 0, src, srcAt, nbytes, lc);
+        final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 0, 0, src, srcAt, nbytes, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -533,7 +536,7 @@ public final class Token {
     /** Sends a Medium reply with 1 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0) {
         am.checkReplyContext(this);
-        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 1, 0, src, srcAt, nbytes, lc);
+        final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 1, 0, src, srcAt, nbytes, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -548,7 +551,7 @@ public final class Token {
     /** Sends a Medium reply with 2 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
-        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 2, 0, src, srcAt, nbytes, lc);
+        final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 2, 0, src, srcAt, nbytes, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -564,7 +567,7 @@ public final class Token {
     /** Sends a Medium reply with 3 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 3, 0, src, srcAt, nbytes, lc);
+        final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 3, 0, src, srcAt, nbytes, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -581,7 +584,7 @@ public final class Token {
     /** Sends a Medium reply with 4 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
     public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 4, 0, src, srcAt, nbytes, lc);
+        final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 4, 0, src, srcAt, nbytes, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -603,7 +606,7 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc) {
         am.checkReplyContext(this);
-        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 0, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 0, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -621,7 +624,7 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0) {
         am.checkReplyContext(this);
-        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 1, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 1, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -640,7 +643,7 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
-        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 2, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 2, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -660,7 +663,7 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 3, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 3, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -681,7 +684,7 @@ public final class Token {
      */
     public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, 4, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
+        final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 4, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -705,7 +708,7 @@ public final class Token {
     public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int flags, int[] args, int nargs) {
         am.checkReplyContext(this);
         Am.checkArgs(args, nargs);
-        final Claim c = am.beginMedium(am.sendClaim(), source, Conduit.REPLY, handler, nargs, flags, src, srcAt, nbytes, lc);
+        final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, nargs, flags, src, srcAt, nbytes, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -722,7 +725,7 @@ public final class Token {
     /** Sends a Long reply with 0 args; waits for resources. @return {@link Am#OK} */
     public int replyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 0, 0, src, srcOffset, nbytes, dest, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 0, 0, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -736,7 +739,7 @@ public final class Token {
     /** Sends a Long reply with 1 args; waits for resources. @return {@link Am#OK} */
     public int replyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 1, 0, src, srcOffset, nbytes, dest, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 1, 0, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -751,7 +754,7 @@ public final class Token {
     /** Sends a Long reply with 2 args; waits for resources. @return {@link Am#OK} */
     public int replyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 2, 0, src, srcOffset, nbytes, dest, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 2, 0, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -767,7 +770,7 @@ public final class Token {
     /** Sends a Long reply with 3 args; waits for resources. @return {@link Am#OK} */
     public int replyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 3, 0, src, srcOffset, nbytes, dest, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 3, 0, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -784,7 +787,7 @@ public final class Token {
     /** Sends a Long reply with 4 args; waits for resources. @return {@link Am#OK} */
     public int replyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 4, 0, src, srcOffset, nbytes, dest, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 4, 0, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -806,7 +809,7 @@ public final class Token {
      */
     public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -824,7 +827,7 @@ public final class Token {
      */
     public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -843,7 +846,7 @@ public final class Token {
      */
     public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -863,7 +866,7 @@ public final class Token {
      */
     public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -884,7 +887,7 @@ public final class Token {
      */
     public int tryReplyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }
@@ -908,7 +911,7 @@ public final class Token {
     public int replyLong(int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int flags, int[] args, int nargs) {
         am.checkReplyContext(this);
         Am.checkArgs(args, nargs);
-        final Claim c = am.begin(am.sendClaim(), source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
+        final Claim c = am.begin(am.sendClaim(), this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
         if (c == null) {
             return Am.BACK_PRESSURED;
         }

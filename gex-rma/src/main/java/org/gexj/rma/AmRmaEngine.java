@@ -95,7 +95,8 @@ final class AmRmaEngine implements RmaEngine {
     }
 
     @Override
-    public void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Event completion) {
+    public void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Event completion,
+                    Event local) {
         if (nbytes == 0) {
             return;
         }

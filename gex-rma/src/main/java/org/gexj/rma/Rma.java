@@ -31,8 +31,9 @@ import java.lang.foreign.ValueLayout;
  * <p>A handler exception thrown while a blocking call waits propagates from it; the operation stays in flight and
  * completes during later polls.
  *
- * <p>The engine is chosen from the conduit's capabilities: cross-mapped segments (smp) give memory copies; other
- * conduits use the RMA-over-AM reference. {@code GEX_RMA_OVER_AM=1} forces the reference (for tests and
+ * <p>The engine is chosen from the conduit's capabilities: cross-mapped segments (smp) give memory copies; a conduit
+ * with native RMA moves the data itself (then a put's source may be read after the call, and {@link Lc#NOW} waits for
+ * it); other conduits use the RMA-over-AM reference. {@code GEX_RMA_OVER_AM=1} forces the reference (for tests and
  * comparison). Create it with {@link #of} on every rank before peers use it.
  */
 public final class Rma {
@@ -43,16 +44,28 @@ public final class Rma {
     private final Client client;
     private final RmaEngine engine;
     private final ThreadLocal<Event> blocking;
+    /** Each thread's event for a put with {@link Lc#NOW} whose source the conduit reads after the call. */
+    private final ThreadLocal<Event> localWait;
+    /** Puts read their source after the call returns (native RMA on such a conduit). */
+    private final boolean deferredLocalCompletion;
     private final ThreadLocal<MemorySegment> valueBuffer;
 
     private Rma(Client client) {
         this.client = client;
         final Am am = Am.of(client);
         final boolean overAm = client.config().getBoolean("GEX_RMA_OVER_AM", false);
-        this.engine = client.capabilities().crossMapped() && !overAm
-            ? new CrossMappedRmaEngine(CORE.conduit(client), client.size())
-            : new AmRmaEngine(am);
+        final var capabilities = client.capabilities();
+        if (capabilities.crossMapped() && !overAm) {
+            this.engine = new CrossMappedRmaEngine(CORE.conduit(client), client.size());
+        } else if (capabilities.nativeRma() && !overAm) {
+            this.engine = new NativeRmaEngine(client, CORE.conduit(client).rma());
+        } else {
+            this.engine = new AmRmaEngine(am);
+        }
         this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
+        this.localWait = ThreadLocal.withInitial(() -> CORE.newEvent(client));
+        this.deferredLocalCompletion = client.capabilities().deferredLocalCompletion() && !engine.synchronous()
+            && !(engine instanceof AmRmaEngine);
         this.valueBuffer = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(8, 8));
     }
 
@@ -72,7 +85,7 @@ public final class Rma {
     public void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes) {
         checkPut(peer, remoteOffset, src, srcOffset, nbytes);
         final Event e = blocking.get();
-        engine.put(peer, remoteOffset, src, srcOffset, nbytes, e);
+        engine.put(peer, remoteOffset, src, srcOffset, nbytes, e, null);
         e.await();
     }
 
@@ -86,8 +99,9 @@ public final class Rma {
         checkPut(peer, remoteOffset, src, srcOffset, nbytes);
         checkLc(lc, false);
         final Event e = engine.synchronous() ? Event.DONE : CORE.pooledEvent(client);
-        engine.put(peer, remoteOffset, src, srcOffset, nbytes, e);
-        localCompletion(lc);
+        final Event local = localEvent(lc);
+        engine.put(peer, remoteOffset, src, srcOffset, nbytes, e, local);
+        localCompletion(lc, local);
         return e;
     }
 
@@ -99,7 +113,9 @@ public final class Rma {
     public void putNbi(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
         checkPut(peer, remoteOffset, src, srcOffset, nbytes);
         checkLc(lc, true);
-        engine.put(peer, remoteOffset, src, srcOffset, nbytes, CORE.nbiEvent(client, Ec.PUT));
+        final Event local = localEvent(lc);
+        engine.put(peer, remoteOffset, src, srcOffset, nbytes, CORE.nbiEvent(client, Ec.PUT), local);
+        localCompletion(lc, local);
     }
 
     // ---------------------------------------------------------------------------------------------- get
@@ -214,9 +230,31 @@ public final class Rma {
         }
     }
 
-    private static void localCompletion(Lc lc) {
-        if (lc.isEvent()) {
-            CORE.setLastEvent(lc, Event.DONE);
+    /**
+     * The event that tracks a put's local completion, where it comes later than the call and the option asks for it:
+     * the thread's own for {@link Lc#NOW} (waited on before returning), a pooled one for {@link Lc#event()}. DEFER and
+     * GROUP need none: the put's remote completion implies its local one.
+     */
+    private Event localEvent(Lc lc) {
+        if (!deferredLocalCompletion) {
+            return null;
+        }
+        if (lc == Lc.NOW) {
+            return localWait.get();
+        }
+        return lc.isEvent() ? CORE.pooledEvent(client) : null;
+    }
+
+    /** NOW returns once the source is reusable; an event option records its event (done, when the copy was made). */
+    private void localCompletion(Lc lc, Event local) {
+        if (local == null) {
+            if (lc.isEvent()) {
+                CORE.setLastEvent(lc, Event.DONE);
+            }
+        } else if (lc.isEvent()) {
+            CORE.setLastEvent(lc, local);
+        } else {
+            local.await(); // Lc.NOW: the thread's reusable event
         }
     }
 }

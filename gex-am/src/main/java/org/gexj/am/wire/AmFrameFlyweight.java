@@ -19,19 +19,27 @@ import org.agrona.MutableDirectBuffer;
  *  |              Long destination offset (64 bits)                | 16
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                   args[0 .. nargs) int32 each                 | 24
+ *  |                     credit slot + 1 (int32)                   | 24
+ *  +---------------------------------------------------------------+
+ *  |                          reserved                             | 28
+ *  +---------------------------------------------------------------+
+ *  |                   args[0 .. nargs) int32 each                 | 32
  *  +---------------------------------------------------------------+
  *  |  inline payload (Medium; Long when not cross-mapped), at the  |
  *  |  first 8-aligned offset after the args                        |
  *  +---------------------------------------------------------------+
  *  type: bits 0-1 category (0 Short, 1 Medium, 2 Long), bit 2 request (else reply),
- *        bit 3 payload inline (Long only; Medium payload is always inline).
+ *        bit 3 payload inline (Long only; Medium payload is always inline),
+ *        bit 4 reassembly (Long, not inline: the payload lands by a remote write tagged with the credit slot, in
+ *        either order with this envelope; else it was in place before the envelope was sent).
+ *  credit: on a request, the sender's credit slot this request holds (its reassembly nonce), + 1; 0 for none. On a
+ *        reply, the slot of the request it answers, which the requester frees once the reply is handled, + 1.
  * </pre>
  * Integers are in the buffer's native (little-endian) order. Encoding is static so that any sending thread
  * writes in place; decoding uses a wrapped instance owned by the receiving thread.
  */
 public final class AmFrameFlyweight {
-    public static final byte VERSION = 1;
+    public static final byte VERSION = 2;
     public static final int VERSION_OFFSET = 0;
     public static final int TYPE_OFFSET = 1;
     public static final int HANDLER_OFFSET = 2;
@@ -39,8 +47,9 @@ public final class AmFrameFlyweight {
     public static final int SOURCE_OFFSET = 4;
     public static final int LENGTH_OFFSET = 8;
     public static final int DEST_OFFSET = 16;
-    public static final int ARGS_OFFSET = 24;
-    public static final int HEADER_LENGTH = 24;
+    public static final int CREDIT_OFFSET = 24;
+    public static final int ARGS_OFFSET = 32;
+    public static final int HEADER_LENGTH = 32;
     public static final int MAX_ARGS = 16;
 
     public static final int CATEGORY_SHORT = 0;
@@ -49,6 +58,7 @@ public final class AmFrameFlyweight {
     public static final int TYPE_CATEGORY_MASK = 3;
     public static final int TYPE_REQUEST = 4;
     public static final int TYPE_INLINE = 8;
+    public static final int TYPE_REASSEMBLY = 16;
 
     private DirectBuffer buffer;
     private int offset;
@@ -73,6 +83,12 @@ public final class AmFrameFlyweight {
         b.putInt(at + SOURCE_OFFSET, source);
         b.putLong(at + LENGTH_OFFSET, payloadLength);
         b.putLong(at + DEST_OFFSET, dest);
+        b.putLong(at + CREDIT_OFFSET, 0L);
+    }
+
+    /** Stamps the credit field: {@code slot} (-1 for none) of a request, or the slot a reply retires. */
+    public static void encodeCredit(MutableDirectBuffer b, int at, int slot) {
+        b.putInt(at + CREDIT_OFFSET, slot + 1);
     }
 
     public static void encodeArg(MutableDirectBuffer b, int at, int index, int value) {
@@ -107,6 +123,12 @@ public final class AmFrameFlyweight {
         final long payload = payloadLength();
         if (payload < 0) {
             return "negative payload length " + payload;
+        }
+        if (credit() < -1) {
+            return "credit field " + (credit() + 1) + " is negative";
+        }
+        if (isReassembly() && (category != CATEGORY_LONG || isInline() || credit() < 0)) {
+            return "reassembly flag on a frame that is not a Long with its payload apart and a credit slot";
         }
         final boolean inline = category == CATEGORY_MEDIUM || (category == CATEGORY_LONG && isInline());
         final long needed = inline && payload > 0 ? payloadOffset(nargs) + payload : ARGS_OFFSET + 4L * nargs;
@@ -149,6 +171,15 @@ public final class AmFrameFlyweight {
 
     public boolean isInline() {
         return (type() & TYPE_INLINE) != 0;
+    }
+
+    public boolean isReassembly() {
+        return (type() & TYPE_REASSEMBLY) != 0;
+    }
+
+    /** The credit slot the frame carries (see the diagram), or -1 for none. */
+    public int credit() {
+        return buffer.getInt(offset + CREDIT_OFFSET) - 1;
     }
 
     public int handler() {

@@ -30,12 +30,17 @@ class AmFrameFlyweightProperties {
 
     /** The fields of one generated frame; arrays are printed by value so a counterexample can be read. */
     record Frame(int category, boolean request, boolean inline, int handler, int[] args, int source, byte[] payload,
-                 long dest, int misalign) {
+                 long dest, int misalign, int credit) {
+        /** Only a Long whose payload travels apart, holding a credit slot, is reassembled. */
+        boolean reassembly() {
+            return category == AmFrameFlyweight.CATEGORY_LONG && !inline && credit >= 0;
+        }
+
         @Override
         public String toString() {
             return "Frame[category=" + category + ", request=" + request + ", inline=" + inline + ", handler=" + handler
                 + ", args=" + Arrays.toString(args) + ", source=" + source + ", payload=" + Arrays.toString(payload)
-                + ", dest=" + dest + ", misalign=" + misalign + "]";
+                + ", dest=" + dest + ", misalign=" + misalign + ", credit=" + credit + "]";
         }
     }
 
@@ -49,8 +54,10 @@ class AmFrameFlyweightProperties {
         final Gen<byte[]> payload = Generate.byteArrays(integers().between(0, 300), ANY_BYTE);
         final Gen<Long> dest = edgeBiased(longs().between(0, Long.MAX_VALUE), 0L, 1L, Long.MAX_VALUE);
         final Gen<Integer> misalign = integers().between(0, 7);
+        final Gen<Integer> credit = edgeBiased(integers().between(-1, 1 << 16), -1, 0, 63, 1 << 16);
         return in -> new Frame(category.generate(in), flag.generate(in), flag.generate(in), handler.generate(in),
-            args.generate(in), source.generate(in), payload.generate(in), dest.generate(in), misalign.generate(in));
+            args.generate(in), source.generate(in), payload.generate(in), dest.generate(in), misalign.generate(in),
+            credit.generate(in));
     }
 
     @Test
@@ -64,8 +71,10 @@ class AmFrameFlyweightProperties {
             final int at = 8 * f.misalign();
             final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(at + length + 16));
             final int type = f.category() | (f.request() ? AmFrameFlyweight.TYPE_REQUEST : 0)
-                | (f.category() == AmFrameFlyweight.CATEGORY_LONG && f.inline() ? AmFrameFlyweight.TYPE_INLINE : 0);
+                | (f.category() == AmFrameFlyweight.CATEGORY_LONG && f.inline() ? AmFrameFlyweight.TYPE_INLINE : 0)
+                | (f.reassembly() ? AmFrameFlyweight.TYPE_REASSEMBLY : 0);
             AmFrameFlyweight.encodeHeader(buffer, at, type, f.handler(), nargs, f.source(), body.length, f.dest());
+            AmFrameFlyweight.encodeCredit(buffer, at, f.credit());
             for (int i = 0; i < nargs; i++) {
                 AmFrameFlyweight.encodeArg(buffer, at, i, f.args()[i]);
             }
@@ -84,6 +93,8 @@ class AmFrameFlyweightProperties {
             assertEquals(f.source(), frame.source());
             assertEquals(body.length, frame.payloadLength());
             assertEquals(f.dest(), frame.dest());
+            assertEquals(f.credit(), frame.credit());
+            assertEquals(f.reassembly(), frame.isReassembly());
             for (int i = 0; i < nargs; i++) {
                 assertEquals(f.args()[i], frame.arg(i));
             }
@@ -93,6 +104,20 @@ class AmFrameFlyweightProperties {
                 assertArrayEquals(body, back);
                 assertEquals(0, frame.payloadIndex() % 8, "payload is 8-byte aligned");
             }
+        });
+    }
+
+    /** The reassembly flag is valid only on a Long with its payload apart and a credit slot: anything else is dropped. */
+    @Test
+    void misplacedReassemblyFlagsAreRejected() {
+        qt().withExamples(300).forAll(frames()).checkAssert(f -> {
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[AmFrameFlyweight.frameLength(0, 0)]);
+            final int type = f.category() | AmFrameFlyweight.TYPE_REASSEMBLY
+                | (f.category() == AmFrameFlyweight.CATEGORY_LONG && f.inline() ? AmFrameFlyweight.TYPE_INLINE : 0);
+            AmFrameFlyweight.encodeHeader(buffer, 0, type, f.handler(), 0, f.source(), 0, 0);
+            AmFrameFlyweight.encodeCredit(buffer, 0, f.credit());
+            final String why = new AmFrameFlyweight().wrap(buffer, 0, buffer.capacity()).validate();
+            assertEquals(f.reassembly(), why == null, f + ": " + why);
         });
     }
 

@@ -1,0 +1,159 @@
+package org.gexj.rma;
+
+import org.gexj.Client;
+import org.gexj.Event;
+import org.gexj.GexException;
+import org.gexj.GexTimeoutException;
+import org.gexj.internal.CoreAccess;
+import org.gexj.spi.Conduit;
+import org.gexj.spi.ConduitListener;
+import org.gexj.spi.RmaTransport;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * RMA on conduits that move the data themselves ({@code Capabilities.nativeRma}): each put or get is one operation of
+ * the conduit's {@link RmaTransport}, identified by a slot of a fixed table that the conduit reports back during poll,
+ * so nothing is allocated per operation. When every slot is busy, or the conduit back-pressures, the initiator polls
+ * until it can go on, for at most {@code GEX_BACKPRESSURE_TIMEOUT}.
+ */
+final class NativeRmaEngine implements RmaEngine, ConduitListener {
+    private static final CoreAccess CORE = CoreAccess.get();
+    private static final long OWNER = (long) CoreAccess.OWNER_RMA << CoreAccess.OWNER_SHIFT;
+
+    private final Client client;
+    private final RmaTransport transport;
+    private final long timeoutNs;
+    private final Event[] remote;
+    private final Event[] local;
+    private final int[] free;
+    private int freeCount;
+
+    NativeRmaEngine(Client client, RmaTransport transport) {
+        this.client = client;
+        this.transport = transport;
+        this.timeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
+        final int slots = client.config().getInt("GEX_RMA_OPS", 1024, 1, 1 << 20);
+        this.remote = new Event[slots];
+        this.local = new Event[slots];
+        this.free = new int[slots];
+        for (int i = 0; i < slots; i++) {
+            free[i] = slots - 1 - i;
+        }
+        this.freeCount = slots;
+        CORE.setRmaSink(client, CoreAccess.OWNER_RMA, this);
+    }
+
+    @Override
+    public boolean synchronous() {
+        return false;
+    }
+
+    @Override
+    public void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Event completion,
+                    Event localCompletion) {
+        if (nbytes == 0) {
+            return;
+        }
+        final int slot = start(completion, localCompletion);
+        final long start = System.nanoTime();
+        while (transport.put(peer, remoteOffset, src, srcOffset, nbytes, OWNER | slot) == Conduit.BACK_PRESSURED) {
+            waitFor(slot, start, "put to rank " + peer);
+        }
+    }
+
+    @Override
+    public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
+        if (nbytes == 0) {
+            return;
+        }
+        final int slot = start(completion, null);
+        final long start = System.nanoTime();
+        while (transport.get(dst, dstOffset, peer, remoteOffset, nbytes, OWNER | slot) == Conduit.BACK_PRESSURED) {
+            waitFor(slot, start, "get from rank " + peer);
+        }
+    }
+
+    private int start(Event completion, Event localCompletion) {
+        final int slot = acquire();
+        remote[slot] = completion;
+        local[slot] = localCompletion;
+        CORE.begin(completion, 1);
+        if (localCompletion != null) {
+            CORE.begin(localCompletion, 1);
+        }
+        return slot;
+    }
+
+    /**
+     * One step of waiting for the conduit to take an operation. If the wait ends in an error the operation never
+     * started: its slot comes back and its events complete (without a failure: the caller gets the exception), so a
+     * thread's reused blocking event is not left pending.
+     */
+    private void waitFor(int slot, long start, String what) {
+        try {
+            if (System.nanoTime() - start > timeoutNs) {
+                throw new GexTimeoutException("rank " + client.rank() + ": the conduit would not take an RMA " + what
+                    + " for " + timeoutNs / 1_000_000_000L + " s (GEX_BACKPRESSURE_TIMEOUT)");
+            }
+            CORE.progressWhileBlocked(client);
+        } catch (RuntimeException | Error e) {
+            finish(slot, null);
+            throw e;
+        }
+    }
+
+    @Override
+    public void onFrame(int channel, org.agrona.DirectBuffer buffer, int offset, int length) {
+        throw new IllegalStateException("RMA completions only");
+    }
+
+    @Override
+    public void onRmaCompletion(long operation, int status) {
+        final int slot = (int) (operation & ~OWNER);
+        if (slot < 0 || slot >= remote.length || remote[slot] == null) {
+            throw new GexException("rank " + client.rank() + ": completion of RMA operation 0x"
+                + Long.toHexString(operation) + ", which is not in flight");
+        }
+        finish(slot, status == Conduit.OK ? null
+            : new GexException("the conduit failed RMA operation " + slot + " with status " + status));
+    }
+
+    private void finish(int slot, Throwable failure) {
+        final Event r = remote[slot];
+        final Event l = local[slot];
+        remote[slot] = null;
+        local[slot] = null;
+        release(slot);
+        if (l != null) {
+            CORE.complete(l, 1);
+        }
+        if (failure == null) {
+            CORE.complete(r, 1);
+        } else {
+            CORE.fail(r, 1, failure);
+        }
+    }
+
+    private int acquire() {
+        final long start = System.nanoTime();
+        CORE.resetBackoff(client);
+        while (true) {
+            synchronized (this) {
+                if (freeCount > 0) {
+                    return free[--freeCount];
+                }
+            }
+            CORE.progressWhileBlocked(client);
+            if (System.nanoTime() - start > timeoutNs) {
+                throw new GexTimeoutException("rank " + client.rank() + ": all " + remote.length
+                    + " RMA operation slots (GEX_RMA_OPS) stayed busy for " + timeoutNs / 1_000_000_000L
+                    + " s (GEX_BACKPRESSURE_TIMEOUT)");
+            }
+        }
+    }
+
+    private synchronized void release(int slot) {
+        free[freeCount++] = slot;
+    }
+}
