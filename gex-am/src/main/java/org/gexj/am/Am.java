@@ -214,9 +214,25 @@ public final class Am {
         checkNargs(nargs);
     }
 
-    /** Frames dropped because they were malformed or named an unregistered handler. */
+    /**
+     * Frames dropped because they were malformed or named an unregistered handler, plus, where Long payloads are
+     * reassembled, duplicate or malformed envelopes and remote-write tags that were not a Long payload of this job.
+     */
     public long droppedFrames() {
-        return droppedFrames.get();
+        return droppedFrames.get() + (longEngine == null ? 0 : longEngine.dropped());
+    }
+
+    /**
+     * Long messages waiting here for their other half (an envelope whose payload has not landed, or the reverse): 0
+     * once traffic stops. Always 0 where Long payloads are not reassembled.
+     */
+    public int pendingLongReassemblies() {
+        return longEngine == null ? 0 : longEngine.pendingReassemblies();
+    }
+
+    /** How a Long payload of {@code nbytes} travels to a peer: "copy", "packed", "putsyncsend" or "reassembly". */
+    public String longProtocol(long nbytes) {
+        return longEngine == null ? "copy" : longEngine.protocolFor(nbytes).setting();
     }
 
     void countDropped() {

@@ -120,7 +120,8 @@ final class AmDispatcher implements ConduitListener {
         }
         final Token token = tokens[channel];
         final Args a = args[channel];
-        token.activate(source, index, request, category == AmFrameFlyweight.CATEGORY_LONG, frame.credit());
+        token.activate(source, index, request, category == AmFrameFlyweight.CATEGORY_LONG, frame.credit(),
+            frame.nonce());
         a.wrap(frame);
         final String previous = CORE.enterHandler(client, CONTEXT[channel]);
         try {

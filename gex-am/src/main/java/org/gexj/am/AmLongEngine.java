@@ -21,6 +21,7 @@ import org.gexj.spi.ConduitListener;
 import org.gexj.spi.RmaTransport;
 
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.Locale;
 
 /**
@@ -35,11 +36,14 @@ import java.util.Locale;
  *       target matches the two arrivals, in either order, in a {@link ReassemblyTable}, and runs the handler at the
  *       second: once, after the payload is in place.</li>
  * </ul>
- * The nonce of reassembly is a request credit slot ({@link CreditSlots}, as many per peer as the tag has room for):
- * a request takes one, and the reply that answers it, the handler's own or an implicit one the dispatcher sends when
- * the handler did not reply, carries the slot back; the requester frees it once that reply has been handled, so no
- * extra message retires a nonce and a (source, direction, slot) key is never reused in flight. A Long reply is
- * reassembled under the slot of the request it answers; a reply to a request that holds no slot is sent put-sync-send.
+ * The nonce of reassembly is a request credit slot ({@link CreditSlots}, {@value #SLOTS} per peer) with a generation
+ * bit: a request takes a slot, and the reply that answers it, the handler's own or an implicit one the dispatcher sends
+ * when the handler did not reply, carries the slot back; the requester frees it once that reply has been handled and
+ * its payload's put has completed, so no extra message retires a nonce and a (source, direction, nonce) key is never
+ * reused in flight. The generation flips at every use of a slot, and the target remembers the last generation it
+ * matched per slot, so a payload or envelope that arrives again after its pair was consumed is told from the slot's
+ * next message, counted and dropped. A Long reply is reassembled under the nonce of the request it answers; a reply to
+ * a request that holds no slot is sent put-sync-send.
  *
  * <p>Local completion: a reassembled payload is read by the conduit after the call, so {@link Lc#NOW} waits for the
  * put's completion, {@link Lc#GROUP} is counted in the thread's NBI AM event, and an event option gets an event that
@@ -51,6 +55,9 @@ final class AmLongEngine implements ConduitListener {
     private static final long OWNER = (long) CoreAccess.OWNER_AM << CoreAccess.OWNER_SHIFT;
     /** Envelopes are header plus args; a Long's payload never travels in a reassembled envelope. */
     private static final int MAX_ENVELOPE = AmFrameFlyweight.frameLength(AmFrameFlyweight.MAX_ARGS, 0);
+    /** Credit slots per peer; the tag's nonce is a slot and its generation bit. */
+    static final int SLOTS = 64;
+    private static final byte NO_GENERATION = 2;
 
     enum Protocol {
         PACKED, PUT_SYNC_SEND, REASSEMBLY;
@@ -73,6 +80,14 @@ final class AmLongEngine implements ConduitListener {
     private final LongTagCodec codec;
     private final CreditSlots credits;
     private final ReassemblyTable table;
+    /** Sender side, per (peer, slot): the generation of the slot's current use, flipped by whoever acquires it. */
+    private final byte[] sendGeneration;
+    /** Sender side, per (peer, slot): what still holds the slot (the reply, the payload's put); 0 frees it. */
+    private final AtomicIntegerArray holds;
+    /** Target side, per (source, direction, slot): the generation last matched, or {@link #NO_GENERATION}. */
+    private final byte[] matchedGeneration;
+    /** The (peer, slot) a payload operation holds, or -1. */
+    private final int[] opCredit;
     /** Where the polling thread copies a completed stored envelope: the table may reuse its slab during the handler. */
     private final UnsafeBuffer[] ready = {new UnsafeBuffer(new byte[MAX_ENVELOPE]), new UnsafeBuffer(new byte[MAX_ENVELOPE])};
     private final int[] readyLength = new int[2];
@@ -113,17 +128,25 @@ final class AmLongEngine implements ConduitListener {
         this.packedMax = client.config().getLong("GEX_AMLONG_PACKED_MAX",
             chosen == Protocol.PACKED ? packedLimit : Math.min(packedLimit, 4096), 0, packedLimit);
         if (chosen == Protocol.REASSEMBLY) {
-            this.codec = new LongTagCodec(capabilities.immediateBits(), 6);
+            this.codec = new LongTagCodec(capabilities.immediateBits(), Integer.numberOfTrailingZeros(2 * SLOTS));
             codec.checkJobSize(size);
-            this.credits = new CreditSlots(size, codec.slots());
+            this.credits = new CreditSlots(size, SLOTS);
             this.table = new ReassemblyTable(64, MAX_ENVELOPE);
+            this.sendGeneration = new byte[size * SLOTS];
+            this.holds = new AtomicIntegerArray(size * SLOTS);
+            this.matchedGeneration = new byte[2 * size * SLOTS];
+            java.util.Arrays.fill(matchedGeneration, NO_GENERATION);
         } else {
             this.codec = null;
             this.credits = null;
             this.table = null;
+            this.sendGeneration = null;
+            this.holds = null;
+            this.matchedGeneration = null;
         }
         final int ops = client.config().getInt("GEX_AMLONG_OPS", 1024, 1, 1 << 20);
         this.opEvents = new Event[ops];
+        this.opCredit = new int[ops];
         this.free = new int[ops];
         for (int i = 0; i < ops; i++) {
             free[i] = ops - 1 - i;
@@ -175,37 +198,41 @@ final class AmLongEngine implements ConduitListener {
                      MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
         final boolean request = channel == Conduit.REQUEST;
         final int slot;
+        final int nonce;
         if (large == Protocol.REASSEMBLY && request) {
             slot = acquireCredit(peer, flags);
             if (slot < 0) {
                 return null;
             }
+            final int held = peer * SLOTS + slot;
+            sendGeneration[held] ^= 1;
+            holds.set(held, 2);
+            nonce = (slot << 1) | sendGeneration[held];
         } else {
             slot = large == Protocol.REASSEMBLY && token != null ? token.creditSlot : -1;
+            nonce = slot >= 0 ? token.nonce : 0;
         }
         final boolean reassemble = slot >= 0;
+        final int credited = reassemble && request ? peer * SLOTS + slot : -1;
         final int length = AmFrameFlyweight.frameLength(nargs, 0);
         if (am.claimRoom(claim, peer, channel, length, flags) == null) {
-            if (reassemble && request) {
-                credits.release(peer, slot);
-            }
+            giveBack(credited);
             return null;
         }
         final Event local = reassemble ? localEvent(lc) : localWait.get();
-        final int op = acquireOp(local);
+        final int op = acquireOp(local, credited);
         final long opId = OWNER | op;
         final long start = System.nanoTime();
         int code;
         while ((code = reassemble
             ? transport.putWithImmediate(peer, dest, src, srcOffset, nbytes,
-                codec.encode(request ? LongTagCodec.DIRECTION_REQUEST : LongTagCodec.DIRECTION_REPLY, slot, rank), opId)
+                codec.encode(request ? LongTagCodec.DIRECTION_REQUEST : LongTagCodec.DIRECTION_REPLY, nonce, rank), opId)
             : transport.put(peer, dest, src, srcOffset, nbytes, opId)) == Conduit.BACK_PRESSURED) {
             if ((flags & Flags.IMMEDIATE) != 0 || System.nanoTime() - start > timeoutNs) {
+                opCredit[op] = -1; // never started: the slot is given back here, not by a completion
                 releaseOp(op);
                 conduit.abort(claim);
-                if (reassemble && request) {
-                    credits.release(peer, slot);
-                }
+                giveBack(credited);
                 if ((flags & Flags.IMMEDIATE) != 0) {
                     return null;
                 }
@@ -220,6 +247,7 @@ final class AmLongEngine implements ConduitListener {
         AmFrameFlyweight.encodeHeader(claim.buffer(), claim.offset(), Am.frameType(AmFrameFlyweight.CATEGORY_LONG, channel,
             false) | (reassemble ? AmFrameFlyweight.TYPE_REASSEMBLY : 0), handler, nargs, rank, nbytes, dest);
         AmFrameFlyweight.encodeCredit(claim.buffer(), claim.offset(), request ? slot : Am.creditOf(token));
+        AmFrameFlyweight.encodeNonce(claim.buffer(), claim.offset(), nonce);
         if (reassemble) {
             completeLocally(lc, local);
         } else if (lc != null && lc.isEvent()) {
@@ -275,7 +303,28 @@ final class AmLongEngine implements ConduitListener {
         }
     }
 
-    private int acquireOp(Event local) {
+    /** A slot taken for a message that was not sent after all: free again at once. */
+    private void giveBack(int credited) {
+        if (credited >= 0) {
+            holds.set(credited, 0);
+            credits.release(credited / SLOTS, credited % SLOTS);
+        }
+    }
+
+    /** Drops one of what holds a (peer, slot); the last frees it. @return false if nothing held it */
+    private boolean dropHold(int credited) {
+        final int left = holds.decrementAndGet(credited);
+        if (left < 0) {
+            holds.incrementAndGet(credited);
+            return false;
+        }
+        if (left == 0) {
+            credits.release(credited / SLOTS, credited % SLOTS);
+        }
+        return true;
+    }
+
+    private int acquireOp(Event local, int credited) {
         CORE.begin(local, 1);
         final long start = System.nanoTime();
         while (true) {
@@ -283,11 +332,13 @@ final class AmLongEngine implements ConduitListener {
                 if (freeCount > 0) {
                     final int op = free[--freeCount];
                     opEvents[op] = local;
+                    opCredit[op] = credited;
                     return op;
                 }
             }
             if (System.nanoTime() - start > timeoutNs) {
                 CORE.complete(local, 1);
+                giveBack(credited);
                 throw new GexTimeoutException("rank " + rank + ": all " + opEvents.length
                     + " AM Long payload operations (GEX_AMLONG_OPS) stayed busy for " + timeoutNs / 1_000_000_000L + " s");
             }
@@ -297,12 +348,17 @@ final class AmLongEngine implements ConduitListener {
 
     private void releaseOp(int op) {
         final Event local;
+        final int credited;
         synchronized (this) {
             local = opEvents[op];
+            credited = opCredit[op];
             opEvents[op] = null;
             free[freeCount++] = op;
         }
         CORE.complete(local, 1);
+        if (credited >= 0) {
+            dropHold(credited);
+        }
     }
 
     @Override
@@ -335,9 +391,39 @@ final class AmLongEngine implements ConduitListener {
      */
     boolean onEnvelope(int channel, AmFrameFlyweight frame) {
         final int direction = channel == Conduit.REQUEST ? LongTagCodec.DIRECTION_REQUEST : LongTagCodec.DIRECTION_REPLY;
-        final int code = table.onEnvelope(frame.source(), direction, frame.credit(), frame.buffer(), frame.offset(),
-            frame.length());
-        return code == ReassemblyTable.COMPLETE;
+        final int source = frame.source();
+        final int nonce = frame.nonce();
+        if (nonce < 0 || nonce >= 2 * SLOTS || nonce >> 1 != frame.credit()) {
+            badTags++;
+            return false;
+        }
+        if (arrivedAgain(source, direction, nonce)) {
+            return false;
+        }
+        final int code = table.onEnvelope(source, direction, nonce, frame.buffer(), frame.offset(), frame.length());
+        if (code == ReassemblyTable.COMPLETE) {
+            matched(source, direction, nonce);
+            return true;
+        }
+        return false;
+    }
+
+    /** An arrival for a pair that was already matched, and whose slot has not been used since: a duplicate. */
+    private boolean arrivedAgain(int source, int direction, int nonce) {
+        if (!table.contains(source, direction, nonce)
+            && matchedGeneration[index(source, direction, nonce)] == (nonce & 1)) {
+            badTags++;
+            return true;
+        }
+        return false;
+    }
+
+    private void matched(int source, int direction, int nonce) {
+        matchedGeneration[index(source, direction, nonce)] = (byte) (nonce & 1);
+    }
+
+    private static int index(int source, int direction, int nonce) {
+        return (source * 2 + direction) * SLOTS + (nonce >> 1);
     }
 
     /**
@@ -351,9 +437,12 @@ final class AmLongEngine implements ConduitListener {
             return -1;
         }
         final int direction = codec.direction(immediate);
-        if (table.onPayload(source, direction, codec.slot(immediate)) != ReassemblyTable.COMPLETE) {
+        final int nonce = codec.slot(immediate);
+        if (arrivedAgain(source, direction, nonce)
+            || table.onPayload(source, direction, nonce) != ReassemblyTable.COMPLETE) {
             return -1;
         }
+        matched(source, direction, nonce);
         final int channel = direction == LongTagCodec.DIRECTION_REQUEST ? Conduit.REQUEST : Conduit.REPLY;
         ready[channel].putBytes(0, table.storedEnvelope(), 0, table.storedEnvelopeLength());
         readyLength[channel] = table.storedEnvelopeLength();
@@ -369,16 +458,13 @@ final class AmLongEngine implements ConduitListener {
         return readyLength[channel];
     }
 
-    /** A reply that carried one of this rank's credit slots toward {@code peer} was handled: the slot is free. */
+    /**
+     * A reply that carried one of this rank's credit slots toward {@code peer} was handled: the reply no longer holds
+     * the slot (the payload's put may still).
+     *
+     * @return false if this rank held no such slot (the reply is bad)
+     */
     boolean retire(int peer, int slot) {
-        if (credits == null || slot >= credits.slotsPerPeer()) {
-            return false;
-        }
-        try {
-            credits.release(peer, slot);
-            return true;
-        } catch (IllegalStateException notInFlight) {
-            return false;
-        }
+        return credits != null && slot < SLOTS && dropHold(peer * SLOTS + slot);
     }
 }

@@ -30,13 +30,16 @@ public final class Token {
     Thread thread;
     /** The requester's credit slot this request holds (its reply carries it back), or -1. */
     int creditSlot = -1;
+    /** The reassembly nonce of this request, which a reassembled Long reply reuses. */
+    int nonce;
 
     Token(Am am) {
         this.am = am;
     }
 
-    void activate(int source, int handler, boolean request, boolean isLong, int creditSlot) {
+    void activate(int source, int handler, boolean request, boolean isLong, int creditSlot, int nonce) {
         this.creditSlot = request ? creditSlot : -1;
+        this.nonce = nonce;
         this.source = source;
         this.handler = handler;
         this.request = request;

@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * A 2-rank smp job inside the benchmark JVM: rank 1 is a thread that only polls (runs handlers), rank 0's client is
- * handed to the benchmark thread. The rings and segments are the real /dev/shm files, so the data path is the one
+ * A 2-rank job inside the benchmark JVM: rank 1 is a thread that only polls (runs handlers), rank 0's client is handed
+ * to the benchmark thread. On smp the rings and segments are the real /dev/shm files, so the data path is the one
  * separate processes use; only the process boundary is missing.
  */
 final class TwoRankJob implements AutoCloseable {
@@ -21,10 +21,15 @@ final class TwoRankJob implements AutoCloseable {
     private volatile boolean stop;
     final Client client;
 
-    /** @param setup run on both ranks before the job starts (handler registration, segment attach) */
+    /** An smp job. @param setup run on both ranks before the job starts (handler registration, segment attach) */
     TwoRankJob(Consumer<Client> setup) throws Exception {
+        this(Map.of("GEX_CONDUIT", "smp"), setup);
+    }
+
+    /** @param env the job's settings, the conduit first of all */
+    TwoRankJob(Map<String, String> env, Consumer<Client> setup) throws Exception {
         final CompletableFuture<Client> rank0 = new CompletableFuture<>();
-        job = new Thread(() -> InProcessJob.run(2, Duration.ofHours(2), Map.of("GEX_CONDUIT", "smp"), c -> {
+        job = new Thread(() -> InProcessJob.run(2, Duration.ofHours(2), env, c -> {
             setup.accept(c);
             c.barrier();
             if (c.rank() == 0) {

@@ -95,6 +95,11 @@ public final class ReassemblyTable {
         allocate(initialCapacity == 1 ? 1 : Integer.highestOneBit(initialCapacity - 1) << 1);
     }
 
+    /** True if an arrival of (source, direction, slot) waits here for its other half. */
+    public boolean contains(int source, int direction, int slot) {
+        return find(key(source, direction, slot)) >= 0;
+    }
+
     /**
      * The payload write tagged (source, direction, slot) has landed.
      *

@@ -21,7 +21,7 @@ import org.agrona.MutableDirectBuffer;
  *  +---------------------------------------------------------------+
  *  |                     credit slot + 1 (int32)                   | 24
  *  +---------------------------------------------------------------+
- *  |                          reserved                             | 28
+ *  |                    reassembly nonce (int32)                   | 28
  *  +---------------------------------------------------------------+
  *  |                   args[0 .. nargs) int32 each                 | 32
  *  +---------------------------------------------------------------+
@@ -32,6 +32,8 @@ import org.agrona.MutableDirectBuffer;
  *        bit 3 payload inline (Long only; Medium payload is always inline),
  *        bit 4 reassembly (Long, not inline: the payload lands by a remote write tagged with the credit slot, in
  *        either order with this envelope; else it was in place before the envelope was sent).
+ *  nonce: of a reassembled Long, the tag's nonce (credit slot and its generation), which the payload's remote write
+ *        carries too; 0 otherwise.
  *  credit: on a request, the sender's credit slot this request holds (its reassembly nonce), + 1; 0 for none. On a
  *        reply, the slot of the request it answers, which the requester frees once the reply is handled, + 1.
  * </pre>
@@ -48,6 +50,7 @@ public final class AmFrameFlyweight {
     public static final int LENGTH_OFFSET = 8;
     public static final int DEST_OFFSET = 16;
     public static final int CREDIT_OFFSET = 24;
+    public static final int NONCE_OFFSET = 28;
     public static final int ARGS_OFFSET = 32;
     public static final int HEADER_LENGTH = 32;
     public static final int MAX_ARGS = 16;
@@ -84,6 +87,11 @@ public final class AmFrameFlyweight {
         b.putLong(at + LENGTH_OFFSET, payloadLength);
         b.putLong(at + DEST_OFFSET, dest);
         b.putLong(at + CREDIT_OFFSET, 0L);
+    }
+
+    /** Stamps the nonce of a reassembled Long, the one its payload's tag carries. */
+    public static void encodeNonce(MutableDirectBuffer b, int at, int nonce) {
+        b.putInt(at + NONCE_OFFSET, nonce);
     }
 
     /** Stamps the credit field: {@code slot} (-1 for none) of a request, or the slot a reply retires. */
@@ -175,6 +183,11 @@ public final class AmFrameFlyweight {
 
     public boolean isReassembly() {
         return (type() & TYPE_REASSEMBLY) != 0;
+    }
+
+    /** The reassembly nonce (see the diagram). */
+    public int nonce() {
+        return buffer.getInt(offset + NONCE_OFFSET);
     }
 
     /** The credit slot the frame carries (see the diagram), or -1 for none. */
