@@ -5,4 +5,6 @@ module org.gexj.testkit {
     requires quicktheories;
 
     exports org.gexj.testkit;
+
+    provides org.gexj.spi.ConduitProvider with org.gexj.testkit.emu.EmuConduitProvider;
 }

@@ -1,0 +1,474 @@
+package org.gexj.testkit.emu;
+
+import org.gexj.spi.AttachedSegments;
+import org.gexj.spi.Bootstrap;
+import org.gexj.spi.Capabilities;
+import org.gexj.spi.Claim;
+import org.gexj.spi.Conduit;
+import org.gexj.spi.ConduitContext;
+import org.gexj.spi.ConduitListener;
+import org.gexj.spi.RmaTransport;
+import org.gexj.spi.SegmentDescriptor;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * An emulated RDMA network between the ranks of one JVM ({@code GEX_CONDUIT=emu}), so that the library's network code
+ * paths (native RMA, put-with-immediate, deferred local completion, unordered delivery, the core's dissemination
+ * barrier) run in tests before any real network conduit exists. Nothing leaves the JVM: the ranks of a job are
+ * threads started by {@link org.gexj.launch.InProcessJob} and find each other in a static registry keyed by the job
+ * id ({@link EmuJob}).
+ *
+ * <p><b>AM.</b> Nothing is cross-mapped: {@link #claim} hands out a pooled send buffer of {@code GEX_EMU_FRAME} bytes,
+ * from a pool of {@code GEX_EMU_CREDITS} per (sender, target, channel); an empty pool is {@link #BACK_PRESSURED}.
+ * {@link #commit} passes the buffer itself to the target's inbound queue; the target gives it back to the sender's
+ * pool once its {@link #poll} has delivered it.
+ *
+ * <p><b>RMA.</b> {@link #rma()} moves data when an operation <em>lands</em>, not at the call: the operation is queued
+ * to the target, whose poll performs the copy (a put reads its source then, so local completion is deferred), reports
+ * {@link ConduitListener#onRemoteWrite} for a put-with-immediate, and queues the completion to the initiator, whose
+ * own poll reports {@link ConduitListener#onRmaCompletion}. A get copies from the target's segment into the
+ * initiator's destination when the target delivers it. Operations in flight per (initiator, target) are bounded by
+ * {@code GEX_EMU_CREDITS} too. A copy that fails (the initiator's buffer was freed, or is confined to another thread)
+ * completes with {@link #ACCESS_ERROR} and writes nothing.
+ *
+ * <p><b>Delivery</b> is unordered and reproducible: each rank's poll delivers what has arrived (frames of either
+ * channel, landing operations, completions, duplicate tags) in an order drawn from a {@link SplittableRandom}, holding
+ * items back for up to {@code GEX_EMU_DELAY} polls, never starving one ({@link EmuInbox}). A poll of the reply channel
+ * alone delivers reply frames only; RMA events wait for a poll of both channels. The same settings and the same
+ * arrivals give the same order; {@link #toString()} (printed by rank 0 when a job opens) names them.
+ *
+ * <p><b>Closed peers.</b> Once a rank has closed, {@link #claim} and the RMA calls towards it return
+ * {@link #BACK_PRESSURED}, as a network conduit sees a peer whose credits never come back; a frame committed to it is
+ * dropped. Its close hands back what it had not delivered: frames to their senders' pools, completions to their
+ * initiators' pools, and operations that had not landed complete at their initiators with {@link #PEER_CLOSED}. Calls
+ * on a closed conduit throw {@link IllegalStateException}.
+ *
+ * <p>Environment (every value range-checked at open; a bad one is an {@link IllegalArgumentException} naming it):
+ * <ul>
+ *   <li>{@code GEX_EMU_FRAME}: largest frame in bytes, [1024, 16 Mi], default 8192; also the Medium limit and the
+ *       largest packed Long.</li>
+ *   <li>{@code GEX_EMU_CREDITS}: send buffers per (sender, target, channel) and RMA operations in flight per
+ *       (initiator, target), [1, 4096], default 32. Small values make back-pressure easy to reach.</li>
+ *   <li>{@code GEX_EMU_DELAY}: most polls an arrived item may be held back before it may be delivered, [0, 1000],
+ *       default 4; 0 still reorders.</li>
+ *   <li>{@code GEX_EMU_SEED}: seed of the delivery choices, any long, default a fixed value; mixed with the rank, so
+ *       ranks choose differently and runs repeat.</li>
+ *   <li>{@code GEX_EMU_IMM_BITS}: bits of immediate data a put-with-immediate carries, 32 (verbs) or 64 (libfabric),
+ *       default 64; the immediate is masked to them.</li>
+ *   <li>{@code GEX_EMU_DUPLICATE_TAGS}: probability in [0, 1], default 0, that a landed put-with-immediate is reported
+ *       to the target a second time (a duplicate tag, after the first and before the initiator's completion), so that
+ *       the AM layer's duplicate counting can be tested.</li>
+ * </ul>
+ *
+ * <p>Threads ({@link Capabilities.Threading#CONCURRENT}): claim, commit, abort and the RMA calls from any threads;
+ * {@link #poll} from one thread at a time, which may poll again from inside a delivery; attach and close from one
+ * thread. No call blocks, and the data path allocates nothing: items are pooled and the queues are arrays.
+ */
+public final class EmuConduit implements Conduit {
+    /** Completion status of an RMA operation whose local buffer could not be read or written when it landed. */
+    public static final int ACCESS_ERROR = -10;
+    /** Completion status of an RMA operation whose target closed before it landed. */
+    public static final int PEER_CLOSED = -11;
+
+    private static final long PAGE = 4096;
+
+    private final int rank;
+    private final int size;
+    private final String jobId;
+    private final Bootstrap bootstrap;
+    private final EmuSettings settings;
+    private final Capabilities capabilities;
+    private final long immediateMask;
+    private final SplittableRandom random;
+    private final EmuInbox inbox;
+    private final EmuJob job;
+    private final EmuConduit[] peers;
+    /** Send buffers at {@code (target << 1) | channel}, made on first use. */
+    private final AtomicReferenceArray<EmuPool> framePools;
+    /** RMA operations by target, made on first use. */
+    private final AtomicReferenceArray<EmuPool> rmaPools;
+    private final EmuRmaTransport rma = new EmuRmaTransport(this);
+    private final Arena arena = Arena.ofShared();
+    private volatile MemorySegment segment;
+    private volatile long[] segmentSizes;
+    private volatile boolean closed;
+
+    private EmuConduit(ConduitContext context) {
+        this.rank = context.rank();
+        this.size = context.size();
+        this.jobId = context.jobId();
+        this.bootstrap = context.bootstrap();
+        this.settings = EmuSettings.from(context.config());
+        final int frame = settings.frameLength();
+        this.capabilities = Capabilities.builder("emu").maxFrameLength(frame).maxMedium(frame, frame)
+            .maxLong(1 << 30, 1 << 30).maxPackedLong(frame).immediateBits(settings.immediateBits()).nativeRma(true)
+            .deferredLocalCompletion(true).conduitBarrier(false).crossMapped(false).orderedChannels(false)
+            .threading(Capabilities.Threading.CONCURRENT).build();
+        this.immediateMask = settings.immediateBits() == 64 ? -1L : 0xFFFF_FFFFL;
+        this.random = new SplittableRandom(settings.rankSeed(rank));
+        // what can be here at once: frames of every sender on both channels, operations landing from every
+        // initiator, and the completions of this rank's own operations
+        this.inbox = new EmuInbox(4 * size * settings.credits(), random, settings.delay());
+        this.framePools = new AtomicReferenceArray<>(2 * size);
+        this.rmaPools = new AtomicReferenceArray<>(size);
+        this.job = EmuJob.join(jobId, size, rank, this);
+        try {
+            bootstrap.barrier();
+            this.peers = job.ranks();
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
+        if (rank == 0) {
+            System.err.println("gex: " + this + " (the same settings replay its delivery choices)");
+        }
+    }
+
+    /** Collective over the job: registers this rank and finds every other one. */
+    static EmuConduit open(ConduitContext context) {
+        return new EmuConduit(context);
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return capabilities;
+    }
+
+    int rank() {
+        return rank;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("emu conduit of rank " + rank + " is closed");
+        }
+    }
+
+    private void checkTarget(int target) {
+        if (target < 0 || target >= size) {
+            throw new IllegalArgumentException("target rank " + target + " outside [0, " + size + ")");
+        }
+    }
+
+    private static void checkChannel(int channel) {
+        if (channel != REQUEST && channel != REPLY) {
+            throw new IllegalArgumentException("channel " + channel + " is neither REQUEST (0) nor REPLY (1)");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- AM frames
+
+    /** @return {@link #OK}, or {@link #BACK_PRESSURED} when the path's credits are all in use or the target closed */
+    @Override
+    public int claim(Claim claim, int target, int channel, int length) {
+        ensureOpen();
+        checkTarget(target);
+        checkChannel(channel);
+        if (length < 0 || length > settings.frameLength()) {
+            throw new IllegalArgumentException("frame length " + length + " outside [0, " + settings.frameLength()
+                + "] (maxFrameLength, " + EmuSettings.FRAME + ")");
+        }
+        if (peers[target].closed) {
+            return BACK_PRESSURED;
+        }
+        final EmuItem item = framePool(target, channel).take();
+        if (item == null) {
+            return BACK_PRESSURED;
+        }
+        claim.set(item.buffer, 0, length, target, channel, item.index);
+        return OK;
+    }
+
+    /** Passes the claimed buffer to the target's queue; dropped if the target closed since the claim. */
+    @Override
+    public void commit(Claim claim) {
+        ensureOpen();
+        final EmuItem item = claimedItem(claim);
+        item.kind = EmuItem.FRAME;
+        item.source = rank;
+        item.channel = claim.channel();
+        item.length = claim.length();
+        item.state = EmuItem.IN_FLIGHT;
+        final EmuConduit target = peers[claim.target()];
+        if (target.closed) {
+            item.release();
+        } else if (!target.inbox.offer(item)) {
+            item.release();
+            throw new IllegalStateException("emu rank " + claim.target() + "'s inbound queue is full: more items in"
+                + " flight than credits allow");
+        }
+    }
+
+    @Override
+    public void abort(Claim claim) {
+        ensureOpen();
+        claimedItem(claim).release();
+    }
+
+    private EmuItem claimedItem(Claim claim) {
+        checkTarget(claim.target());
+        checkChannel(claim.channel());
+        return framePool(claim.target(), claim.channel()).claimed(claim.handle());
+    }
+
+    private EmuPool framePool(int target, int channel) {
+        final int at = (target << 1) | channel;
+        final EmuPool pool = framePools.get(at);
+        return pool != null ? pool : firstUse(framePools, at, settings.frameLength());
+    }
+
+    private EmuPool rmaPool(int target) {
+        final EmuPool pool = rmaPools.get(target);
+        return pool != null ? pool : firstUse(rmaPools, target, 0);
+    }
+
+    /** Pools are made when a path is first used, so a large job does not hold buffers for paths it never uses. */
+    private EmuPool firstUse(AtomicReferenceArray<EmuPool> pools, int at, int frameLength) {
+        final EmuPool made = new EmuPool(settings.credits(), frameLength);
+        return pools.compareAndSet(at, null, made) ? made : pools.get(at);
+    }
+
+    // ------------------------------------------------------------------------------------------------- delivery
+
+    /**
+     * Delivers up to {@code limit} items in the inbox's random order: frames of the polled channels and, when both
+     * are polled, landing RMA operations (performed here), duplicate tags and completions of this rank's operations.
+     * A listener's exception comes out of this call after the item is retired; the rest stay for later polls.
+     */
+    @Override
+    public int poll(ConduitListener listener, int channelMask, int limit) {
+        ensureOpen();
+        inbox.beginPoll();
+        int delivered = 0;
+        EmuItem item;
+        while (delivered < limit && (item = inbox.next(channelMask)) != null) {
+            delivered++;
+            deliver(item, listener);
+        }
+        return delivered;
+    }
+
+    private void deliver(EmuItem item, ConduitListener listener) {
+        switch (item.kind) {
+            case EmuItem.FRAME -> {
+                try {
+                    listener.onFrame(item.channel, item.buffer, 0, item.length);
+                } finally {
+                    item.release();
+                }
+            }
+            case EmuItem.PUT, EmuItem.PUT_IMMEDIATE -> landPut(item, listener);
+            case EmuItem.GET -> {
+                item.status = copy(segment, item.remoteOffset, item.local, item.localOffset, item.nbytes);
+                complete(item);
+            }
+            case EmuItem.DUPLICATE_TAG -> {
+                try {
+                    listener.onRemoteWrite(item.source, item.immediate);
+                } finally {
+                    complete(item);
+                }
+            }
+            case EmuItem.COMPLETION -> {
+                final long operation = item.operation;
+                final int status = item.status;
+                item.release(); // before the listener, which may start the next operation on this credit
+                listener.onRmaCompletion(operation, status);
+            }
+            default -> throw new IllegalStateException("emu item of unknown kind " + item.kind);
+        }
+    }
+
+    /** The data lands now; a put-with-immediate is then reported here, possibly twice. */
+    private void landPut(EmuItem item, ConduitListener listener) {
+        item.status = copy(item.local, item.localOffset, segment, item.remoteOffset, item.nbytes);
+        if (item.kind != EmuItem.PUT_IMMEDIATE || item.status != OK) {
+            complete(item);
+            return;
+        }
+        final boolean duplicate = settings.duplicateTags() > 0 && random.nextDouble() < settings.duplicateTags();
+        try {
+            listener.onRemoteWrite(item.source, item.immediate);
+        } finally {
+            if (duplicate) {
+                item.kind = EmuItem.DUPLICATE_TAG;
+                inbox.hold(item, 1);
+            } else {
+                complete(item);
+            }
+        }
+    }
+
+    private static int copy(MemorySegment from, long fromOffset, MemorySegment to, long toOffset, long nbytes) {
+        if (nbytes == 0) {
+            return OK;
+        }
+        if (from == null || to == null) {
+            return ACCESS_ERROR;
+        }
+        try {
+            MemorySegment.copy(from, fromOffset, to, toOffset, nbytes);
+            return OK;
+        } catch (RuntimeException e) {
+            // closed arena, confined to another thread, read-only destination: the operation fails, the rank goes on
+            return ACCESS_ERROR;
+        }
+    }
+
+    /** Sends {@code item}, landed or failed, back to its initiator as a completion. */
+    private void complete(EmuItem item) {
+        item.kind = EmuItem.COMPLETION;
+        final EmuConduit initiator = peers[item.source];
+        if (initiator.closed || !initiator.inbox.offer(item)) {
+            item.release(); // nobody waits for it any more (a full queue is ruled out by the credits)
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- RMA
+
+    @Override
+    public RmaTransport rma() {
+        return rma;
+    }
+
+    /**
+     * Starts an RMA operation: checks it, takes a credit of the path and queues it to the target.
+     *
+     * @return {@link #OK}, or {@link #BACK_PRESSURED} (nothing started) when the path's credits are in use or the
+     *         target closed
+     */
+    int startRma(int kind, int peer, long remoteOffset, MemorySegment local, long localOffset, long nbytes,
+                 long immediate, long operation) {
+        ensureOpen();
+        checkTarget(peer);
+        final long[] sizes = segmentSizes;
+        if (sizes == null) {
+            throw new IllegalStateException("emu rank " + rank + " has no segment attached: call attachSegment first");
+        }
+        if (nbytes < 0 || remoteOffset < 0 || remoteOffset > sizes[peer] - nbytes) {
+            throw new IllegalArgumentException("remote range [" + remoteOffset + ", " + (remoteOffset + nbytes)
+                + ") outside rank " + peer + "'s segment [0, " + sizes[peer] + ")");
+        }
+        if (nbytes > 0 && (local == null || localOffset < 0 || localOffset > local.byteSize() - nbytes)) {
+            throw new IllegalArgumentException("local range [" + localOffset + ", " + (localOffset + nbytes)
+                + ") outside the local buffer of " + (local == null ? "null" : local.byteSize() + " bytes"));
+        }
+        final EmuConduit target = peers[peer];
+        if (target.closed) {
+            return BACK_PRESSURED;
+        }
+        final EmuItem item = rmaPool(peer).take();
+        if (item == null) {
+            return BACK_PRESSURED;
+        }
+        item.kind = kind;
+        item.source = rank;
+        item.local = local;
+        item.localOffset = localOffset;
+        item.remoteOffset = remoteOffset;
+        item.nbytes = nbytes;
+        item.immediate = immediate & immediateMask;
+        item.operation = operation;
+        item.status = OK;
+        item.state = EmuItem.IN_FLIGHT;
+        if (!target.inbox.offer(item)) {
+            item.release();
+            throw new IllegalStateException("emu rank " + peer + "'s inbound queue is full: more items in flight than"
+                + " credits allow");
+        }
+        return OK;
+    }
+
+    // ------------------------------------------------------------------------------------------------- segments
+
+    /**
+     * Collective: allocates this rank's segment (page aligned, zeroed, off-heap), publishes it with this conduit in the
+     * registry, and exchanges descriptors (base address, size, empty key) in one allgather.
+     */
+    @Override
+    public AttachedSegments attachSegment(long bytes) {
+        ensureOpen();
+        if (segment != null) {
+            throw new IllegalStateException("rank " + rank + " already attached a segment of " + segment.byteSize()
+                + " bytes");
+        }
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("segment size " + bytes + " must be > 0");
+        }
+        final MemorySegment mine = arena.allocate(bytes, PAGE);
+        segment = mine;
+        final byte[][] gathered = bootstrap.allgather(
+            ByteBuffer.allocate(2 * Long.BYTES).putLong(mine.address()).putLong(bytes).array());
+        final SegmentDescriptor[] descriptors = new SegmentDescriptor[size];
+        final long[] sizes = new long[size];
+        for (int r = 0; r < size; r++) {
+            final ByteBuffer d = ByteBuffer.wrap(gathered[r]);
+            descriptors[r] = new SegmentDescriptor(d.getLong(), d.getLong(), new byte[0]);
+            sizes[r] = descriptors[r].size();
+        }
+        segmentSizes = sizes;
+        return new AttachedSegments(mine, descriptors);
+    }
+
+    /** @return null: emu does not cross-map, peers' memory is reached through {@link #rma()} only */
+    @Override
+    public MemorySegment peerSegment(int peer) {
+        checkTarget(peer);
+        return null;
+    }
+
+    // ------------------------------------------------------------------------------------------------- close
+
+    /**
+     * Unregisters this rank, hands back what it had not delivered (see the class comment) and frees its segment.
+     * Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        job.leave(rank, this);
+        if (peers != null) {
+            EmuItem item;
+            while ((item = inbox.takeAny()) != null) {
+                switch (item.kind) {
+                    case EmuItem.PUT, EmuItem.PUT_IMMEDIATE, EmuItem.GET -> {
+                        item.status = PEER_CLOSED;
+                        complete(item);
+                    }
+                    case EmuItem.DUPLICATE_TAG -> complete(item); // landed: only its second report is lost
+                    default -> item.release();
+                }
+            }
+        }
+        segment = null;
+        arena.close();
+    }
+
+    /** Rank, job and every setting, so that a failing run's output says how to replay it. */
+    @Override
+    public String toString() {
+        return "emu conduit rank " + rank + " of " + size + " in job " + jobId + ": " + settings;
+    }
+
+    /** For tests: items waiting in this rank's inbox (arrived or pending); exact only when nothing moves. */
+    int pendingItems() {
+        return inbox.size();
+    }
+
+    /** For tests: send buffers of the path to {@code target} on {@code channel} not in their pool now. */
+    int framesInUse(int target, int channel) {
+        return framePool(target, channel).inUse();
+    }
+}
