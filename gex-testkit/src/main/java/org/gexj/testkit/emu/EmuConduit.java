@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p><b>Delivery</b> is unordered and reproducible: each rank's poll delivers what has arrived (frames of either
  * channel, landing operations, completions, duplicate tags) in an order drawn from a {@link SplittableRandom}, holding
  * items back for up to {@code GEX_EMU_DELAY} polls, never starving one ({@link EmuInbox}). A poll of the reply channel
- * alone delivers reply frames only; RMA events wait for a poll of both channels. The same settings and the same
+ * alone delivers reply frames and RMA completions, not request frames or put-with-immediate landings, which may start
+ * request handlers (the SPI's poll contract). The same settings and the same
  * arrivals give the same order; {@link #toString()} (printed by rank 0 when a job opens) names them.
  *
  * <p><b>Closed peers.</b> Once a rank has closed, {@link #claim} and the RMA calls towards it return

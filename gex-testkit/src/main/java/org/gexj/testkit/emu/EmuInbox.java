@@ -54,8 +54,9 @@ final class EmuInbox {
     }
 
     /**
-     * Takes the next item to deliver: frames of the channels in {@code channelMask}, RMA events only when both
-     * channels are polled.
+     * Takes the next item to deliver, as the SPI's poll contract says: for the request channel, request frames and
+     * remote writes landing here (they may start request handlers); for the reply channel, reply frames and this rank's
+     * RMA completions (what a handler waiting for room may need); a put or get without immediate lands on either.
      *
      * @return the item, removed from the pending set, or null if none may be delivered now
      */
@@ -96,8 +97,12 @@ final class EmuInbox {
         if (item.readyAt > polls) {
             return false;
         }
-        return item.kind == EmuItem.FRAME ? (channelMask & (1 << item.channel)) != 0
-            : (channelMask & Conduit.ALL_CHANNELS) == Conduit.ALL_CHANNELS;
+        return switch (item.kind) {
+            case EmuItem.FRAME -> (channelMask & (1 << item.channel)) != 0;
+            case EmuItem.COMPLETION -> (channelMask & (1 << Conduit.REPLY)) != 0;
+            case EmuItem.PUT_IMMEDIATE, EmuItem.DUPLICATE_TAG -> (channelMask & (1 << Conduit.REQUEST)) != 0;
+            default -> true;
+        };
     }
 
     /** Items arrived or pending; exact only when no sender is offering. */

@@ -89,7 +89,7 @@ class AmLongEngineProperties {
         final List<String> errors = new CopyOnWriteArrayList<>();
         // [i]: runs of request i's handler; [msgs.size() + i]: of its reply's
         final AtomicIntegerArray runs = new AtomicIntegerArray(2 * msgs.size());
-        InProcessJob.run(s.ranks(), Duration.ofSeconds(60), env, client -> {
+        InProcessJob.run(s.ranks(), Duration.ofSeconds(20), env, client -> {
             final Am am = Am.of(client);
             final MemorySegment segment = client.attachSegment(SEGMENT).memory();
             final int me = client.rank();
