@@ -116,7 +116,12 @@ public final class EmuConduit implements Conduit {
         this.inbox = new EmuInbox(4 * size * settings.credits(), random, settings.delay());
         this.framePools = new AtomicReferenceArray<>(2 * size);
         this.rmaPools = new AtomicReferenceArray<>(size);
-        this.job = EmuJob.join(jobId, size, rank, this);
+        try {
+            this.job = EmuJob.join(jobId, size, rank, this);
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
         try {
             bootstrap.barrier();
             this.peers = job.ranks();
