@@ -468,7 +468,7 @@ class EmuConduitTest {
     void concurrentSendersLoseAndDuplicateNothing() throws InterruptedException {
         final int threads = 4;
         final int perThread = 5_000;
-        try (EmuTestJob job = EmuTestJob.open(2, Map.of("GEX_EMU_CREDITS", "8"))) {
+        try (EmuTestJob job = EmuTestJob.open(2, Map.of("GEX_EMU_CREDITS", "2"))) {
             final CountDownLatch done = new CountDownLatch(threads);
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             final List<Thread> senders = new ArrayList<>();
