@@ -136,7 +136,7 @@ class EmuConduitTest {
         final Map<String, String> bad = Map.of("GEX_EMU_IMM_BITS", "48", "GEX_EMU_DUPLICATE_TAGS", "1.5",
             "GEX_EMU_CREDITS", "0", "GEX_EMU_DELAY", "-1", "GEX_EMU_FRAME", "100", "GEX_EMU_SEED", "x12");
         final Map<String, String> named = Map.of("GEX_EMU_IMM_BITS", "48", "GEX_EMU_DUPLICATE_TAGS", "[0, 1]",
-            "GEX_EMU_CREDITS", "[1, 4096]", "GEX_EMU_DELAY", "[0, 1000]", "GEX_EMU_FRAME", "[1024, 16777216]",
+            "GEX_EMU_CREDITS", "[1, 4096]", "GEX_EMU_DELAY", "[0, 1000]", "GEX_EMU_FRAME", "[1024, 1048576]",
             "GEX_EMU_SEED", "x12");
         for (Map.Entry<String, String> e : bad.entrySet()) {
             final IllegalArgumentException thrown = assertThrows(IllegalArgumentException.class,
