@@ -93,6 +93,7 @@ class EmuConduitTest {
         from.commit(claim);
     }
 
+    /** Attaches a segment of every rank (collective: one thread each) and returns rank 1's, the tests' target. */
     private static MemorySegment attach(EmuTestJob job) throws InterruptedException {
         final MemorySegment[] mine = new MemorySegment[job.conduits.length];
         final Thread[] threads = new Thread[job.conduits.length];
