@@ -46,12 +46,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p><b>Closed peers.</b> Once a rank has closed, {@link #claim} and the RMA calls towards it return
  * {@link #BACK_PRESSURED}, as a network conduit sees a peer whose credits never come back; a frame committed to it is
  * dropped. Its close hands back what it had not delivered: frames to their senders' pools, completions to their
- * initiators' pools, and operations that had not landed complete at their initiators with {@link #PEER_CLOSED}. Calls
- * on a closed conduit throw {@link IllegalStateException}.
+ * initiators' pools, and operations that had not landed complete at their initiators with {@link #PEER_CLOSED}. An
+ * item that reaches a rank while it closes is lost with it (its sender's credit too), as on a real network. Claim,
+ * commit, abort, poll, attach and the RMA calls on a closed conduit throw {@link IllegalStateException}.
  *
  * <p>Environment (every value range-checked at open; a bad one is an {@link IllegalArgumentException} naming it):
  * <ul>
- *   <li>{@code GEX_EMU_FRAME}: largest frame in bytes, [1024, 16 Mi], default 8192; also the Medium limit and the
+ *   <li>{@code GEX_EMU_FRAME}: largest frame in bytes, [1024, 1 Mi], default 8192; also the Medium limit and the
  *       largest packed Long.</li>
  *   <li>{@code GEX_EMU_CREDITS}: send buffers per (sender, target, channel) and RMA operations in flight per
  *       (initiator, target), [1, 4096], default 32. Small values make back-pressure easy to reach.</li>
@@ -77,6 +78,8 @@ public final class EmuConduit implements Conduit {
     public static final int PEER_CLOSED = -11;
 
     private static final long PAGE = 4096;
+    /** Most items one rank's inbox may have to hold: 4 x ranks x GEX_EMU_CREDITS. */
+    private static final long MAX_INBOX = 1L << 24;
 
     private final int rank;
     private final int size;
@@ -114,10 +117,20 @@ public final class EmuConduit implements Conduit {
         this.random = new SplittableRandom(settings.rankSeed(rank));
         // what can be here at once: frames of every sender on both channels, operations landing from every
         // initiator, and the completions of this rank's own operations
-        this.inbox = new EmuInbox(4 * size * settings.credits(), random, settings.delay());
+        final long capacity = 4L * size * settings.credits();
+        if (capacity > MAX_INBOX) {
+            throw new IllegalArgumentException(EmuSettings.CREDITS + "=" + settings.credits() + " for " + size
+                + " ranks lets " + capacity + " items wait at one rank, more than " + MAX_INBOX);
+        }
+        this.inbox = new EmuInbox((int) capacity, random, settings.delay());
         this.framePools = new AtomicReferenceArray<>(2 * size);
         this.rmaPools = new AtomicReferenceArray<>(size);
-        this.job = EmuJob.join(jobId, size, rank, this);
+        try {
+            this.job = EmuJob.join(jobId, size, rank, this);
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
         try {
             bootstrap.barrier();
             this.peers = job.ranks();

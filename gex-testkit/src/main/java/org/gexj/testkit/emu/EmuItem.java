@@ -35,6 +35,8 @@ final class EmuItem {
     final UnsafeBuffer buffer;
 
     int state = FREE;
+    /** Index of the next free item below this one in its pool's stack, while it is free. */
+    int next;
     int kind;
     /** The sender of a frame, the initiator of an RMA operation. */
     int source;

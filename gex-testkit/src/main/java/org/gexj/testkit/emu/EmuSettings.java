@@ -26,7 +26,7 @@ record EmuSettings(int frameLength, int credits, int delay, int immediateBits, l
     static final int DEFAULT_FRAME = 8192;
     /** The smallest frame {@link org.gexj.spi.Capabilities} accepts. */
     static final int MIN_FRAME = 1024;
-    static final int MAX_FRAME = 1 << 24;
+    static final int MAX_FRAME = 1 << 20;
     static final int DEFAULT_CREDITS = 32;
     static final int MAX_CREDITS = 4096;
     static final int DEFAULT_DELAY = 4;

@@ -1,0 +1,13 @@
+package org.gexj.testkit.emu;
+
+import org.gexj.testkit.AmConformanceKit;
+
+import java.util.Map;
+
+/** AM conformance over emu: unordered delivery, pooled send buffers, the core's dissemination barrier. */
+class EmuAmConformanceTest extends AmConformanceKit {
+    @Override
+    protected Map<String, String> environment() {
+        return Map.of("GEX_CONDUIT", "emu");
+    }
+}
