@@ -516,7 +516,8 @@ public final class Am {
      * Validates, claims space (waiting unless IMMEDIATE), writes the header and the payload; the caller writes the
      * args and commits.
      *
-     * @return {@code claim}, filled, or null if IMMEDIATE and the path was full
+     * @return the frame's claim ({@code claim}, or the Long engine's own for a payload that travels apart), or null if
+     *         IMMEDIATE and the path was full
      */
     Claim begin(Claim claim, Token token, int peer, int channel, int category, int handler, int nargs, int flags,
                 MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
@@ -535,8 +536,7 @@ public final class Am {
         }
         if (category == AmFrameFlyweight.CATEGORY_LONG && longEngine != null
             && longEngine.protocolFor(nbytes) != AmLongEngine.Protocol.PACKED) {
-            return longEngine.beginApart(claim, token, peer, channel, handler, nargs, flags, src, srcOffset, nbytes, dest,
-                lc);
+            return longEngine.beginApart(token, peer, channel, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
         }
         final boolean inline = inlinePayload(category);
         if (claimFrame(claim, token, peer, channel, category, handler, nargs, flags, inline, nbytes, dest) == null) {

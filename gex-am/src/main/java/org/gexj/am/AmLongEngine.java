@@ -36,13 +36,14 @@ import java.util.Locale;
  *       target matches the two arrivals, in either order, in a {@link ReassemblyTable}, and runs the handler at the
  *       second: once, after the payload is in place.</li>
  * </ul>
- * The nonce of reassembly is a request credit slot ({@link CreditSlots}, {@value #SLOTS} per peer) with a generation
- * bit: a request takes a slot, and the reply that answers it, the handler's own or an implicit one the dispatcher sends
- * when the handler did not reply, carries the slot back; the requester frees it once that reply has been handled and
- * its payload's put has completed, so no extra message retires a nonce and a (source, direction, nonce) key is never
- * reused in flight. The generation flips at every use of a slot, and the target remembers the last generation it
- * matched per slot, so a payload or envelope that arrives again after its pair was consumed is told from the slot's
- * next message, counted and dropped. A Long reply is reassembled under the nonce of the request it answers; a reply to
+ * The nonce of reassembly is a request credit slot ({@link CreditSlots}, {@value #SLOTS} per peer) with a
+ * {@value #GENERATION_BITS}-bit generation: a request takes a slot, and the reply that answers it, the handler's own
+ * or an implicit one the dispatcher sends when the handler did not reply, carries the slot back; the requester frees
+ * it once that reply has been handled and its payload's put has completed, so no extra message retires a nonce and a
+ * (source, direction, nonce) key is never reused in flight. The generation counts the uses of a slot. Uses of a slot
+ * are sequential, so the target knows the one generation a request may carry next (the last it matched, plus one) and
+ * the requester the one its reply carries (the slot's current use, not yet matched): an arrival that repeats an
+ * earlier message's (a duplicate, up to {@code 2^GENERATION_BITS - 1} uses late) is counted and dropped. A Long reply is reassembled under the nonce of the request it answers; a reply to
  * a request that holds no slot is sent put-sync-send.
  *
  * <p>Local completion: a reassembled payload is read by the conduit after the call, so {@link Lc#NOW} waits for the
@@ -57,7 +58,9 @@ final class AmLongEngine implements ConduitListener {
     private static final int MAX_ENVELOPE = AmFrameFlyweight.frameLength(AmFrameFlyweight.MAX_ARGS, 0);
     /** Credit slots per peer; the tag's nonce is a slot and its generation bit. */
     static final int SLOTS = 64;
-    private static final byte NO_GENERATION = 2;
+    static final int GENERATION_BITS = 4;
+    private static final int GENERATIONS = 1 << GENERATION_BITS;
+    private static final byte NO_GENERATION = (byte) GENERATIONS;
 
     enum Protocol {
         PACKED, PUT_SYNC_SEND, REASSEMBLY;
@@ -84,7 +87,10 @@ final class AmLongEngine implements ConduitListener {
     private final byte[] sendGeneration;
     /** Sender side, per (peer, slot): what still holds the slot (the reply, the payload's put); 0 frees it. */
     private final AtomicIntegerArray holds;
-    /** Target side, per (source, direction, slot): the generation last matched, or {@link #NO_GENERATION}. */
+    /**
+     * Per (source, direction, slot): the generation last matched here (requests start from 0, the generation before
+     * a slot's first use), or {@link #NO_GENERATION} for a reply not matched yet.
+     */
     private final byte[] matchedGeneration;
     /** The (peer, slot) a payload operation holds, or -1. */
     private final int[] opCredit;
@@ -92,6 +98,11 @@ final class AmLongEngine implements ConduitListener {
     private final UnsafeBuffer[] ready = {new UnsafeBuffer(new byte[MAX_ENVELOPE]), new UnsafeBuffer(new byte[MAX_ENVELOPE])};
     private final int[] readyLength = new int[2];
     private final ThreadLocal<Event> localWait;
+    /**
+     * Each thread's envelope claims, one per channel: a request held while its payload goes may see a handler on the
+     * same thread reply meanwhile, never another request.
+     */
+    private final ThreadLocal<Claim[]> envelopes = ThreadLocal.withInitial(() -> new Claim[] {new Claim(), new Claim()});
     private final Event[] opEvents;
     private final int[] free;
     private int freeCount;
@@ -128,14 +139,18 @@ final class AmLongEngine implements ConduitListener {
         this.packedMax = client.config().getLong("GEX_AMLONG_PACKED_MAX",
             chosen == Protocol.PACKED ? packedLimit : Math.min(packedLimit, 4096), 0, packedLimit);
         if (chosen == Protocol.REASSEMBLY) {
-            this.codec = new LongTagCodec(capabilities.immediateBits(), Integer.numberOfTrailingZeros(2 * SLOTS));
+            this.codec = new LongTagCodec(capabilities.immediateBits(),
+                Integer.numberOfTrailingZeros(SLOTS) + GENERATION_BITS);
             codec.checkJobSize(size);
             this.credits = new CreditSlots(size, SLOTS);
             this.table = new ReassemblyTable(64, MAX_ENVELOPE);
             this.sendGeneration = new byte[size * SLOTS];
             this.holds = new AtomicIntegerArray(size * SLOTS);
             this.matchedGeneration = new byte[2 * size * SLOTS];
-            java.util.Arrays.fill(matchedGeneration, NO_GENERATION);
+            for (int source = 0; source < size; source++) {
+                java.util.Arrays.fill(matchedGeneration, index(source, LongTagCodec.DIRECTION_REPLY, 0),
+                    index(source, LongTagCodec.DIRECTION_REPLY, 0) + SLOTS, NO_GENERATION);
+            }
         } else {
             this.codec = null;
             this.credits = null;
@@ -190,12 +205,14 @@ final class AmLongEngine implements ConduitListener {
 
     /**
      * Sends the payload apart and claims its envelope, written with the header: put-sync-send or reassembly. The caller
-     * writes the args and commits.
+     * writes the args and commits the returned claim.
      *
-     * @return {@code claim}, or null if IMMEDIATE and a resource was short (nothing sent)
+     * @return the envelope's claim, or null if IMMEDIATE and a resource was short (nothing sent)
      */
-    Claim beginApart(Claim claim, Token token, int peer, int channel, int handler, int nargs, int flags,
-                     MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
+    Claim beginApart(Token token, int peer, int channel, int handler, int nargs, int flags, MemorySegment src,
+                     long srcOffset, long nbytes, long dest, Lc lc) {
+        // not the caller's claim: this one is held while polling, where a handler on this thread may reply with its own
+        final Claim claim = envelopes.get()[channel];
         final boolean request = channel == Conduit.REQUEST;
         final int slot;
         final int nonce;
@@ -205,9 +222,11 @@ final class AmLongEngine implements ConduitListener {
                 return null;
             }
             final int held = peer * SLOTS + slot;
-            sendGeneration[held] ^= 1;
+            sendGeneration[held] = (byte) ((sendGeneration[held] + 1) & (GENERATIONS - 1));
             holds.set(held, 2);
-            nonce = (slot << 1) | sendGeneration[held];
+            // this use's reply is not matched yet (the mark of a use 16 generations ago would refuse it)
+            matchedGeneration[index(peer, LongTagCodec.DIRECTION_REPLY, slot)] = NO_GENERATION;
+            nonce = (slot << GENERATION_BITS) | sendGeneration[held];
         } else {
             slot = large == Protocol.REASSEMBLY && token != null ? token.creditSlot : -1;
             nonce = slot >= 0 ? token.nonce : 0;
@@ -393,11 +412,11 @@ final class AmLongEngine implements ConduitListener {
         final int direction = channel == Conduit.REQUEST ? LongTagCodec.DIRECTION_REQUEST : LongTagCodec.DIRECTION_REPLY;
         final int source = frame.source();
         final int nonce = frame.nonce();
-        if (nonce < 0 || nonce >= 2 * SLOTS || nonce >> 1 != frame.credit()) {
+        if (nonce < 0 || nonce >= SLOTS << GENERATION_BITS || nonce >> GENERATION_BITS != frame.credit()) {
             badTags++;
             return false;
         }
-        if (arrivedAgain(source, direction, nonce)) {
+        if (stale(source, direction, nonce)) {
             return false;
         }
         final int code = table.onEnvelope(source, direction, nonce, frame.buffer(), frame.offset(), frame.length());
@@ -408,22 +427,30 @@ final class AmLongEngine implements ConduitListener {
         return false;
     }
 
-    /** An arrival for a pair that was already matched, and whose slot has not been used since: a duplicate. */
-    private boolean arrivedAgain(int source, int direction, int nonce) {
-        if (!table.contains(source, direction, nonce)
-            && matchedGeneration[index(source, direction, nonce)] == (nonce & 1)) {
+    /**
+     * An arrival that is not of the slot's current message: a request's generation must follow the last one matched;
+     * a reply's must be this rank's current use of the slot, not matched yet. Counted when it is stale.
+     */
+    private boolean stale(int source, int direction, int nonce) {
+        final int generation = nonce & (GENERATIONS - 1);
+        final int slot = nonce >> GENERATION_BITS;
+        final byte last = matchedGeneration[index(source, direction, slot)];
+        final boolean current = direction == LongTagCodec.DIRECTION_REQUEST
+            ? generation == ((last + 1) & (GENERATIONS - 1))
+            : holds.get(source * SLOTS + slot) > 0 && generation == sendGeneration[source * SLOTS + slot]
+                && generation != last;
+        if (!current) {
             badTags++;
-            return true;
         }
-        return false;
+        return !current;
     }
 
     private void matched(int source, int direction, int nonce) {
-        matchedGeneration[index(source, direction, nonce)] = (byte) (nonce & 1);
+        matchedGeneration[index(source, direction, nonce >> GENERATION_BITS)] = (byte) (nonce & (GENERATIONS - 1));
     }
 
-    private static int index(int source, int direction, int nonce) {
-        return (source * 2 + direction) * SLOTS + (nonce >> 1);
+    private static int index(int source, int direction, int slot) {
+        return (source * 2 + direction) * SLOTS + slot;
     }
 
     /**
@@ -438,7 +465,7 @@ final class AmLongEngine implements ConduitListener {
         }
         final int direction = codec.direction(immediate);
         final int nonce = codec.slot(immediate);
-        if (arrivedAgain(source, direction, nonce)
+        if (stale(source, direction, nonce)
             || table.onPayload(source, direction, nonce) != ReassemblyTable.COMPLETE) {
             return -1;
         }

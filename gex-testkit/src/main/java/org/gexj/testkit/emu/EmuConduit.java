@@ -63,7 +63,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *   <li>{@code GEX_EMU_IMM_BITS}: bits of immediate data a put-with-immediate carries, 32 (verbs) or 64 (libfabric),
  *       default 64; the immediate is masked to them.</li>
  *   <li>{@code GEX_EMU_DUPLICATE_TAGS}: probability in [0, 1], default 0, that a landed put-with-immediate is reported
- *       to the target a second time (a duplicate tag, after the first and before the initiator's completion), so that
+ *       to the target a second time (a duplicate tag, after the first, possibly after the initiator's completion and the
+ *       slot's next use), so that
  *       the AM layer's duplicate counting can be tested.</li>
  * </ul>
  *
@@ -90,6 +91,8 @@ public final class EmuConduit implements Conduit {
     private final long immediateMask;
     private final SplittableRandom random;
     private final EmuInbox inbox;
+    /** Reports of landed puts-with-immediate, so that their initiators' completions need not wait for them. */
+    private final EmuPool notes;
     private final EmuJob job;
     private final EmuConduit[] peers;
     /** Send buffers at {@code (target << 1) | channel}, made on first use. */
@@ -117,7 +120,7 @@ public final class EmuConduit implements Conduit {
         this.random = new SplittableRandom(settings.rankSeed(rank));
         // what can be here at once: frames of every sender on both channels, operations landing from every
         // initiator, and the completions of this rank's own operations
-        final long capacity = 4L * size * settings.credits();
+        final long capacity = 5L * size * settings.credits();
         if (capacity > MAX_INBOX) {
             throw new IllegalArgumentException(EmuSettings.CREDITS + "=" + settings.credits() + " for " + size
                 + " ranks lets " + capacity + " items wait at one rank, more than " + MAX_INBOX);
@@ -125,6 +128,7 @@ public final class EmuConduit implements Conduit {
         this.inbox = new EmuInbox((int) capacity, random, settings.delay());
         this.framePools = new AtomicReferenceArray<>(2 * size);
         this.rmaPools = new AtomicReferenceArray<>(size);
+        this.notes = new EmuPool(size * settings.credits(), 0);
         try {
             this.job = EmuJob.join(jobId, size, rank, this);
         } catch (RuntimeException e) {
@@ -285,13 +289,7 @@ public final class EmuConduit implements Conduit {
                 item.status = copy(segment, item.remoteOffset, item.local, item.localOffset, item.nbytes);
                 complete(item);
             }
-            case EmuItem.DUPLICATE_TAG -> {
-                try {
-                    listener.onRemoteWrite(item.source, item.immediate);
-                } finally {
-                    complete(item);
-                }
-            }
+            case EmuItem.REMOTE_WRITE, EmuItem.DUPLICATE_TAG -> report(item, listener);
             case EmuItem.COMPLETION -> {
                 final long operation = item.operation;
                 final int status = item.status;
@@ -302,23 +300,52 @@ public final class EmuConduit implements Conduit {
         }
     }
 
-    /** The data lands now; a put-with-immediate is then reported here, possibly twice. */
+    /**
+     * The data lands now, on a poll of either channel. A put-with-immediate is then reported by a note that only a poll
+     * of the request channel delivers, while its initiator hears of the completion at once, as from a NIC's
+     * acknowledgement: a handler waiting for its own put's completion never waits for the target's software. Without a
+     * free note, the operation itself is the report and completes after it.
+     */
     private void landPut(EmuItem item, ConduitListener listener) {
         item.status = copy(item.local, item.localOffset, segment, item.remoteOffset, item.nbytes);
         if (item.kind != EmuItem.PUT_IMMEDIATE || item.status != OK) {
             complete(item);
             return;
         }
-        final boolean duplicate = settings.duplicateTags() > 0 && random.nextDouble() < settings.duplicateTags();
+        final EmuItem note = notes.take();
+        if (note == null) {
+            item.kind = EmuItem.REMOTE_WRITE;
+            inbox.hold(item, 0);
+            return;
+        }
+        note.kind = EmuItem.REMOTE_WRITE;
+        note.source = item.source;
+        note.immediate = item.immediate;
+        complete(item);
+        inbox.hold(note, 0);
+    }
+
+    /** Reports a landed put-with-immediate, and again later when a duplicate is asked for. */
+    private void report(EmuItem item, ConduitListener listener) {
+        final boolean again = item.kind == EmuItem.REMOTE_WRITE && settings.duplicateTags() > 0
+            && random.nextDouble() < settings.duplicateTags();
         try {
             listener.onRemoteWrite(item.source, item.immediate);
         } finally {
-            if (duplicate) {
+            if (again) {
                 item.kind = EmuItem.DUPLICATE_TAG;
                 inbox.hold(item, 1);
             } else {
-                complete(item);
+                retireReport(item);
             }
+        }
+    }
+
+    private void retireReport(EmuItem item) {
+        if (item.from(notes)) {
+            item.release();
+        } else {
+            complete(item);
         }
     }
 
@@ -461,7 +488,7 @@ public final class EmuConduit implements Conduit {
                         item.status = PEER_CLOSED;
                         complete(item);
                     }
-                    case EmuItem.DUPLICATE_TAG -> complete(item); // landed: only its second report is lost
+                    case EmuItem.REMOTE_WRITE, EmuItem.DUPLICATE_TAG -> retireReport(item); // landed: the report is lost
                     default -> item.release();
                 }
             }

@@ -56,7 +56,8 @@ final class EmuInbox {
     /**
      * Takes the next item to deliver, as the SPI's poll contract says: for the request channel, request frames and
      * remote writes landing here (they may start request handlers); for the reply channel, reply frames and this rank's
-     * RMA completions (what a handler waiting for room may need); a put or get without immediate lands on either.
+     * RMA completions (what a handler waiting for room may need); puts and gets land on either, as a NIC writes memory
+     * whatever the target's software does.
      *
      * @return the item, removed from the pending set, or null if none may be delivered now
      */
@@ -100,7 +101,7 @@ final class EmuInbox {
         return switch (item.kind) {
             case EmuItem.FRAME -> (channelMask & (1 << item.channel)) != 0;
             case EmuItem.COMPLETION -> (channelMask & (1 << Conduit.REPLY)) != 0;
-            case EmuItem.PUT_IMMEDIATE, EmuItem.DUPLICATE_TAG -> (channelMask & (1 << Conduit.REQUEST)) != 0;
+            case EmuItem.REMOTE_WRITE, EmuItem.DUPLICATE_TAG -> (channelMask & (1 << Conduit.REQUEST)) != 0;
             default -> true;
         };
     }

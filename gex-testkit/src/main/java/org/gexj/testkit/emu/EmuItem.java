@@ -20,6 +20,8 @@ final class EmuItem {
     static final int GET = 3;
     static final int DUPLICATE_TAG = 4;
     static final int COMPLETION = 5;
+    /** The target's report of a landed put-with-immediate, from its own pool of notes. */
+    static final int REMOTE_WRITE = 6;
 
     /** In its pool. */
     static final int FREE = 0;
@@ -57,6 +59,10 @@ final class EmuItem {
         this.pool = pool;
         this.index = index;
         this.buffer = frameLength > 0 ? new UnsafeBuffer(new byte[frameLength]) : null;
+    }
+
+    boolean from(EmuPool p) {
+        return pool == p;
     }
 
     /** Back to the sender's pool; drops the reference to the initiator's memory. */

@@ -4,7 +4,8 @@ import org.gexj.testkit.AmConformanceKit;
 
 import java.util.Map;
 
-/** AM conformance over emu: unordered delivery, pooled send buffers, the core's dissemination barrier. */
+/** AM conformance over emu: unordered delivery, pooled send buffers, the core's dissemination barrier, Long payloads
+ * above the packed limit by target-side reassembly (the default where remote writes carry immediate data). */
 class EmuAmConformanceTest extends AmConformanceKit {
     @Override
     protected Map<String, String> environment() {
