@@ -72,6 +72,8 @@ public final class Client implements AutoCloseable {
     private final ConduitListener[] rmaSinks = new ConduitListener[CoreAccess.OWNERS];
     private final ConduitListener dispatch = new Dispatch();
     private final DisseminationBarrier amBarrier;
+    /** Some layer takes RMA completions, which only {@link Dispatch} routes. */
+    private volatile boolean routesRma;
     private volatile Segment segment;
     private volatile boolean closed;
     /*
@@ -235,7 +237,8 @@ public final class Client implements AutoCloseable {
             return 0; // nothing is listening yet: leave the frames to the AM layer, once it exists
         }
         try {
-            return conduit.poll(dispatch, mask, POLL_LIMIT);
+            // with no core frames and no RMA completions to route (smp), frames go straight to the AM layer
+            return conduit.poll(amBarrier == null && !routesRma ? amListener : dispatch, mask, POLL_LIMIT);
         } finally {
             pollLock.unlock();
         }
@@ -597,6 +600,7 @@ public final class Client implements AutoCloseable {
                 throw new IllegalStateException("RMA completions of owner " + owner + " go elsewhere already");
             }
             client.rmaSinks[owner] = sink;
+            client.routesRma = true;
         }
 
         @Override

@@ -75,7 +75,8 @@ public final class Am {
     private final long backPressureTimeoutNs;
     private final ThreadLocal<SrcDesc> srcDescs;
     /** Each sending thread's claim: a handler's reply on a thread waiting to send reuses it before that send has one. */
-    private final ThreadLocal<Claim> sendClaims = ThreadLocal.withInitial(Claim::new);
+    private final ThreadLocal<Claim> sendClaims = ThreadLocal.withInitial(() -> new Claim(Thread.currentThread()));
+    private Claim lastClaim = new Claim(null);
     private final AtomicLong droppedFrames = new AtomicLong();
     private volatile MemorySegment[] peerSegments;
 
@@ -359,8 +360,18 @@ public final class Am {
         return sd;
     }
 
+    /**
+     * The calling thread's claim. The last thread's is kept in a field, checked against the caller, so that a thread
+     * that sends again skips the thread-local lookup; one reference write publishes claim and owner together.
+     */
     Claim sendClaim() {
-        return sendClaims.get();
+        final Claim last = lastClaim;
+        if (last.owner() == Thread.currentThread()) {
+            return last;
+        }
+        final Claim mine = sendClaims.get();
+        lastClaim = mine;
+        return mine;
     }
 
     int[] commitArgs(SrcDesc sd) {
@@ -534,8 +545,7 @@ public final class Am {
                 checkLongDest(peer, dest, nbytes);
             }
         }
-        if (category == AmFrameFlyweight.CATEGORY_LONG && longEngine != null
-            && longEngine.protocolFor(nbytes) != AmLongEngine.Protocol.PACKED) {
+        if (category == AmFrameFlyweight.CATEGORY_LONG && longEngine != null && longEngine.apart(nbytes)) {
             return longEngine.beginApart(token, peer, channel, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
         }
         final boolean inline = inlinePayload(category);

@@ -120,8 +120,10 @@ final class AmDispatcher implements ConduitListener {
         }
         final Token token = tokens[channel];
         final Args a = args[channel];
-        token.activate(source, index, request, category == AmFrameFlyweight.CATEGORY_LONG, frame.credit(),
-            frame.nonce());
+        // credits exist only where Long payloads may be reassembled: smp reads neither field
+        final int credit = longEngine == null ? -1 : frame.credit();
+        token.activate(source, index, request, category == AmFrameFlyweight.CATEGORY_LONG, credit,
+            credit < 0 ? 0 : frame.nonce());
         a.wrap(frame);
         final String previous = CORE.enterHandler(client, CONTEXT[channel]);
         try {
@@ -131,19 +133,33 @@ final class AmDispatcher implements ConduitListener {
                 handler.payloadBody().onMessage(token, payload, a);
             }
         } finally {
-            try {
-                if (request && token.creditSlot >= 0 && !token.replied) {
-                    token.replyShort(Am.CREDIT_RETURN);
-                }
-            } finally {
-                CORE.exitHandler(client, previous);
-                token.deactivate();
-                a.invalidate();
-                payload.invalidate();
-            }
+            leaveHandler(request, token, previous, a, payload);
         }
-        if (!request && frame.credit() >= 0 && (longEngine == null || !longEngine.retire(source, frame.credit()))) {
-            drop(channel, "a reply from rank " + source + " returning credit slot " + frame.credit()
+        if (!request && credit >= 0) {
+            retire(channel, source, credit);
+        }
+    }
+
+    /**
+     * After a handler, even one that threw: the implicit reply that returns a request's credit slot if the handler did
+     * not reply, then the handler context ends. Apart from {@link #dispatch}, whose every exit would repeat it.
+     */
+    private void leaveHandler(boolean request, Token token, String previous, Args a, Payload payload) {
+        try {
+            if (request && token.creditSlot >= 0 && !token.replied) {
+                token.replyShort(Am.CREDIT_RETURN);
+            }
+        } finally {
+            CORE.exitHandler(client, previous);
+            token.deactivate();
+            a.invalidate();
+            payload.invalidate();
+        }
+    }
+
+    private void retire(int channel, int source, int credit) {
+        if (!longEngine.retire(source, credit)) {
+            drop(channel, "a reply from rank " + source + " returning credit slot " + credit
                 + ", which this rank does not hold");
         }
     }

@@ -187,6 +187,11 @@ final class AmLongEngine implements ConduitListener {
         return packedMax;
     }
 
+    /** True if a payload of {@code nbytes} travels apart from its envelope. */
+    boolean apart(long nbytes) {
+        return nbytes > packedMax && large != Protocol.PACKED;
+    }
+
     Protocol protocolFor(long nbytes) {
         return nbytes <= packedMax ? Protocol.PACKED : large;
     }

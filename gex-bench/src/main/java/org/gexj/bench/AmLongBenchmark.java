@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
  * memory copies between threads, so this measures the engine's own work (matching, credits, completions), not a
  * network; with {@code -prof gc}, the bytes allocated per round trip.
  *
- * <pre>bin/gexbench AmLongBenchmark -prof gc</pre>
+ * <pre>GEX_CLASSPATH=gex-testkit/target/classes bin/gexbench AmLongBenchmark -prof gc</pre>
+ * (emu is a test conduit, in gex-testkit: it is not in the distribution that bin/gexbench runs).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

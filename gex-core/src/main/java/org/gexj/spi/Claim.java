@@ -16,6 +16,22 @@ public final class Claim {
     private int target;
     private int channel;
     private long handle;
+    private final Thread owner;
+
+    /** A claim of no particular thread. */
+    public Claim() {
+        this(null);
+    }
+
+    /** A claim that only {@code owner} uses (a thread's own, which its owner may be asked for). */
+    public Claim(Thread owner) {
+        this.owner = owner;
+    }
+
+    /** The thread this claim belongs to, or null. */
+    public Thread owner() {
+        return owner;
+    }
 
     /** Conduit use: the claimed region. */
     public void set(AtomicBuffer buffer, int offset, int length, int target, int channel, long handle) {

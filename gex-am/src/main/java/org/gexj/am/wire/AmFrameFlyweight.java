@@ -13,17 +13,14 @@ import org.agrona.MutableDirectBuffer;
  *  +---------------+---------------+---------------+---------------+
  *  |                          source rank                          |  4
  *  +---------------------------------------------------------------+
- *  |                    payload length (64 bits)                   |  8
- *  |                                                               |
- *  +---------------------------------------------------------------+
+ *  |                   payload length (int32)                      |  8
+ *  +-------------------------------+-------------------------------+
+ *  |  credit slot + 1 (int16)      |  reassembly nonce (int16)     | 12
+ *  +-------------------------------+-------------------------------+
  *  |              Long destination offset (64 bits)                | 16
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                     credit slot + 1 (int32)                   | 24
- *  +---------------------------------------------------------------+
- *  |                    reassembly nonce (int32)                   | 28
- *  +---------------------------------------------------------------+
- *  |                   args[0 .. nargs) int32 each                 | 32
+ *  |                   args[0 .. nargs) int32 each                 | 24
  *  +---------------------------------------------------------------+
  *  |  inline payload (Medium; Long when not cross-mapped), at the  |
  *  |  first 8-aligned offset after the args                        |
@@ -32,6 +29,8 @@ import org.agrona.MutableDirectBuffer;
  *        bit 3 payload inline (Long only; Medium payload is always inline),
  *        bit 4 reassembly (Long, not inline: the payload lands by a remote write tagged with the credit slot, in
  *        either order with this envelope; else it was in place before the envelope was sent).
+ *  The header stays 24 bytes: with smp's 8-byte record header a frame starts, and a Medium payload lands, 32-byte
+ *  aligned, which keeps payload copies vector-aligned; payloads are below 2^31 bytes (every conduit's limit).
  *  nonce: of a reassembled Long, the tag's nonce (credit slot and its generation), which the payload's remote write
  *        carries too; 0 otherwise.
  *  credit: on a request, the sender's credit slot this request holds (its reassembly nonce), + 1; 0 for none. On a
@@ -48,11 +47,11 @@ public final class AmFrameFlyweight {
     public static final int NARGS_OFFSET = 3;
     public static final int SOURCE_OFFSET = 4;
     public static final int LENGTH_OFFSET = 8;
+    public static final int CREDIT_OFFSET = 12;
+    public static final int NONCE_OFFSET = 14;
     public static final int DEST_OFFSET = 16;
-    public static final int CREDIT_OFFSET = 24;
-    public static final int NONCE_OFFSET = 28;
-    public static final int ARGS_OFFSET = 32;
-    public static final int HEADER_LENGTH = 32;
+    public static final int ARGS_OFFSET = 24;
+    public static final int HEADER_LENGTH = 24;
     public static final int MAX_ARGS = 16;
 
     public static final int CATEGORY_SHORT = 0;
@@ -84,19 +83,19 @@ public final class AmFrameFlyweight {
         b.putByte(at + HANDLER_OFFSET, (byte) handler);
         b.putByte(at + NARGS_OFFSET, (byte) nargs);
         b.putInt(at + SOURCE_OFFSET, source);
-        b.putLong(at + LENGTH_OFFSET, payloadLength);
+        b.putInt(at + LENGTH_OFFSET, (int) payloadLength);
+        b.putInt(at + CREDIT_OFFSET, 0); // credit and nonce
         b.putLong(at + DEST_OFFSET, dest);
-        b.putLong(at + CREDIT_OFFSET, 0L);
     }
 
     /** Stamps the nonce of a reassembled Long, the one its payload's tag carries. */
     public static void encodeNonce(MutableDirectBuffer b, int at, int nonce) {
-        b.putInt(at + NONCE_OFFSET, nonce);
+        b.putShort(at + NONCE_OFFSET, (short) nonce);
     }
 
     /** Stamps the credit field: {@code slot} (-1 for none) of a request, or the slot a reply retires. */
     public static void encodeCredit(MutableDirectBuffer b, int at, int slot) {
-        b.putInt(at + CREDIT_OFFSET, slot + 1);
+        b.putShort(at + CREDIT_OFFSET, (short) (slot + 1));
     }
 
     public static void encodeArg(MutableDirectBuffer b, int at, int index, int value) {
@@ -131,9 +130,6 @@ public final class AmFrameFlyweight {
         final long payload = payloadLength();
         if (payload < 0) {
             return "negative payload length " + payload;
-        }
-        if (credit() < -1) {
-            return "credit field " + (credit() + 1) + " is negative";
         }
         if (isReassembly() && (category != CATEGORY_LONG || isInline() || credit() < 0)) {
             return "reassembly flag on a frame that is not a Long with its payload apart and a credit slot";
@@ -187,12 +183,12 @@ public final class AmFrameFlyweight {
 
     /** The reassembly nonce (see the diagram). */
     public int nonce() {
-        return buffer.getInt(offset + NONCE_OFFSET);
+        return buffer.getShort(offset + NONCE_OFFSET) & 0xffff;
     }
 
     /** The credit slot the frame carries (see the diagram), or -1 for none. */
     public int credit() {
-        return buffer.getInt(offset + CREDIT_OFFSET) - 1;
+        return (buffer.getShort(offset + CREDIT_OFFSET) & 0xffff) - 1;
     }
 
     public int handler() {
@@ -208,7 +204,7 @@ public final class AmFrameFlyweight {
     }
 
     public long payloadLength() {
-        return buffer.getLong(offset + LENGTH_OFFSET);
+        return buffer.getInt(offset + LENGTH_OFFSET);
     }
 
     public long dest() {

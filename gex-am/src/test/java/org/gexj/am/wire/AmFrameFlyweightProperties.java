@@ -54,7 +54,7 @@ class AmFrameFlyweightProperties {
         final Gen<byte[]> payload = Generate.byteArrays(integers().between(0, 300), ANY_BYTE);
         final Gen<Long> dest = edgeBiased(longs().between(0, Long.MAX_VALUE), 0L, 1L, Long.MAX_VALUE);
         final Gen<Integer> misalign = integers().between(0, 7);
-        final Gen<Integer> credit = edgeBiased(integers().between(-1, 1 << 16), -1, 0, 63, 1 << 16);
+        final Gen<Integer> credit = edgeBiased(integers().between(-1, 1022), -1, 0, 63, 1022);
         return in -> new Frame(category.generate(in), flag.generate(in), flag.generate(in), handler.generate(in),
             args.generate(in), source.generate(in), payload.generate(in), dest.generate(in), misalign.generate(in),
             credit.generate(in));

@@ -73,6 +73,17 @@ final class EmuJob {
         }
     }
 
+    /** Rank {@code rank}'s conduit of job {@code jobId}, or null (for tests that drive a conduit beside the library). */
+    static EmuConduit conduit(String jobId, int rank) {
+        final EmuJob job = JOBS.get(jobId);
+        if (job == null) {
+            return null;
+        }
+        synchronized (job) {
+            return job.ranks[rank];
+        }
+    }
+
     /** Whether job {@code jobId} has a registered rank in this JVM (for tests: close leaves nothing behind). */
     static boolean isRegistered(String jobId) {
         return JOBS.containsKey(jobId);
