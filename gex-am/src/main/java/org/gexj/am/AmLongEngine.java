@@ -14,6 +14,7 @@ import org.gexj.am.longam.ReassemblyTable;
 import org.gexj.am.wire.AmFrameFlyweight;
 import org.gexj.am.wire.LongTagCodec;
 import org.gexj.internal.CoreAccess;
+import org.gexj.internal.OperationSlots;
 import org.gexj.spi.Capabilities;
 import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
@@ -104,8 +105,7 @@ final class AmLongEngine implements ConduitListener {
      */
     private final ThreadLocal<Claim[]> envelopes = ThreadLocal.withInitial(() -> new Claim[] {new Claim(), new Claim()});
     private final Event[] opEvents;
-    private final int[] free;
-    private int freeCount;
+    private final OperationSlots ops;
     private long badTags;
 
     AmLongEngine(Am am, Client client, Conduit conduit, Capabilities capabilities, long frameLimit, long timeoutNs) {
@@ -159,14 +159,10 @@ final class AmLongEngine implements ConduitListener {
             this.holds = null;
             this.matchedGeneration = null;
         }
-        final int ops = client.config().getInt("GEX_AMLONG_OPS", 1024, 1, 1 << 20);
-        this.opEvents = new Event[ops];
-        this.opCredit = new int[ops];
-        this.free = new int[ops];
-        for (int i = 0; i < ops; i++) {
-            free[i] = ops - 1 - i;
-        }
-        this.freeCount = ops;
+        final int count = client.config().getInt("GEX_AMLONG_OPS", 1024, 1, 1 << 20);
+        this.opEvents = new Event[count];
+        this.opCredit = new int[count];
+        this.ops = new OperationSlots(client, count, timeoutNs, "AM Long payload operations (GEX_AMLONG_OPS)");
         this.localWait = ThreadLocal.withInitial(() -> CORE.newEvent(client));
         if (transport != null) {
             CORE.setRmaSink(client, CoreAccess.OWNER_AM, this);
@@ -350,35 +346,25 @@ final class AmLongEngine implements ConduitListener {
 
     private int acquireOp(Event local, int credited) {
         CORE.begin(local, 1);
-        final long start = System.nanoTime();
-        while (true) {
-            synchronized (this) {
-                if (freeCount > 0) {
-                    final int op = free[--freeCount];
-                    opEvents[op] = local;
-                    opCredit[op] = credited;
-                    return op;
-                }
-            }
-            if (System.nanoTime() - start > timeoutNs) {
-                CORE.complete(local, 1);
-                giveBack(credited);
-                throw new GexTimeoutException("rank " + rank + ": all " + opEvents.length
-                    + " AM Long payload operations (GEX_AMLONG_OPS) stayed busy for " + timeoutNs / 1_000_000_000L + " s");
-            }
-            CORE.progressWhileBlocked(client);
+        final int op;
+        try {
+            op = ops.acquire();
+        } catch (RuntimeException e) {
+            CORE.complete(local, 1);
+            giveBack(credited);
+            throw e;
         }
+        // written before the transport call that can complete the operation
+        opEvents[op] = local;
+        opCredit[op] = credited;
+        return op;
     }
 
     private void releaseOp(int op) {
-        final Event local;
-        final int credited;
-        synchronized (this) {
-            local = opEvents[op];
-            credited = opCredit[op];
-            opEvents[op] = null;
-            free[freeCount++] = op;
-        }
+        final Event local = opEvents[op];
+        final int credited = opCredit[op];
+        opEvents[op] = null;
+        ops.release(op);
         CORE.complete(local, 1);
         if (credited >= 0) {
             dropHold(credited);

@@ -2,7 +2,6 @@ package org.gexj.rma;
 
 import org.gexj.Client;
 import org.gexj.Event;
-import org.gexj.GexTimeoutException;
 import org.gexj.Lc;
 import org.gexj.am.AmHandler;
 import org.gexj.am.Am;
@@ -11,6 +10,7 @@ import org.gexj.am.Payload;
 import org.gexj.am.Token;
 import org.gexj.am.internal.AmAccess;
 import org.gexj.internal.CoreAccess;
+import org.gexj.internal.OperationSlots;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -34,12 +34,10 @@ final class AmRmaEngine implements RmaEngine {
 
     private final Am am;
     private final Client client;
-    private final long slotTimeoutNs;
     private final long putChunk;
     private final long getChunk;
     private final Operation[] operations;
-    private final int[] free;
-    private int freeCount;
+    private final OperationSlots slots;
 
     /** One RMA operation in flight. */
     private static final class Operation {
@@ -71,15 +69,14 @@ final class AmRmaEngine implements RmaEngine {
     AmRmaEngine(Am am) {
         this.am = am;
         this.client = am.client();
-        final int slots = client.config().getInt("GEX_RMA_AM_OPS", 256, 1, 1 << 20);
-        this.operations = new Operation[slots];
-        this.free = new int[slots];
-        for (int i = 0; i < slots; i++) {
+        final int count = client.config().getInt("GEX_RMA_AM_OPS", 256, 1, 1 << 20);
+        this.operations = new Operation[count];
+        for (int i = 0; i < count; i++) {
             operations[i] = new Operation(i);
-            free[i] = slots - 1 - i;
         }
-        this.freeCount = slots;
-        this.slotTimeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
+        this.slots = new OperationSlots(client, count,
+            client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L,
+            "RMA-over-AM operation slots (GEX_RMA_AM_OPS)");
         this.putChunk = am.lubRequestMedium();
         this.getChunk = am.lubReplyMedium();
         final AmAccess access = AmAccess.get();
@@ -202,24 +199,10 @@ final class AmRmaEngine implements RmaEngine {
     }
 
     private Operation acquire() {
-        final long start = System.nanoTime();
-        CORE.resetBackoff(client);
-        while (true) {
-            synchronized (this) {
-                if (freeCount > 0) {
-                    return operations[free[--freeCount]];
-                }
-            }
-            CORE.progressWhileBlocked(client);
-            if (System.nanoTime() - start > slotTimeoutNs) {
-                throw new GexTimeoutException("rank " + client.rank() + ": all " + operations.length
-                    + " RMA-over-AM operation slots (GEX_RMA_AM_OPS) stayed busy for " + slotTimeoutNs / 1_000_000_000L
-                    + " s (GEX_BACKPRESSURE_TIMEOUT)");
-            }
-        }
+        return operations[slots.acquire()];
     }
 
-    private synchronized void release(int id) {
-        free[freeCount++] = id;
+    private void release(int id) {
+        slots.release(id);
     }
 }

@@ -5,6 +5,7 @@ import org.gexj.Event;
 import org.gexj.GexException;
 import org.gexj.GexTimeoutException;
 import org.gexj.internal.CoreAccess;
+import org.gexj.internal.OperationSlots;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.RmaTransport;
@@ -26,8 +27,7 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
     private final long timeoutNs;
     private final Event[] remote;
     private final Event[] local;
-    private final int[] free;
-    private int freeCount;
+    private final OperationSlots slots;
 
     NativeRmaEngine(Client client, RmaTransport transport) {
         this.client = client;
@@ -36,11 +36,7 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
         final int slots = client.config().getInt("GEX_RMA_OPS", 1024, 1, 1 << 20);
         this.remote = new Event[slots];
         this.local = new Event[slots];
-        this.free = new int[slots];
-        for (int i = 0; i < slots; i++) {
-            free[i] = slots - 1 - i;
-        }
-        this.freeCount = slots;
+        this.slots = new OperationSlots(client, slots, timeoutNs, "RMA operation slots (GEX_RMA_OPS)");
         CORE.setRmaSink(client, CoreAccess.OWNER_RMA, this);
     }
 
@@ -136,24 +132,10 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
     }
 
     private int acquire() {
-        final long start = System.nanoTime();
-        CORE.resetBackoff(client);
-        while (true) {
-            synchronized (this) {
-                if (freeCount > 0) {
-                    return free[--freeCount];
-                }
-            }
-            CORE.progressWhileBlocked(client);
-            if (System.nanoTime() - start > timeoutNs) {
-                throw new GexTimeoutException("rank " + client.rank() + ": all " + remote.length
-                    + " RMA operation slots (GEX_RMA_OPS) stayed busy for " + timeoutNs / 1_000_000_000L
-                    + " s (GEX_BACKPRESSURE_TIMEOUT)");
-            }
-        }
+        return slots.acquire();
     }
 
-    private synchronized void release(int slot) {
-        free[freeCount++] = slot;
+    private void release(int slot) {
+        slots.release(slot);
     }
 }

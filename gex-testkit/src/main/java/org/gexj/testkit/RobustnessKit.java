@@ -311,14 +311,18 @@ public abstract class RobustnessKit extends ConduitKit {
                 throw new IllegalStateException("boom");
             }));
             final CountDownLatch sent = SHARED.computeIfAbsent(client.jobId(), k -> new CountDownLatch(1));
+            final CountDownLatch rank0Out = SHARED.computeIfAbsent(client.jobId() + "/out", k -> new CountDownLatch(1));
             client.barrier();
             if (client.rank() == 1) {
+                // not before rank 0 left the barrier above, whose polls would run the handler there
+                assertTrue(rank0Out.await(30, TimeUnit.SECONDS), "rank 0 never left the first barrier");
                 am.requestShort(0, boom);
                 sent.countDown();
                 Thread.sleep(300); // rank 0 is in its barrier by now and has run the handler
                 ARRIVED.put(client.jobId(), Boolean.TRUE);
                 client.barrier();
             } else {
+                rank0Out.countDown();
                 assertTrue(sent.await(30, TimeUnit.SECONDS), "rank 1 never sent");
                 final IllegalStateException thrown = assertThrows(IllegalStateException.class, client::barrier);
                 assertEquals("boom", thrown.getMessage());
