@@ -124,7 +124,7 @@ public abstract class AmConformanceKit extends ConduitKit {
 
     @Test
     void shortRequestsAndRepliesCarryEveryArity() {
-        job(2, client -> {
+        exactJob(2, client -> {
             final Am am = Am.of(client);
             final int[][] got = new int[Am.MAX_ARGS + 1][];
             final AtomicInteger replies = new AtomicInteger();
@@ -603,7 +603,7 @@ public abstract class AmConformanceKit extends ConduitKit {
     void immediateReturnsBackPressuredAndSendsNothingWhenThePathIsFull() {
         final CountDownLatch flooded = new CountDownLatch(1);
         final AtomicLong sent = new AtomicLong();
-        job(2, client -> {
+        exactJob(2, client -> {
             final Am am = Am.of(client);
             client.attachSegment(SEGMENT);
             final AtomicLong received = new AtomicLong();
@@ -786,7 +786,7 @@ public abstract class AmConformanceKit extends ConduitKit {
 
     @Test
     void negotiatedPayloadPrepareCommitAndCancel() {
-        job(2, client -> {
+        exactJob(2, client -> {
             final Am am = Am.of(client);
             client.attachSegment(64 * 1024);
             final List<String> got = new CopyOnWriteArrayList<>();

@@ -18,11 +18,30 @@ public abstract class ConduitKit {
         return Duration.ofSeconds(60);
     }
 
+    /**
+     * How many ranks a test written for {@code ranks} runs with: as written by default; a subclass may run the
+     * tests that are written for any job size with more.
+     */
+    protected int ranks(int ranks) {
+        return ranks;
+    }
+
     protected void job(int ranks, InProcessJob.RankBody body) {
-        InProcessJob.run(ranks, timeout(), environment(), body);
+        InProcessJob.run(ranks(ranks), timeout(), environment(), body);
     }
 
     protected void job(int ranks, Map<String, String> extra, InProcessJob.RankBody body) {
+        final java.util.HashMap<String, String> env = new java.util.HashMap<>(environment());
+        env.putAll(extra);
+        InProcessJob.run(ranks(ranks), timeout(), env, body);
+    }
+
+    /** A job of exactly {@code ranks}: for a test whose roles or memory layout are written for that size. */
+    protected void exactJob(int ranks, InProcessJob.RankBody body) {
+        InProcessJob.run(ranks, timeout(), environment(), body);
+    }
+
+    protected void exactJob(int ranks, Map<String, String> extra, InProcessJob.RankBody body) {
         final java.util.HashMap<String, String> env = new java.util.HashMap<>(environment());
         env.putAll(extra);
         InProcessJob.run(ranks, timeout(), env, body);

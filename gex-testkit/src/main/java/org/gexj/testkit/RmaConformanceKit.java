@@ -155,7 +155,7 @@ public abstract class RmaConformanceKit extends ConduitKit {
      */
     @Test
     void overlappingNbiOperationsOfEveryRankMatchTheModel() {
-        multiRank(15).forAll(listsOf(nbiOps(), 1, MAX_NBI_OPS)).checkAssert(ops -> job(RANKS, client -> {
+        multiRank(15).forAll(listsOf(nbiOps(), 1, MAX_NBI_OPS)).checkAssert(ops -> exactJob(RANKS, client -> {
             final Rma rma = Rma.of(client);
             final int me = client.rank();
             final MemorySegment mine = client.attachSegment(SEGMENT).memory();
@@ -234,7 +234,7 @@ public abstract class RmaConformanceKit extends ConduitKit {
 
     @Test
     void accessRegionCollectsItsNbiOperations() {
-        job(2, client -> {
+        exactJob(2, client -> {
             final Rma rma = Rma.of(client);
             final MemorySegment mine = client.attachSegment(SEGMENT).memory();
             client.barrier();
@@ -264,7 +264,7 @@ public abstract class RmaConformanceKit extends ConduitKit {
 
     @Test
     void outOfBoundsAndBadArgumentsAreRejectedWithNothingWritten() {
-        job(2, client -> {
+        exactJob(2, client -> {
             final Rma rma = Rma.of(client);
             final MemorySegment mine = client.attachSegment(SEGMENT).memory();
             mine.fill((byte) 9);
