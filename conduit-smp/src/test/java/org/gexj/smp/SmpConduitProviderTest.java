@@ -1,5 +1,7 @@
 package org.gexj.smp;
 
+import org.gexj.testkit.ThreadBootstrap;
+
 import org.gexj.Config;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;

@@ -86,12 +86,14 @@ public interface Conduit extends AutoCloseable {
      * other conduits get the core's barrier over AM frames.
      */
     default void barrierNotify() {
-        throw new UnsupportedOperationException(capabilities().conduit() + " has no barrier of its own");
+        throw new IllegalStateException(capabilities().conduit() + " declares no barrier of its own"
+            + " (Capabilities.conduitBarrier() is false): the core's barrier runs instead");
     }
 
     /** @return true when every rank has notified the current phase */
     default boolean barrierTry() {
-        throw new UnsupportedOperationException(capabilities().conduit() + " has no barrier of its own");
+        throw new IllegalStateException(capabilities().conduit() + " declares no barrier of its own"
+            + " (Capabilities.conduitBarrier() is false): the core's barrier runs instead");
     }
 
     /** Releases every resource; no call may follow. */

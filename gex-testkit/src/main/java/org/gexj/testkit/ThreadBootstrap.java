@@ -1,4 +1,4 @@
-package org.gexj.smp;
+package org.gexj.testkit;
 
 import org.gexj.GexException;
 import org.gexj.spi.Bootstrap;
@@ -9,8 +9,9 @@ import java.util.concurrent.TimeUnit;
  * A test-only {@link Bootstrap} for ranks that are threads of one JVM: every allgather meets in a shared
  * {@link Exchange}. Waits are bounded, and {@link #abort} ends every rank's current and future waits.
  */
-final class ThreadBootstrap implements Bootstrap {
-    private static final long WAIT_NS = TimeUnit.SECONDS.toNanos(20);
+public final class ThreadBootstrap implements Bootstrap {
+    /** The longest any allgather waits for the other ranks. */
+    public static final long WAIT_NS = TimeUnit.SECONDS.toNanos(20);
 
     private final Exchange exchange;
     private final int rank;
@@ -21,7 +22,7 @@ final class ThreadBootstrap implements Bootstrap {
     }
 
     /** One bootstrap per rank of a job of {@code size} ranks. */
-    static ThreadBootstrap[] job(int size) {
+    public static ThreadBootstrap[] job(int size) {
         final Exchange exchange = new Exchange(size);
         final ThreadBootstrap[] ranks = new ThreadBootstrap[size];
         for (int r = 0; r < size; r++) {
