@@ -1,14 +1,11 @@
 package org.gexj.smp;
 
-import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import org.gexj.Config;
 import org.gexj.GexException;
 import org.gexj.smp.wire.ControlRegionFlyweight;
+import org.gexj.smp.wire.FrameRingDescriptor;
 import org.gexj.spi.Bootstrap;
 import org.gexj.spi.AttachedSegments;
 import org.gexj.spi.Capabilities;
@@ -22,11 +19,12 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The ranks of one host over shared memory. Every rank owns two many-to-one ring buffers (Agrona), one per channel,
+ * The ranks of one host over shared memory. Every rank owns two many-to-one {@link FrameRing}s, one per channel,
  * in a file every rank maps: sending is a claim in the target's ring, receiving is reading one's own. Segments are
  * files mapped by every rank, so RMA and AM Long payloads are memory copies. The barrier is a line per rank in a
  * control region.
@@ -45,14 +43,12 @@ import java.util.List;
  * mapped memory, so close must not race with another thread's claim or poll.
  */
 public final class SmpConduit implements Conduit {
-    /** Capacity of each ring in bytes, a power of two; Agrona's trailer comes on top. */
+    /** Capacity of each ring in bytes, a power of two; the ring's trailer comes on top. */
     public static final String RING_BYTES = "GEX_SMP_RING_BYTES";
     public static final long DEFAULT_RING_BYTES = 1L << 20;
     public static final long MIN_RING_BYTES = 64L << 10;
     public static final long MAX_RING_BYTES = 256L << 20;
 
-    /** Agrona message type of every record: the rings carry AM frames only. */
-    private static final int FRAME = 1;
     private static final long PAGE = 4096;
 
     private final int rank;
@@ -62,13 +58,13 @@ public final class SmpConduit implements Conduit {
     private final Arena arena = Arena.ofShared();
     private final List<Path> ownFiles = new ArrayList<>();
     /** Every rank's rings, at {@code (rank << 1) | channel}. */
-    private final RingBuffer[] rings;
-    private final RingBuffer requestRing;
-    private final RingBuffer replyRing;
+    private final FrameRing[] rings;
+    private final FrameRing requestRing;
+    private final FrameRing replyRing;
     private final ControlRegionFlyweight control = new ControlRegionFlyweight();
     private final Capabilities capabilities;
-    private final MessageHandler requestReader = this::onRequest;
-    private final MessageHandler replyReader = this::onReply;
+    private final FrameRing.FrameHandler requestReader = this::onRequest;
+    private final FrameRing.FrameHandler replyReader = this::onReply;
     private volatile MemorySegment[] segments;
     private volatile boolean closed;
     private ConduitListener handler;
@@ -80,8 +76,8 @@ public final class SmpConduit implements Conduit {
         this.jobId = context.jobId();
         this.bootstrap = context.bootstrap();
         final int capacity = ringCapacity(context.config());
-        this.rings = new RingBuffer[size << 1];
-        final long ringStride = align(capacity + RingBufferDescriptor.TRAILER_LENGTH, PAGE);
+        this.rings = new FrameRing[size << 1];
+        final long ringStride = align(capacity + FrameRingDescriptor.TRAILER_LENGTH, PAGE);
         final long controlBytes = align(ControlRegionFlyweight.length(size), PAGE);
         try {
             final Path ctl = SharedFiles.path(jobId, "ctl");
@@ -91,7 +87,12 @@ public final class SmpConduit implements Conduit {
             }
             final Path mine = SharedFiles.path(jobId, "am", rank);
             own(mine);
-            mapRings(rank, SharedFiles.create(mine, 2 * ringStride, arena), capacity, ringStride);
+            final MemorySegment created = SharedFiles.create(mine, 2 * ringStride, arena);
+            final SecureRandom random = new SecureRandom();
+            for (int channel = REQUEST; channel <= REPLY; channel++) {
+                FrameRing.initialise(ring(created, channel, capacity, ringStride), random.nextLong());
+            }
+            mapRings(rank, created, capacity, ringStride);
             // after the allgather every rank's file exists, rank 0's control region too
             checkSameCapacity(bootstrap.allgather(bytesOf(capacity)), capacity);
             for (int r = 0; r < size; r++) {
@@ -113,7 +114,7 @@ public final class SmpConduit implements Conduit {
         }
         this.requestRing = rings[(rank << 1) | REQUEST];
         this.replyRing = rings[(rank << 1) | REPLY];
-        final int frame = requestRing.maxMsgLength();
+        final int frame = requestRing.maxFrameLength();
         // Long payloads are copied into the cross-mapped segment, so their size is bounded by the segment only
         this.capabilities = Capabilities.builder("smp").maxFrameLength(frame).maxMedium(frame, frame)
             .maxLong(Integer.MAX_VALUE, Integer.MAX_VALUE).maxPackedLong(frame).crossMapped(true).conduitBarrier(true)
@@ -154,9 +155,12 @@ public final class SmpConduit implements Conduit {
 
     private void mapRings(int owner, MemorySegment file, int capacity, long ringStride) {
         for (int channel = REQUEST; channel <= REPLY; channel++) {
-            final MemorySegment ring = file.asSlice(channel * ringStride, capacity + RingBufferDescriptor.TRAILER_LENGTH);
-            rings[(owner << 1) | channel] = new ManyToOneRingBuffer(buffer(ring));
+            rings[(owner << 1) | channel] = new FrameRing(ring(file, channel, capacity, ringStride));
         }
+    }
+
+    private static AtomicBuffer ring(MemorySegment file, int channel, int capacity, long ringStride) {
+        return buffer(file.asSlice(channel * ringStride, capacity + FrameRingDescriptor.TRAILER_LENGTH));
     }
 
     private static UnsafeBuffer buffer(MemorySegment memory) {
@@ -195,7 +199,7 @@ public final class SmpConduit implements Conduit {
     }
 
     /** @throws IllegalArgumentException naming the value and its range, if target or channel is out of range */
-    private RingBuffer ring(int target, int channel) {
+    private FrameRing ring(int target, int channel) {
         ensureOpen();
         if (target < 0 || target >= size) {
             throw new IllegalArgumentException("target rank " + target + " outside [0, " + size + ")");
@@ -208,27 +212,27 @@ public final class SmpConduit implements Conduit {
 
     @Override
     public int claim(Claim claim, int target, int channel, int length) {
-        final RingBuffer ring = ring(target, channel);
-        if (length < 0 || length > ring.maxMsgLength()) {
-            throw new IllegalArgumentException("frame length " + length + " outside [0, " + ring.maxMsgLength()
+        final FrameRing ring = ring(target, channel);
+        if (length < 0 || length > ring.maxFrameLength()) {
+            throw new IllegalArgumentException("frame length " + length + " outside [0, " + ring.maxFrameLength()
                 + "] (maxFrameLength)");
         }
-        final int index = ring.tryClaim(FRAME, length);
-        if (index < 0) {
+        final long position = ring.tryClaim(length);
+        if (position == FrameRing.INSUFFICIENT_CAPACITY) {
             return BACK_PRESSURED;
         }
-        claim.set(ring.buffer(), index, length, target, channel, 0);
+        claim.set(ring.buffer(), ring.frameIndex(position), length, target, channel, position);
         return OK;
     }
 
     @Override
     public void commit(Claim claim) {
-        ring(claim.target(), claim.channel()).commit(claim.offset());
+        ring(claim.target(), claim.channel()).commit(claim.handle());
     }
 
     @Override
     public void abort(Claim claim) {
-        ring(claim.target(), claim.channel()).abort(claim.offset());
+        ring(claim.target(), claim.channel()).abort(claim.handle());
     }
 
     /** Replies first: they retire requests and free the peers' credits, so they never wait behind new requests. */
@@ -247,19 +251,19 @@ public final class SmpConduit implements Conduit {
     }
 
     /**
-     * Agrona's read stops at the end of the buffer, and at a wrap it consumes only the padding record: the second
-     * read continues from the start, so a poll never returns 0 while a frame is ready.
+     * A read stops at the end of the buffer, and at a wrap it consumes only the padding record: the second read
+     * continues from the start, so a poll never returns 0 while a frame is ready.
      */
-    private static int read(RingBuffer ring, MessageHandler reader, int limit) {
+    private static int read(FrameRing ring, FrameRing.FrameHandler reader, int limit) {
         final int frames = ring.read(reader, limit);
         return frames < limit ? frames + ring.read(reader, limit - frames) : frames;
     }
 
-    private void onRequest(int msgTypeId, MutableDirectBuffer buffer, int index, int length) {
+    private void onRequest(AtomicBuffer buffer, int index, int length) {
         handler.onFrame(REQUEST, buffer, index, length);
     }
 
-    private void onReply(int msgTypeId, MutableDirectBuffer buffer, int index, int length) {
+    private void onReply(AtomicBuffer buffer, int index, int length) {
         handler.onFrame(REPLY, buffer, index, length);
     }
 

@@ -37,6 +37,7 @@ class SmpRmaOverAmFailureTest {
                 final long start = System.nanoTime();
                 assertThrows(GexTimeoutException.class, () -> rma.put(1, 0, big, 0, big.byteSize()));
                 assertTrue(System.nanoTime() - start < 20_000_000_000L, "the timeout took too long");
+                Thread.sleep(2000); // until rank 1 polls again: the ring may have no room left for anything
                 final MemorySegment word = Arena.ofShared().allocate(8);
                 word.set(ValueLayout.JAVA_LONG, 0, 0x1234_5678_9abc_def0L);
                 rma.put(1, 1 << 20, word, 0, 8);

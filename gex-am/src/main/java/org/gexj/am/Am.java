@@ -10,6 +10,7 @@ import org.gexj.Lc;
 import org.gexj.am.internal.AmAccess;
 import org.gexj.am.wire.AmFrameFlyweight;
 import org.gexj.internal.CoreAccess;
+import org.gexj.internal.PayloadCopy;
 import org.gexj.spi.Capabilities;
 import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
@@ -402,7 +403,7 @@ public final class Am {
                 if (inline) {
                     Memory.copy(sd.clientBuffer, 0, b, at + AmFrameFlyweight.payloadOffset(nargs), nbytes);
                 } else {
-                    MemorySegment.copy(sd.clientBuffer, 0, peerSegment(sd.peer), sd.dest, nbytes);
+                    PayloadCopy.copy(sd.clientBuffer, 0, peerSegment(sd.peer), sd.dest, nbytes);
                 }
             }
         } else {
@@ -557,7 +558,7 @@ public final class Am {
                 final int payloadAt = claim.offset() + AmFrameFlyweight.payloadOffset(nargs);
                 Memory.copy(src, srcOffset, claim.buffer(), payloadAt, nbytes);
             } else {
-                MemorySegment.copy(src, srcOffset, peerSegment(peer), dest, nbytes);
+                PayloadCopy.copy(src, srcOffset, peerSegment(peer), dest, nbytes);
             }
         }
         completeLocally(lc);

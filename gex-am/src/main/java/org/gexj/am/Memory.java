@@ -1,11 +1,13 @@
 package org.gexj.am;
 
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.gexj.internal.PayloadCopy;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-/** Copies between memory segments and Agrona buffers without allocating a segment per copy. */
+/** Copies between memory segments and Agrona buffers without allocating a segment per copy ({@link PayloadCopy}). */
 final class Memory {
     /** All of the address space, so that absolute addresses can be copied from without a new segment object. */
     static final MemorySegment EVERYTHING = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
@@ -39,7 +41,7 @@ final class Memory {
             MemorySegment.copy(src, ValueLayout.JAVA_BYTE, srcOffset, array,
                 dst.wrapAdjustment() + index, (int) count);
         } else {
-            MemorySegment.copy(src, srcOffset, EVERYTHING, dst.addressOffset() + index, count);
+            PayloadCopy.copy(src, srcOffset, EVERYTHING, dst.addressOffset() + index, count);
         }
     }
 
@@ -52,7 +54,19 @@ final class Memory {
         if (array != null) {
             MemorySegment.copy(array, src.wrapAdjustment() + index, dst, ValueLayout.JAVA_BYTE, dstOffset, (int) count);
         } else {
-            MemorySegment.copy(EVERYTHING, src.addressOffset() + index, dst, dstOffset, count);
+            PayloadCopy.copy(EVERYTHING, src.addressOffset() + index, dst, dstOffset, count);
+        }
+    }
+
+    /** Copies {@code count} bytes from {@code src} at {@code index} into {@code dst} at {@code dstIndex}. */
+    static void copy(DirectBuffer src, int index, MutableDirectBuffer dst, int dstIndex, int count) {
+        if (count == 0) {
+            return;
+        }
+        if (src.byteArray() != null || dst.byteArray() != null) {
+            dst.putBytes(dstIndex, src, index, count);
+        } else {
+            PayloadCopy.copy(EVERYTHING, src.addressOffset() + index, EVERYTHING, dst.addressOffset() + dstIndex, count);
         }
     }
 }

@@ -126,7 +126,7 @@ public final class Payload {
 
     /** Copies {@code count} bytes from {@code at} into {@code dst} at {@code dstIndex}; checked by {@link #checkSource}. */
     void copyTo(int at, MutableDirectBuffer dst, int dstIndex, int count) {
-        dst.putBytes(dstIndex, buffer, index + at, count);
+        Memory.copy(buffer, index + at, dst, dstIndex, count);
     }
 
     /** Copies the whole payload into a new array (allocates: for tests and the control path). */

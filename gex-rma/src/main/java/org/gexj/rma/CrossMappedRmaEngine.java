@@ -1,6 +1,7 @@
 package org.gexj.rma;
 
 import org.gexj.Event;
+import org.gexj.internal.PayloadCopy;
 import org.gexj.spi.Conduit;
 
 import java.lang.foreign.MemorySegment;
@@ -38,7 +39,7 @@ final class CrossMappedRmaEngine implements RmaEngine {
         if (nbytes == 0) {
             return; // src may be null
         }
-        MemorySegment.copy(src, srcOffset, peer(peer), remoteOffset, nbytes);
+        PayloadCopy.copy(src, srcOffset, peer(peer), remoteOffset, nbytes);
     }
 
     @Override
@@ -46,7 +47,7 @@ final class CrossMappedRmaEngine implements RmaEngine {
         if (nbytes == 0) {
             return; // dst may be null
         }
-        MemorySegment.copy(peer(peer), remoteOffset, dst, dstOffset, nbytes);
+        PayloadCopy.copy(peer(peer), remoteOffset, dst, dstOffset, nbytes);
     }
 
     @Override

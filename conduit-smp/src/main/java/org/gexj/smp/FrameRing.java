@@ -1,0 +1,187 @@
+package org.gexj.smp;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.gexj.smp.wire.FrameRingDescriptor;
+
+import static org.gexj.smp.wire.FrameRingDescriptor.ALIGNMENT;
+import static org.gexj.smp.wire.FrameRingDescriptor.FRAME;
+import static org.gexj.smp.wire.FrameRingDescriptor.HEADER_LENGTH;
+import static org.gexj.smp.wire.FrameRingDescriptor.HEAD_CACHE_OFFSET;
+import static org.gexj.smp.wire.FrameRingDescriptor.HEAD_OFFSET;
+import static org.gexj.smp.wire.FrameRingDescriptor.LENGTH_OFFSET;
+import static org.gexj.smp.wire.FrameRingDescriptor.PADDING;
+import static org.gexj.smp.wire.FrameRingDescriptor.SALT_OFFSET;
+import static org.gexj.smp.wire.FrameRingDescriptor.TAG_OFFSET;
+import static org.gexj.smp.wire.FrameRingDescriptor.TAIL_OFFSET;
+import static org.gexj.smp.wire.FrameRingDescriptor.TYPE_OFFSET;
+
+/**
+ * A many-to-one ring of variable-length frames in shared memory ({@link FrameRingDescriptor}): producers claim space
+ * with a compare-and-set on the tail, write the frame in place and commit it by writing its tag; the one consumer reads
+ * committed frames in claim order and publishes its head. Unlike Agrona's ring, the consumer never writes a record,
+ * so a producer writes lines it does not have to take back from the consumer's cache.
+ *
+ * <p>Threads: {@link #tryClaim}, {@link #commit} and {@link #abort} from any thread of any process that maps the ring;
+ * {@link #read} from one thread at a time of the owner. A claim must be committed or aborted, or the consumer stops
+ * at it (as with Agrona's ring).
+ */
+final class FrameRing {
+    /** What {@link #tryClaim} returns when the ring has no room now. */
+    static final long INSUFFICIENT_CAPACITY = -1;
+
+    /** Receives committed frames; the frame is valid only during the call. */
+    @FunctionalInterface
+    interface FrameHandler {
+        void onFrame(AtomicBuffer buffer, int index, int length);
+    }
+
+    private final AtomicBuffer buffer;
+    private final int capacity;
+    private final int mask;
+    private final int maxFrameLength;
+    private final int tail;
+    private final int headCache;
+    private final int head;
+    private final long salt;
+
+    /** Wraps a ring whose owner has {@link #initialise initialised} it. */
+    FrameRing(AtomicBuffer buffer) {
+        this.capacity = buffer.capacity() - FrameRingDescriptor.TRAILER_LENGTH;
+        FrameRingDescriptor.checkCapacity(capacity);
+        this.buffer = buffer;
+        this.mask = capacity - 1;
+        this.maxFrameLength = capacity / 8;
+        this.tail = capacity + TAIL_OFFSET;
+        this.headCache = capacity + HEAD_CACHE_OFFSET;
+        this.head = capacity + HEAD_OFFSET;
+        this.salt = buffer.getLongVolatile(capacity + SALT_OFFSET);
+        if (salt >= 0) {
+            throw new IllegalStateException("frame ring is not initialised (salt " + salt + ")");
+        }
+    }
+
+    /**
+     * The owner's first write to a new, zero-filled ring, before any peer maps it.
+     *
+     * @param salt random; its top bit is set here
+     */
+    static void initialise(AtomicBuffer buffer, long salt) {
+        final int capacity = buffer.capacity() - FrameRingDescriptor.TRAILER_LENGTH;
+        FrameRingDescriptor.checkCapacity(capacity);
+        buffer.putLongVolatile(capacity + SALT_OFFSET, salt | Long.MIN_VALUE);
+    }
+
+    AtomicBuffer buffer() {
+        return buffer;
+    }
+
+    int capacity() {
+        return capacity;
+    }
+
+    /** Largest frame {@link #tryClaim} accepts: an eighth of the capacity. */
+    int maxFrameLength() {
+        return maxFrameLength;
+    }
+
+    /**
+     * Claims room for a frame of {@code length} bytes.
+     *
+     * @return the record's absolute position, which {@link #frameIndex}, {@link #commit} and {@link #abort} take, or
+     *         {@link #INSUFFICIENT_CAPACITY}
+     * @throws IllegalArgumentException if {@code length} is outside [0, {@link #maxFrameLength()}]
+     */
+    long tryClaim(int length) {
+        if (length < 0 || length > maxFrameLength) {
+            throw new IllegalArgumentException("frame length " + length + " outside [0, " + maxFrameLength + "]");
+        }
+        final int recordLength = length + HEADER_LENGTH;
+        final int required = FrameRingDescriptor.aligned(recordLength);
+        long headPosition = buffer.getLongVolatile(headCache);
+        long tailPosition;
+        int padding;
+        do {
+            tailPosition = buffer.getLongVolatile(tail);
+            final int toEnd = capacity - ((int) tailPosition & mask);
+            // a record never wraps: the rest of the buffer becomes padding and the record goes to the start
+            padding = required > toEnd ? toEnd : 0;
+            final int needed = padding + required;
+            if (needed > capacity - (int) (tailPosition - headPosition)) {
+                headPosition = buffer.getLongVolatile(head);
+                if (needed > capacity - (int) (tailPosition - headPosition)) {
+                    return INSUFFICIENT_CAPACITY;
+                }
+                buffer.putLongRelease(headCache, headPosition);
+            }
+        } while (!buffer.compareAndSetLong(tail, tailPosition, tailPosition + padding + required));
+        if (padding != 0) {
+            final int paddingIndex = (int) tailPosition & mask;
+            buffer.putInt(paddingIndex + LENGTH_OFFSET, padding);
+            buffer.putInt(paddingIndex + TYPE_OFFSET, PADDING);
+            buffer.putLongRelease(paddingIndex + TAG_OFFSET, FrameRingDescriptor.tag(tailPosition, salt));
+        }
+        final long position = tailPosition + padding;
+        buffer.putInt(((int) position & mask) + LENGTH_OFFSET, recordLength);
+        return position;
+    }
+
+    /** Where the frame of the record claimed at {@code position} starts in {@link #buffer()}. */
+    int frameIndex(long position) {
+        return ((int) position & mask) + HEADER_LENGTH;
+    }
+
+    /** Publishes the frame of the record claimed at {@code position}. */
+    void commit(long position) {
+        final int recordIndex = (int) position & mask;
+        buffer.putInt(recordIndex + TYPE_OFFSET, FRAME);
+        buffer.putLongRelease(recordIndex + TAG_OFFSET, FrameRingDescriptor.tag(position, salt));
+    }
+
+    /** Gives back the record claimed at {@code position}: the consumer skips it. */
+    void abort(long position) {
+        final int recordIndex = (int) position & mask;
+        buffer.putInt(recordIndex + TYPE_OFFSET, PADDING);
+        buffer.putLongRelease(recordIndex + TAG_OFFSET, FrameRingDescriptor.tag(position, salt));
+    }
+
+    /**
+     * Hands committed frames to {@code handler} in claim order, up to {@code limit} of them, stopping at the first
+     * uncommitted record and at the end of the buffer (a second call continues from the start). The consumed room is
+     * given back once the batch is done, also if a handler throws.
+     *
+     * @return the number of frames handled
+     */
+    int read(FrameHandler handler, int limit) {
+        final long headPosition = buffer.getLong(head);
+        final int headIndex = (int) headPosition & mask;
+        final int contiguous = capacity - headIndex;
+        int bytesRead = 0;
+        int frames = 0;
+        try {
+            while (bytesRead < contiguous && frames < limit) {
+                final int recordIndex = headIndex + bytesRead;
+                if (buffer.getLongVolatile(recordIndex + TAG_OFFSET)
+                    != FrameRingDescriptor.tag(headPosition + bytesRead, salt)) {
+                    break;
+                }
+                final int recordLength = buffer.getInt(recordIndex + LENGTH_OFFSET);
+                final int type = buffer.getInt(recordIndex + TYPE_OFFSET);
+                bytesRead += FrameRingDescriptor.aligned(recordLength);
+                if (type == FRAME) {
+                    frames++;
+                    handler.onFrame(buffer, recordIndex + HEADER_LENGTH, recordLength - HEADER_LENGTH);
+                }
+            }
+        } finally {
+            if (bytesRead > 0) {
+                buffer.putLongRelease(head, headPosition + bytesRead);
+            }
+        }
+        return frames;
+    }
+
+    /** Bytes claimed and not yet consumed. */
+    int size() {
+        return (int) (buffer.getLongVolatile(tail) - buffer.getLongVolatile(head));
+    }
+}

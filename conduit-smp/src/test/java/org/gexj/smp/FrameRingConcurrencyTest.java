@@ -1,0 +1,139 @@
+package org.gexj.smp;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.gexj.smp.wire.FrameRingDescriptor;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Producers on several threads racing for a small ring (many wraps, full-ring back-pressure, aborts) while one
+ * consumer reads: every committed frame arrives once, intact, in each producer's order; no aborted one arrives.
+ */
+class FrameRingConcurrencyTest {
+    private static final int PRODUCERS = 3;
+    private static final int FRAMES = 60_000;
+
+    /** Frame: producer (int), sequence (int), then bytes derived from both; aborted claims are filled the same way. */
+    private static void fill(UnsafeBuffer b, int at, int producer, int seq, int length) {
+        b.putInt(at, producer);
+        b.putInt(at + 4, seq);
+        for (int i = 8; i < length; i++) {
+            b.putByte(at + i, (byte) (producer * 17 + seq * 31 + i));
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void everyCommittedFrameArrivesOnceIntactInProducerOrder() throws Exception {
+        final UnsafeBuffer buffer = FrameRingProperties.memory(4096);
+        FrameRing.initialise(buffer, 42);
+        final FrameRing ring = new FrameRing(buffer);
+        final int max = ring.maxFrameLength();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final List<Thread> producers = new ArrayList<>();
+        for (int p = 0; p < PRODUCERS; p++) {
+            final int producer = p;
+            final Thread t = new Thread(() -> {
+                final SplittableRandom random = new SplittableRandom(producer);
+                final FrameRing mine = new FrameRing(buffer); // each process maps the ring on its own
+                int seq = 0;
+                while (seq < FRAMES && failure.get() == null) {
+                    final int length = 8 + random.nextInt(max - 7);
+                    final long position = mine.tryClaim(length);
+                    if (position == FrameRing.INSUFFICIENT_CAPACITY) {
+                        Thread.onSpinWait();
+                        continue;
+                    }
+                    final boolean abort = random.nextInt(10) == 0;
+                    fill(buffer, mine.frameIndex(position), producer, abort ? -1 : seq, length);
+                    if (abort) {
+                        mine.abort(position);
+                    } else {
+                        mine.commit(position);
+                        seq++;
+                    }
+                }
+            }, "producer-" + p);
+            producers.add(t);
+            t.start();
+        }
+        final int[] next = new int[PRODUCERS];
+        final int[] received = {0};
+        final FrameRing.FrameHandler check = (b, index, length) -> {
+            final int producer = b.getInt(index);
+            final int seq = b.getInt(index + 4);
+            assertTrue(producer >= 0 && producer < PRODUCERS, "producer " + producer);
+            assertEquals(next[producer], seq, "sequence of producer " + producer);
+            for (int i = 8; i < length; i++) {
+                if (b.getByte(index + i) != (byte) (producer * 17 + seq * 31 + i)) {
+                    throw new AssertionError("byte " + i + " of frame " + seq + " from producer " + producer);
+                }
+            }
+            next[producer]++;
+            received[0]++;
+        };
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
+        while (received[0] < PRODUCERS * FRAMES) {
+            try {
+                if (ring.read(check, 100) == 0) {
+                    Thread.onSpinWait();
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+                throw t;
+            }
+            assertTrue(System.nanoTime() < deadline, "received " + received[0] + " of " + PRODUCERS * FRAMES);
+        }
+        for (Thread t : producers) {
+            t.join();
+        }
+        assertNull(failure.get());
+        assertEquals(0, ring.read(check, 100), "nothing but aborted records left");
+        assertEquals(0, ring.size(), "all room given back");
+    }
+
+    @Test
+    void rejectsBadLengthsAndUninitialisedMemory() {
+        final UnsafeBuffer buffer = FrameRingProperties.memory(4096);
+        final IllegalStateException uninitialised = assertThrows(IllegalStateException.class, () -> new FrameRing(buffer));
+        assertTrue(uninitialised.getMessage().contains("not initialised"), uninitialised.getMessage());
+        FrameRing.initialise(buffer, 7);
+        final FrameRing ring = new FrameRing(buffer);
+        final IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
+            () -> ring.tryClaim(ring.maxFrameLength() + 1));
+        assertEquals("frame length 513 outside [0, 512]", tooLong.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> ring.tryClaim(-1));
+        final IllegalArgumentException notPowerOfTwo = assertThrows(IllegalArgumentException.class,
+            () -> FrameRing.initialise(new UnsafeBuffer(new byte[3000 + FrameRingDescriptor.TRAILER_LENGTH]), 1));
+        assertEquals("ring capacity 3000 is not a power of two >= 128", notPowerOfTwo.getMessage());
+    }
+
+    /** A full ring refuses, nothing is overwritten, and reading gives the room back. */
+    @Test
+    void fullRingRefusesUntilRead() {
+        final UnsafeBuffer buffer = FrameRingProperties.memory(1024);
+        FrameRing.initialise(buffer, 3);
+        final FrameRing ring = new FrameRing(buffer);
+        int claimed = 0;
+        long position;
+        while ((position = ring.tryClaim(100)) != FrameRing.INSUFFICIENT_CAPACITY) {
+            buffer.putInt(ring.frameIndex(position), claimed++);
+            ring.commit(position);
+        }
+        assertEquals(1024 / 128, claimed, "100-byte frames take 128 bytes each");
+        final int[] seen = {0};
+        assertEquals(claimed, ring.read((b, index, length) -> assertEquals(seen[0]++, b.getInt(index)), 100));
+        assertTrue(ring.tryClaim(100) != FrameRing.INSUFFICIENT_CAPACITY);
+    }
+}
