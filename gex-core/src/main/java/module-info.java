@@ -11,7 +11,7 @@ module org.gexj.core {
     exports org.gexj;
     exports org.gexj.spi;
     exports org.gexj.launch;
-    exports org.gexj.internal to org.gexj.am, org.gexj.rma, org.gexj.smp;
+    exports org.gexj.internal to org.gexj.am, org.gexj.rma;
 
     uses org.gexj.spi.ConduitProvider;
 }

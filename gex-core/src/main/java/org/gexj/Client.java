@@ -233,8 +233,8 @@ public final class Client implements AutoCloseable {
 
     /** Polls the channels in {@code mask} unless another thread is polling (the handler's own thread may nest). */
     private int pollChannels(int mask) {
-        if ((amListener == null && amBarrier == null) || !pollLock.tryLock()) {
-            return 0; // nothing is listening yet: leave the frames to the AM layer, once it exists
+        if ((amListener == null && amBarrier == null) || !conduit.mayDeliver(mask) || !pollLock.tryLock()) {
+            return 0; // nothing is listening yet (the frames wait for the AM layer), nothing arrived, or a poller runs
         }
         try {
             // with no core frames and no RMA completions to route (smp), frames go straight to the AM layer

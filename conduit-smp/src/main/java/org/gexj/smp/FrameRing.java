@@ -146,12 +146,27 @@ final class FrameRing {
 
     /**
      * Hands committed frames to {@code handler} in claim order, up to {@code limit} of them, stopping at the first
-     * uncommitted record and at the end of the buffer (a second call continues from the start). The consumed room is
-     * given back once the batch is done, also if a handler throws.
+     * uncommitted record. The consumed room is given back once the batch is done, also if a handler throws.
      *
      * @return the number of frames handled
      */
     int read(FrameHandler handler, int limit) {
+        int frames = readContiguous(handler, limit);
+        if (frames < limit && ((int) buffer.getLong(head) & mask) == 0 && ready()) {
+            frames += readContiguous(handler, limit - frames); // the first part ended at the end of the buffer
+        }
+        return frames;
+    }
+
+    /** True if the record at the head is committed (possibly as padding): a read would consume something. */
+    boolean ready() {
+        final long headPosition = buffer.getLong(head);
+        return buffer.getLongVolatile(((int) headPosition & mask) + TAG_OFFSET)
+            == FrameRingDescriptor.tag(headPosition, salt);
+    }
+
+    /** Reads from the head up to the end of the buffer at most: records never wrap. */
+    private int readContiguous(FrameHandler handler, int limit) {
         final long headPosition = buffer.getLong(head);
         final int headIndex = (int) headPosition & mask;
         final int contiguous = capacity - headIndex;

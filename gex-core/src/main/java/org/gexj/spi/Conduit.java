@@ -59,6 +59,15 @@ public interface Conduit extends AutoCloseable {
     int poll(ConduitListener listener, int channelMask, int limit);
 
     /**
+     * A hint that {@link #poll} might deliver something for the channels in {@code channelMask}: false only when a poll
+     * now would certainly deliver nothing. Called from any thread, without the poller's exclusion, so that an idle
+     * poll loop reads a few words instead of taking the poll lock. The default, true, always polls.
+     */
+    default boolean mayDeliver(int channelMask) {
+        return true;
+    }
+
+    /**
      * Collective: allocates and binds this rank's segment of {@code size} bytes (a page multiple), makes the peers'
      * segments reachable as far as the conduit can, and returns this rank's memory with every rank's descriptor, from
      * one exchange.

@@ -9,7 +9,7 @@ import org.agrona.concurrent.AtomicBuffer;
  * <p>Barrier contract: a rank enters epoch e by {@link #publishEpoch publishing} e and passes it when
  * {@link #allReached every rank has published at least e}. Nobody can enter e+1 before everybody entered e, so
  * published epochs differ by at most one, a rank that is still waiting for e is not confused by a peer already at
- * e+1, and no phase can be missed. The release store on publish and the acquire loads in {@link #allReached} make
+ * e+1, and no phase can be missed. The store on publish and the acquire loads in {@link #allReached} make
  * every write a rank did before entering visible to the ranks that pass.
  * <pre>
  *   0               4               8                                               64
@@ -79,8 +79,13 @@ public final class ControlRegionFlyweight {
     }
 
     /** Enters {@code epoch} for {@code rank}: the writes this thread did before are visible to whoever sees it. */
+    /**
+     * A full fence, not just a release: the peers spin on this line, so the store waits in the store buffer for the
+     * line; with a release it would still be waiting after the barrier and the first locked instruction after it (a
+     * send's claim) would pay that wait inside the caller's timed region; here it overlaps the wait for the others.
+     */
     public void publishEpoch(int rank, long epoch) {
-        buffer.putLongRelease(epochOffset(rank), epoch);
+        buffer.putLongVolatile(epochOffset(rank), epoch);
     }
 
     public long epoch(int rank) {

@@ -1,0 +1,64 @@
+package org.gexj.internal;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** Both copy paths (below and from {@link PayloadCopy#MEMCPY_MIN}) copy exactly and refuse what the JDK's refuses. */
+class PayloadCopyTest {
+    private static void pattern(MemorySegment s, int seed) {
+        for (long i = 0; i < s.byteSize(); i++) {
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + seed));
+        }
+    }
+
+    @Test
+    void copiesExactlyTheRangeOnEitherSideOfTheThreshold() {
+        final long min = PayloadCopy.MEMCPY_MIN;
+        try (Arena arena = Arena.ofConfined()) {
+            for (long n : new long[] {0, 1, 7, min - 1, min, min + 1, 3 * min + 5, 1 << 20}) {
+                final MemorySegment src = arena.allocate(n + 16);
+                final MemorySegment dst = arena.allocate(n + 32);
+                pattern(src, 1);
+                pattern(dst, 2);
+                PayloadCopy.copy(src, 3, dst, 9, n);
+                for (long i = 0; i < dst.byteSize(); i++) {
+                    final byte expected = i >= 9 && i < 9 + n ? (byte) ((i - 6) * 13 + 1) : (byte) (i * 13 + 2);
+                    if (dst.get(ValueLayout.JAVA_BYTE, i) != expected) {
+                        throw new AssertionError("n=" + n + ": byte " + i + " is " + dst.get(ValueLayout.JAVA_BYTE, i)
+                            + ", expected " + expected);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void refusesWhatTheJdkCopyRefusesAndWritesNothing() {
+        final long n = Math.max(PayloadCopy.MEMCPY_MIN, 4096);
+        final MemorySegment src;
+        try (Arena arena = Arena.ofConfined()) {
+            src = arena.allocate(n);
+            final MemorySegment dst = arena.allocate(n);
+            pattern(dst, 5);
+            assertThrows(IndexOutOfBoundsException.class, () -> PayloadCopy.copy(src, 1, dst, 0, n));
+            assertThrows(IndexOutOfBoundsException.class, () -> PayloadCopy.copy(src, 0, dst, 1, n));
+            assertThrows(IndexOutOfBoundsException.class, () -> PayloadCopy.copy(src, -1, dst, 0, n - 1));
+            assertThrows(IllegalArgumentException.class, () -> PayloadCopy.copy(src, 0, dst.asReadOnly(), 0, n));
+            assertEquals((byte) 5, dst.get(ValueLayout.JAVA_BYTE, 0), "nothing written");
+            // overlapping ranges copy as memmove does
+            pattern(dst, 0);
+            PayloadCopy.copy(dst, 0, dst, 8, n - 8);
+            assertEquals((byte) 0, dst.get(ValueLayout.JAVA_BYTE, 8));
+            assertEquals((byte) ((n - 9) * 13), dst.get(ValueLayout.JAVA_BYTE, n - 1));
+        }
+        final MemorySegment live = Arena.ofAuto().allocate(n);
+        assertThrows(IllegalStateException.class, () -> PayloadCopy.copy(src, 0, live, 0, n), "closed source");
+        assertThrows(IllegalStateException.class, () -> PayloadCopy.copy(live, 0, src, 0, n), "closed destination");
+    }
+}
