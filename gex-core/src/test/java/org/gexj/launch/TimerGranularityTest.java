@@ -1,0 +1,25 @@
+package org.gexj.launch;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TimerGranularityTest {
+    private static final Pattern LINE =
+        Pattern.compile("Timer granularity: <= (\\d+\\.\\d{3}) us, overhead: ~ (\\d+\\.\\d{3}) us");
+
+    @Test
+    void gasnetsLineWithPlausibleNumbers() {
+        final String line = TimerGranularity.line();
+        final Matcher m = LINE.matcher(line);
+        assertTrue(m.matches(), line);
+        final double granularity = Double.parseDouble(m.group(1));
+        final double overhead = Double.parseDouble(m.group(2));
+        assertTrue(granularity > 0, line);
+        // a compiled vDSO clock read costs tens of nanoseconds; a microsecond means interpreted code or a system call
+        assertTrue(overhead > 0 && overhead < 1, line);
+    }
+}
