@@ -13,7 +13,12 @@ import org.gexj.am.Token;
 import org.gexj.launch.JitQuiescence;
 import org.gexj.launch.TimerGranularity;
 
+import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
@@ -47,6 +52,17 @@ public final class TestAm {
     private static final long PAGE = Client.PAGE_SIZE;
     /** GASNet's cap on the warm-up iterations at the start of each category. */
     private static final int MAX_WARMUP_ITERS = 10_000;
+    /** Times the warm-up runs the code between two measurements; the JIT's last tier wants a few thousand calls. */
+    private static final int SECTION_CODE_WARMUP = 10_000;
+    /**
+     * Barriers after a rank's first park: the deoptimised barrier climbs the JIT's tiers again, which 10 000 calls
+     * did not always finish, leaving its last compilation for the timed pass.
+     */
+    private static final int RECOMPILE_BARRIERS = 30_000;
+    /** About 5 ms of barriers when the ranks run on separate cores, longer while they share one. */
+    private static final int SETTLE_BARRIERS = 2000;
+    /** Longer than a barrier spins and yields before it parks: 20 000 yields, 1-5 us each here. */
+    private static final long PARKING_WAIT_MS = 200;
     /** Long replies land at the start of the requester's segment. */
     private static final long REPLY_DEST = 0;
 
@@ -72,10 +88,10 @@ public final class TestAm {
     /** A Medium ping handler's own buffer, for the cases where GASNet's handler would write to the received one. */
     private MemorySegment echo;
     private int flag;
-    /** The current pass: the warm-up pass is silent and uses its own iterations and sizes. */
+    /** The current pass: a warm-up pass prints to /dev/null and uses its own iterations and sizes. */
     private int iters;
     private int warmupIters;
-    private boolean quiet;
+    private PrintStream print;
 
     private TestAm(Client client, TestAmOptions options, PrintStream out) {
         this.client = client;
@@ -106,9 +122,12 @@ public final class TestAm {
     }
 
     public static void main(String[] args) {
+        final PrintStream out = printStream(new FileOutputStream(FileDescriptor.out));
         int code;
         try (Client client = Gex.init("TESTAM")) {
-            code = run(client, args, System.out);
+            code = run(client, args, out);
+        } finally {
+            out.flush();
         }
         System.exit(code);
     }
@@ -152,17 +171,13 @@ public final class TestAm {
         client.barrier();
         pollers.start();
         try {
-            if (options.warmupIters() > 0) {
-                for (int round = 0; round < TestAmOptions.WARMUP_ROUNDS; round++) {
-                    pass(options.warmupIters(), Math.min(options.maxSize(), TestAmOptions.WARMUP_MAX_SIZE), true);
-                }
-                JitQuiescence.await();
-                client.barrier();
-            }
             if (rank == 0) {
-                printSettings();
+                printSettings(); // before the warm-up, which then also absorbs the compilations its first printf causes
             }
-            pass(options.iters(), options.maxSize(), false);
+            if (options.warmupIters() > 0) {
+                warmUp();
+            }
+            pass(options.iters(), options.maxSize(), out, 1);
             if (recvr) {
                 am.requestShort(rank, DONE); // as GASNet: the receiver ends its pollers with a message to itself
             }
@@ -200,16 +215,98 @@ public final class TestAm {
         out.flush();
     }
 
-    private void pass(int passIters, long maxSize, boolean silent) {
+    /**
+     * Gets everything the timed pass runs compiled in its final form first: on 2 cores, a compilation during a timed
+     * pass takes a core from a rank, and a rank waiting in a barrier's yield loop hands its core to the compiler thread
+     * for milliseconds. Each step covers what the one before left for the timed pass to compile.
+     */
+    private void warmUp() {
+        // only the file is closed: closing the PrintStream flushes an empty buffer, a branch the compiled printing has
+        // not seen, and deoptimises it for the timed pass
+        try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
+            final PrintStream sink = printStream(devNull);
+            for (int round = 0; round < TestAmOptions.WARMUP_ROUNDS; round++) {
+                pass(options.warmupIters(), Math.min(options.maxSize(), TestAmOptions.WARMUP_MAX_SIZE), sink,
+                    TestAmOptions.WARMUP_SHORT_REPEATS);
+            }
+            warmSectionCode(sink);
+            waitUntilParked();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        JitQuiescence.await();
+        client.barrier();
+        // ranks that slept or parked can wake up on one core and poll there in turns for milliseconds (10 ms seen)
+        // until the scheduler moves one to the idle core: settle that with barriers, which yield, before timing
+        for (int i = 0; i < SETTLE_BARRIERS; i++) {
+            client.barrier();
+        }
+    }
+
+    /**
+     * Each rank waits once in a barrier until its back-off parks, then {@link #RECOMPILE_BARRIERS} barriers recompile
+     * it. The passes never park, so a rank's first park deoptimises its compiled barrier; that happened in the long
+     * barrier after {@link JitQuiescence}, and the barrier was recompiled during the first timed section.
+     */
+    private void waitUntilParked() {
+        for (int parity = 0; parity < 2; parity++) {
+            if (rank % 2 != parity) {
+                try {
+                    Thread.sleep(PARKING_WAIT_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            client.barrier();
+        }
+        for (int i = 0; i < RECOMPILE_BARRIERS; i++) {
+            client.barrier();
+        }
+    }
+
+    /**
+     * The code between measurements (a barrier, a description, a report, a blank line) runs only a few dozen times per
+     * pass, so the JIT compiled it in the timed pass. The numbers vary as real ones do: a digit pattern the profile has
+     * not seen deoptimises the formatting.
+     */
+    private void warmSectionCode(PrintStream sink) {
+        print = sink;
+        for (int i = 0; i < SECTION_CODE_WARMUP; i++) {
+            final long sz = (i & 1) == 0 ? 0 : 1L << (i % 22); // section A's lines have none; up to 2 MiB
+            final long magnitude = 10_000L << (i % 24); // totals from 10 us to minutes, digits scattered
+            client.barrier();
+            report(description(sz, "AMLong     ", "flood     roundtrip ReqRep"),
+                magnitude + i * 2_654_435_761L % magnitude, sz, (i & 2) == 0);
+            blankLine();
+        }
+    }
+
+    /**
+     * @param printTo      the output, or in a warm-up pass a stream to /dev/null built as the output is
+     * @param shortRepeats times section A runs: a warm-up pass repeats it, because its loops run once per pass where a
+     *                     Medium or Long loop runs once per size, too few for the JIT to compile them fully
+     */
+    private void pass(int passIters, long maxSize, PrintStream printTo, int shortRepeats) {
         iters = passIters;
         warmupIters = Math.min(passIters, MAX_WARMUP_ITERS);
-        quiet = silent;
-        sections = new Sections(options);
-        shortTests();
+        print = printTo;
+        for (int r = 0; r < shortRepeats; r++) {
+            sections = new Sections(options);
+            shortTests();
+        }
         payloadTests(Category.MEDIUM, Math.min(maxSize, am.maxRequestMedium(peer, 0)),
             Math.min(maxSize, am.maxReplyMedium(peer, 0)));
         payloadTests(Category.LONG, Math.min(maxSize, am.maxRequestLong(peer, 0)),
             Math.min(maxSize, am.maxReplyLong(peer, 0)));
+    }
+
+    /**
+     * testam's output, and the warm-up's over /dev/null: the same path down to the write system call, so the warm-up
+     * compiles and profiles what the timed pass prints through (a warm-up that did not print left that to be compiled,
+     * and the report deoptimised, in the timed pass). Not System.out, whose FileOutputStream is a private subclass.
+     */
+    private static PrintStream printStream(FileOutputStream file) {
+        return new PrintStream(new BufferedOutputStream(file), false, System.out.charset());
     }
 
     private static String version() {
@@ -302,16 +399,12 @@ public final class TestAm {
 
     // ------------------------------------------------------------------------------------------------ reporting
 
-    /** Formats even in a silent pass: the first formatting is slow and would hold up the peer in the next barrier. */
     private void report(String description, long nanos, long sz, boolean roundTrip) {
         if (!sender) {
             return;
         }
-        final String line = resultLine(sections.name(), rank, size, description, nanos / 1000.0, iters, sz, roundTrip);
-        if (!quiet) {
-            out.println(line);
-            out.flush();
-        }
+        print.println(resultLine(sections.name(), rank, size, description, nanos / 1000.0, iters, sz, roundTrip));
+        print.flush();
     }
 
     /**
@@ -331,9 +424,9 @@ public final class TestAm {
     }
 
     private void blankLine() {
-        if (rank == 0 && !quiet) {
-            out.println();
-            out.flush();
+        if (rank == 0) {
+            print.println();
+            print.flush();
         }
     }
 
@@ -347,8 +440,8 @@ public final class TestAm {
         }
         final long next = sz + options.step(sz);
         if (sz < max && next > max) {
-            if (rank == 0 && !quiet) {
-                out.println(" max:");
+            if (rank == 0) {
+                print.println(" max:");
             }
             return max;
         }
@@ -360,9 +453,7 @@ public final class TestAm {
     private void shortTests() {
         if (sections.begin() && sender && !options.skipWarmup()) {
             flag = 0;
-            for (int i = 0; i < warmupIters; i++) {
-                am.requestShort(peer, PING_SHORT_FLOOD);
-            }
+            shortFlood(PING_SHORT_FLOOD, warmupIters);
             blockUntil(warmupIters);
             am.requestShort(peer, PING_SHORT);
             blockUntil(warmupIters + 1);
@@ -388,7 +479,7 @@ public final class TestAm {
                 final long start = System.nanoTime();
                 flag = 0;
                 client.barrier();
-                shortFlood(PONG_SHORT_FLOOD);
+                shortFlood(PONG_SHORT_FLOOD, iters);
                 if (recvr) {
                     blockUntil(iters);
                 }
@@ -406,7 +497,7 @@ public final class TestAm {
         if (sections.enabled() && sender) {
             final long start = System.nanoTime();
             flag = 0;
-            shortFlood(PING_SHORT_FLOOD);
+            shortFlood(PING_SHORT_FLOOD, iters);
             blockUntil(iters);
             report("        AMShort     flood     roundtrip ReqRep", System.nanoTime() - start, 0, true);
             blankLine();
@@ -442,6 +533,11 @@ public final class TestAm {
         }
     }
 
+    /** GASNet's description of a Medium or Long measurement: the size, the category, the test. */
+    private static String description(long sz, String category, String test) {
+        return String.format(Locale.ROOT, "%7d %s %s", sz, category, test);
+    }
+
     /** GASNet's TESTAM_PERF: five sections for one category. */
     private void payloadTests(Category category, long maxReq, long maxRep) {
         final long maxReqRep = Math.min(maxReq, maxRep);
@@ -455,16 +551,14 @@ public final class TestAm {
             request(category, ping, maxReqRep);
             blockUntil(1);
             completeRequests();
-            for (int i = 0; i < warmupIters; i++) {
-                request(category, pingFlood, maxReqRep);
-            }
+            flood(category, pingFlood, maxReqRep, warmupIters);
             blockUntil(warmupIters + 1);
             completeRequests();
         }
         client.barrier();
         if (sections.begin()) {
             for (long sz = 0; sz <= maxReqRep; ) {
-                final String msg = String.format(Locale.ROOT, "%7d %s ping-pong roundtrip ReqRep", sz, desc);
+                final String msg = description(sz, desc, "ping-pong roundtrip ReqRep");
                 client.barrier();
                 if (sender) {
                     final long start = System.nanoTime();
@@ -480,7 +574,7 @@ public final class TestAm {
         client.barrier();
         if (sections.begin()) {
             for (long sz = 0; sz <= maxReq; ) {
-                final String msg = String.format(Locale.ROOT, "%7d %s ping-pong roundtrip ReqReq", sz, desc);
+                final String msg = description(sz, desc, "ping-pong roundtrip ReqReq");
                 client.barrier();
                 final long start = System.nanoTime();
                 flag = -1;
@@ -497,11 +591,11 @@ public final class TestAm {
         if (sections.begin()) {
             for (long sz = 0; sz <= maxReq; ) {
                 flag = 0;
-                final String msg = String.format(Locale.ROOT, "%7d %s flood     one-way   Req", sz, desc);
+                final String msg = description(sz, desc, "flood     one-way   Req");
                 client.barrier();
                 if (sender) {
                     final long start = System.nanoTime();
-                    flood(category, pongFlood, sz);
+                    flood(category, pongFlood, sz, iters);
                     completeRequests();
                     if (recvr) {
                         blockUntil(iters);
@@ -520,12 +614,12 @@ public final class TestAm {
         client.barrier();
         if (sections.begin()) {
             for (long sz = 0; sz <= maxReqRep; ) {
-                final String msg = String.format(Locale.ROOT, "%7d %s flood     roundtrip ReqRep", sz, desc);
+                final String msg = description(sz, desc, "flood     roundtrip ReqRep");
                 client.barrier();
                 if (sender) {
                     final long start = System.nanoTime();
                     flag = 0;
-                    flood(category, pingFlood, sz);
+                    flood(category, pingFlood, sz, iters);
                     blockUntil(iters);
                     completeRequests();
                     report(msg, System.nanoTime() - start, sz, true);
@@ -538,11 +632,11 @@ public final class TestAm {
         client.barrier();
         if (sections.begin()) {
             for (long sz = 0; sz <= maxReq; ) {
-                final String msg = String.format(Locale.ROOT, "%7d %s flood     two-way   Req", sz, desc);
+                final String msg = description(sz, desc, "flood     two-way   Req");
                 flag = 0;
                 client.barrier();
                 final long start = System.nanoTime();
-                flood(category, pongFlood, sz);
+                flood(category, pongFlood, sz, iters);
                 blockUntil(iters);
                 completeRequests();
                 report(msg, System.nanoTime() - start, sz, false);
@@ -555,8 +649,9 @@ public final class TestAm {
     }
 
     // ------------------------------------------------------------------------------------------------ timed loops
-    // Each loop is a small method of its own, shared by the warm-up and the timed pass, so the JIT compiles it once
-    // during the warm-up instead of on-stack-replacing a large section method in the middle of a measurement.
+    // Each loop is a small method of its own, shared by the warm-up and the timed pass (GASNet's warm-up floods
+    // included), so the JIT compiles it once during the warm-up instead of on-stack-replacing a large section method
+    // in the middle of a measurement.
 
     private void shortPingPong() {
         flag = -1;
@@ -587,8 +682,8 @@ public final class TestAm {
         }
     }
 
-    private void shortFlood(int handler) {
-        for (int i = 0; i < iters; i++) {
+    private void shortFlood(int handler, int n) {
+        for (int i = 0; i < n; i++) {
             am.requestShort(peer, handler);
         }
     }
@@ -622,8 +717,8 @@ public final class TestAm {
         }
     }
 
-    private void flood(Category category, int handler, long sz) {
-        for (int i = 0; i < iters; i++) {
+    private void flood(Category category, int handler, long sz, int n) {
+        for (int i = 0; i < n; i++) {
             request(category, handler, sz);
         }
     }

@@ -15,9 +15,11 @@ package org.gexj.testam;
  * @param iters         iterations per measurement (default 1000)
  * @param maxSize       largest payload (default 2 MiB), clamped to the conduit's limits
  * @param sections      letters A..K to run, or null for all
- * @param warmupIters   -warmup N (GEX/J only): {@link #WARMUP_ROUNDS} untimed, silent passes of the enabled sections
- *                      with N iterations and sizes up to {@link #WARMUP_MAX_SIZE} first, so the JIT has compiled the
- *                      loops being timed (one pass is not enough: a fresh call of a section starts in slower code)
+ * @param warmupIters   -warmup N (GEX/J only): {@link #WARMUP_ROUNDS} untimed passes of the enabled sections with N
+ *                      iterations and sizes up to {@link #WARMUP_MAX_SIZE} first, section A repeated
+ *                      {@link #WARMUP_SHORT_REPEATS} times in each, printing to /dev/null, so the JIT has compiled
+ *                      the loops being timed and the code between them before the timed pass (one pass is not enough:
+ *                      a fresh call of a section starts in slower code)
  */
 public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asyncRequests, PayloadMode payload,
                             SourceMode source, boolean skipWarmup, int pollers, long maxStep,
@@ -26,6 +28,11 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
     public static final int DEFAULT_WARMUP_ITERS = 10_000;
     public static final long WARMUP_MAX_SIZE = 4096;
     public static final int WARMUP_ROUNDS = 3;
+    /**
+     * Section A's loops run once per pass, a Medium or Long loop once per size; 3 passes of 10 000 iterations left
+     * them interpreted and their compilation for the first timed flood.
+     */
+    public static final int WARMUP_SHORT_REPEATS = 8;
     /** GASNet's test harness runs at most 256 threads per process, the main one included. */
     public static final int MAX_POLLERS = 255;
 
