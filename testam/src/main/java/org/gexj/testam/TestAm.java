@@ -54,6 +54,11 @@ public final class TestAm {
     private static final int MAX_WARMUP_ITERS = 10_000;
     /** Times the warm-up runs the code between two measurements; the JIT's last tier wants a few thousand calls. */
     private static final int SECTION_CODE_WARMUP = 10_000;
+    /**
+     * Barriers after a rank's first park: the deoptimised barrier climbs the JIT's tiers again, which 10 000 calls
+     * did not always finish, leaving its last compilation for the timed pass.
+     */
+    private static final int RECOMPILE_BARRIERS = 30_000;
     /** About 5 ms of barriers when the ranks run on separate cores, longer while they share one. */
     private static final int SETTLE_BARRIERS = 2000;
     /** Longer than a barrier spins and yields before it parks: 20 000 yields, 1-5 us each here. */
@@ -239,9 +244,9 @@ public final class TestAm {
     }
 
     /**
-     * Each rank waits once in a barrier until its back-off parks, then the barriers after recompile it. The passes
-     * never park, so a rank's first park deoptimises its compiled barrier; that happened in the long barrier after
-     * {@link JitQuiescence}, and the barrier was recompiled during the first timed section.
+     * Each rank waits once in a barrier until its back-off parks, then {@link #RECOMPILE_BARRIERS} barriers recompile
+     * it. The passes never park, so a rank's first park deoptimises its compiled barrier; that happened in the long
+     * barrier after {@link JitQuiescence}, and the barrier was recompiled during the first timed section.
      */
     private void waitUntilParked() {
         for (int parity = 0; parity < 2; parity++) {
@@ -254,22 +259,24 @@ public final class TestAm {
             }
             client.barrier();
         }
-        for (int i = 0; i < SECTION_CODE_WARMUP; i++) {
+        for (int i = 0; i < RECOMPILE_BARRIERS; i++) {
             client.barrier();
         }
     }
 
     /**
-     * The code between measurements (a barrier, a report, a blank line) runs only a few dozen times per pass, so the
-     * JIT compiled it in the timed pass. The numbers vary as real ones do: a digit pattern the profile has not seen
-     * deoptimises the formatting.
+     * The code between measurements (a barrier, a description, a report, a blank line) runs only a few dozen times per
+     * pass, so the JIT compiled it in the timed pass. The numbers vary as real ones do: a digit pattern the profile has
+     * not seen deoptimises the formatting.
      */
     private void warmSectionCode(PrintStream sink) {
         print = sink;
         for (int i = 0; i < SECTION_CODE_WARMUP; i++) {
+            final long sz = (i & 1) == 0 ? 0 : 1L << (i % 22); // section A's lines have none; up to 2 MiB
+            final long magnitude = 10_000L << (i % 24); // totals from 10 us to minutes, digits scattered
             client.barrier();
-            report("        AMShort     ping-pong roundtrip ReqRep", i * 2_654_435_761L % 100_000_000, i % 5000,
-                (i & 1) == 0);
+            report(description(sz, "AMLong     ", "flood     roundtrip ReqRep"),
+                magnitude + i * 2_654_435_761L % magnitude, sz, (i & 2) == 0);
             blankLine();
         }
     }
@@ -526,6 +533,11 @@ public final class TestAm {
         }
     }
 
+    /** GASNet's description of a Medium or Long measurement: the size, the category, the test. */
+    private static String description(long sz, String category, String test) {
+        return String.format(Locale.ROOT, "%7d %s %s", sz, category, test);
+    }
+
     /** GASNet's TESTAM_PERF: five sections for one category. */
     private void payloadTests(Category category, long maxReq, long maxRep) {
         final long maxReqRep = Math.min(maxReq, maxRep);
@@ -546,7 +558,7 @@ public final class TestAm {
         client.barrier();
         if (sections.begin()) {
             for (long sz = 0; sz <= maxReqRep; ) {
-                final String msg = String.format(Locale.ROOT, "%7d %s ping-pong roundtrip ReqRep", sz, desc);
+                final String msg = description(sz, desc, "ping-pong roundtrip ReqRep");
                 client.barrier();
                 if (sender) {
                     final long start = System.nanoTime();
@@ -562,7 +574,7 @@ public final class TestAm {
         client.barrier();
         if (sections.begin()) {
             for (long sz = 0; sz <= maxReq; ) {
-                final String msg = String.format(Locale.ROOT, "%7d %s ping-pong roundtrip ReqReq", sz, desc);
+                final String msg = description(sz, desc, "ping-pong roundtrip ReqReq");
                 client.barrier();
                 final long start = System.nanoTime();
                 flag = -1;
@@ -579,7 +591,7 @@ public final class TestAm {
         if (sections.begin()) {
             for (long sz = 0; sz <= maxReq; ) {
                 flag = 0;
-                final String msg = String.format(Locale.ROOT, "%7d %s flood     one-way   Req", sz, desc);
+                final String msg = description(sz, desc, "flood     one-way   Req");
                 client.barrier();
                 if (sender) {
                     final long start = System.nanoTime();
@@ -602,7 +614,7 @@ public final class TestAm {
         client.barrier();
         if (sections.begin()) {
             for (long sz = 0; sz <= maxReqRep; ) {
-                final String msg = String.format(Locale.ROOT, "%7d %s flood     roundtrip ReqRep", sz, desc);
+                final String msg = description(sz, desc, "flood     roundtrip ReqRep");
                 client.barrier();
                 if (sender) {
                     final long start = System.nanoTime();
@@ -620,7 +632,7 @@ public final class TestAm {
         client.barrier();
         if (sections.begin()) {
             for (long sz = 0; sz <= maxReq; ) {
-                final String msg = String.format(Locale.ROOT, "%7d %s flood     two-way   Req", sz, desc);
+                final String msg = description(sz, desc, "flood     two-way   Req");
                 flag = 0;
                 client.barrier();
                 final long start = System.nanoTime();
