@@ -75,10 +75,6 @@ final class FrameRing {
         return buffer;
     }
 
-    int capacity() {
-        return capacity;
-    }
-
     /** Largest frame {@link #tryClaim} accepts: an eighth of the capacity. */
     int maxFrameLength() {
         return maxFrameLength;

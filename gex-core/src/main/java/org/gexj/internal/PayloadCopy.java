@@ -3,6 +3,7 @@ package org.gexj.internal;
 import org.gexj.internal.ffm.StringH;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Objects;
 
 /**
@@ -56,8 +57,8 @@ public final class PayloadCopy {
             throw new IllegalArgumentException("copy into a read-only segment");
         }
         // touching one byte of each checks liveness and confinement as the JDK's copy would
-        src.get(java.lang.foreign.ValueLayout.JAVA_BYTE, srcOffset);
-        dst.get(java.lang.foreign.ValueLayout.JAVA_BYTE, dstOffset);
+        src.get(ValueLayout.JAVA_BYTE, srcOffset);
+        dst.get(ValueLayout.JAVA_BYTE, dstOffset);
         final long from = src.address() + srcOffset;
         final long to = dst.address() + dstOffset;
         if (from < to + count && to < from + count) {
