@@ -11,7 +11,12 @@ import org.gexj.launch.JitQuiescence;
 import org.gexj.launch.TimerGranularity;
 import org.gexj.rma.Rma;
 
+import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
@@ -44,7 +49,8 @@ public final class TestQueue {
     private int amcount;
     private long regval;
     /** The current pass: warm-up passes are silent and use their own iterations and largest size. */
-    private boolean quiet;
+    /** Where the current pass prints: the output, or in a warm-up pass /dev/null through the same classes. */
+    private PrintStream print;
     private int passIters;
     private int passMaxSize;
 
@@ -66,7 +72,7 @@ public final class TestQueue {
     public static void main(String[] args) {
         int code;
         try (Client client = Gex.init("TESTQUEUE")) {
-            code = run(client, args, System.out);
+            code = run(client, args, printStream(new FileOutputStream(FileDescriptor.out)));
         }
         System.exit(code);
     }
@@ -118,19 +124,32 @@ public final class TestQueue {
         msg0("x-axis: queue depth, y-axis: message size, injection time in microseconds\n");
         client.barrier();
         if (o.warmupIters() > 0) {
-            for (int round = 0; round < TestQueueOptions.WARMUP_ROUNDS; round++) {
-                pass(true, o.warmupIters(), Math.min(o.maxSize(), TestQueueOptions.WARMUP_MAX_SIZE));
+            // the warm-up prints too, to /dev/null, or the printing between cells is compiled in the timed pass and
+            // its compiler thread takes a core from a rank during the next cell; only the file is closed, as closing
+            // the stream would flush an empty buffer, a branch the compiled printing has not seen
+            try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
+                final PrintStream sink = printStream(devNull);
+                for (int round = 0; round < TestQueueOptions.WARMUP_ROUNDS; round++) {
+                    pass(sink, o.warmupIters(), Math.min(o.maxSize(), TestQueueOptions.WARMUP_MAX_SIZE));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
             JitQuiescence.await();
             client.barrier();
         }
-        pass(false, o.iters(), o.maxSize());
+        pass(out, o.iters(), o.maxSize());
         client.barrier();
         return 0;
     }
 
-    private void pass(boolean silent, int iters, int maxSize) {
-        quiet = silent;
+    /** A buffered stream over {@code file}: the output and the warm-up's sink run the same classes. */
+    private static PrintStream printStream(FileOutputStream file) {
+        return new PrintStream(new BufferedOutputStream(file), false, System.out.charset());
+    }
+
+    private void pass(PrintStream printTo, int iters, int maxSize) {
+        print = printTo;
         passIters = iters;
         passMaxSize = maxSize;
         rmaTests();
@@ -142,9 +161,13 @@ public final class TestQueue {
     }
 
     private void msg0(String text) {
+        msg0(out, text);
+    }
+
+    private void msg0(PrintStream to, String text) {
         if (rank == 0) {
-            out.println(text);
-            out.flush();
+            to.println(text);
+            to.flush();
         }
     }
 
@@ -254,16 +277,14 @@ public final class TestQueue {
     /** GASNet's QUEUE_TEST. {@code payloadLimit} <= 0 means maxsz. */
     private void queueTest(String title, QueueOperation op, QueueSync sync, QueueSync receiverSync, int payloadLimit) {
         client.barrier();
-        if (!quiet) {
-            msg0("\n" + title + "\n" + DASHES + "\n");
-        }
-        if (rank == 0 && !quiet) {
+        msg0(print, "\n" + title + "\n" + DASHES + "\n");
+        if (rank == 0) {
             final StringBuilder header = new StringBuilder("        ");
             for (int depth = 1; depth <= o.maxDepth(); depth *= 2) {
                 header.append(String.format(Locale.ROOT, " %7d", depth));
             }
-            out.println(header);
-            out.flush();
+            print.println(header);
+            print.flush();
         }
         final int lastPayload = payloadLimit <= 0 ? passMaxSize : Math.min(passMaxSize, payloadLimit);
         for (int payload = 1; payload <= lastPayload && payload > 0; payload *= 2) {
@@ -283,9 +304,9 @@ public final class TestQueue {
                     receiveCell(receiverSync, depth);
                 }
             }
-            if (sender && !quiet) {
-                out.println(row);
-                out.flush();
+            if (sender) {
+                print.println(row);
+                print.flush();
             }
         }
     }
