@@ -33,6 +33,19 @@ public final class GexRun {
         "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
         "--add-opens", "java.base/java.nio=ALL-UNNAMED",
         "-Dagrona.disable.bounds.checks=true");
+    /**
+     * Native libraries a conduit loads may install their own handlers for signals the JVM uses itself (libfabric's shm
+     * provider does, for SIGSEGV and SIGBUS, to clean up its shared memory): preloading the JDK's libjsig keeps the
+     * JVM's handlers in place and chains to theirs for signals the JVM does not handle (HotSpot's signal chaining).
+     */
+    static void preloadSignalChaining(Map<String, String> env, String javaCommand) {
+        final java.nio.file.Path jsig = java.nio.file.Path.of(javaCommand).toAbsolutePath().getParent().getParent()
+            .resolve("lib").resolve("libjsig.so");
+        if (java.nio.file.Files.isReadable(jsig)) {
+            env.merge("LD_PRELOAD", jsig.toString(), (old, mine) -> old.contains(mine) ? old : mine + ":" + old);
+        }
+    }
+
     private static final long TERMINATE_AFTER_MS = 3000;
     private static final long KILL_AFTER_MS = 6000;
     private static final long SUPERVISE_WAKE_MS = 250;
@@ -117,6 +130,7 @@ public final class GexRun {
                 env.put("GEX_JOB_SECRET", JobSecret.hex(secret));
                 env.put("GEX_JOB_ID", jobId);
                 env.put("GEX_EXIT_ON_FAILURE", "1");
+                preloadSignalChaining(env, java);
                 if (options.conduit() != null) {
                     env.put("GEX_CONDUIT", options.conduit());
                 }

@@ -1,0 +1,1031 @@
+package org.gexj.ofi;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.gexj.PeerFailedException;
+import org.gexj.ofi.ffm.FiCm;
+import org.gexj.ofi.ffm.FiDomain;
+import org.gexj.ofi.ffm.FiEndpoint;
+import org.gexj.ofi.ffm.FiEq;
+import org.gexj.ofi.ffm.FiErrno;
+import org.gexj.ofi.ffm.FiRma;
+import org.gexj.ofi.ffm.Fabric;
+import org.gexj.ofi.wire.OfiAddressCodec;
+import org.gexj.ofi.wire.OfiHeaderFlyweight;
+import org.gexj.spi.AttachedSegments;
+import org.gexj.spi.Bootstrap;
+import org.gexj.spi.Capabilities;
+import org.gexj.spi.Claim;
+import org.gexj.spi.Conduit;
+import org.gexj.spi.ConduitContext;
+import org.gexj.spi.ConduitListener;
+import org.gexj.spi.JobHealth;
+import org.gexj.spi.Registration;
+import org.gexj.spi.RmaTransport;
+import org.gexj.spi.SegmentDescriptor;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * GEX/J over one libfabric RDM endpoint ({@code GEX_CONDUIT=ofi}); see the module README for the design and the
+ * settings ({@link OfiSettings}).
+ *
+ * <p><b>AM frames.</b> {@link #claim} hands out a registered send buffer and reserves credits toward the target's
+ * channel; {@link #commit} prefixes the {@link OfiHeaderFlyweight header} (with the credits this rank owes the target)
+ * and sends with {@code fi_inject} when the message fits the provider's inject size (the buffer is free at once), else
+ * with {@code fi_send} (free at its completion). Frames land in {@code FI_MULTI_RECV} buffers that are reposted as
+ * soon as the provider releases them and their frames have been delivered (or deferred, see {@link OfiDeferred}).
+ * A receiver returns credits on its own frames, or in a credit message once it owes an eighth of a window or finds
+ * nothing else to do, so a flood never overruns the receive buffers, which are sized from the credits.
+ *
+ * <p><b>RMA</b> ({@link OfiRmaTransport}): {@code fi_write}, {@code fi_read} and {@code fi_writedata} on the
+ * registered segments, in chunks of the provider's largest message. The remote CQ data of a put-with-immediate
+ * carries the initiator's rank in its high 32 bits and the AM layer's 32-bit tag in its low ones; where the provider's
+ * CQ data is narrower the source comes from {@code fi_cq_readfrom} ({@code FI_SOURCE}), and without either no
+ * immediate is offered (the AM layer then uses put-sync-send).
+ *
+ * <p><b>Progress</b> is manual, driven by {@link #poll} (and by {@code fi_cq_read} of no entries while a send finds the
+ * endpoint busy). A send that finds it busy for {@code GEX_OFI_TIMEOUT}, or a send that completes in error, fails the
+ * job naming the peer.
+ *
+ * <p>Threads ({@link Capabilities.Threading#CONCURRENT}): one lock serialises the endpoint ({@code FI_THREAD_DOMAIN});
+ * it is never held while a listener runs, so handlers may send.
+ */
+final class OfiConduit implements Conduit {
+    /** Bytes of the context passed with each operation: an {@code fi_context2}, enough for either context mode. */
+    private static final int CONTEXT_BYTES = 64;
+    private static final int CQ_BATCH = 32;
+    private static final long PAGE = 4096;
+    private static final long SEGMENT_KEY = 1;
+    private static final long FIRST_DYNAMIC_KEY = 2;
+    /** Completion status of an RMA operation that failed in the provider. */
+    static final int RMA_FAILED = -20;
+
+    private final int rank;
+    private final int size;
+    private final JobHealth health;
+    private final Bootstrap bootstrap;
+    private final OfiSettings settings;
+    private final OfiFabric fabric;
+    private final Capabilities capabilities;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment ep;
+    private final MemorySegment cq;
+    private final MemorySegment sendFn;
+    private final MemorySegment injectFn;
+    private final MemorySegment recvMsgFn;
+    private final MemorySegment cqReadFn;
+    private final MemorySegment cqReadFromFn;
+    private final MemorySegment writeFn;
+    private final MemorySegment readFn;
+    private final MemorySegment writeDataFn;
+    private final long[] peerAddress;
+    private final boolean immediateInData;
+    private final int immediateBits;
+
+    // contexts: [0, sendSlots) send buffers, [sendSlots, sendSlots + receiveSlots) receive buffers, then RMA ops
+    private final MemorySegment contexts;
+    private final int sendSlots;
+    private final int receiveSlots;
+
+    // send buffers
+    private final int slotBytes;
+    private final MemorySegment sendMemory;
+    private final UnsafeBuffer sendBuffer;
+    private final MemorySegment sendDescriptor;
+    private final int[] freeSend;
+    private int freeSendCount;
+    private final int[] slotTarget;
+    private final int[] slotUnits;
+    private final OfiHeaderFlyweight sendHeader = new OfiHeaderFlyweight();
+    private final OfiHeaderFlyweight creditHeader = new OfiHeaderFlyweight();
+    private final MemorySegment creditMessage;
+    private final UnsafeBuffer creditBuffer;
+
+    // receive buffers
+    private final long receiveBufferBytes;
+    private final MemorySegment receiveMemory;
+    private final UnsafeBuffer receiveBuffer;
+    private final MemorySegment receiveDescriptor;
+    private final MemorySegment receiveMsg;
+    private final MemorySegment receiveIov;
+    private final OfiHeaderFlyweight receiveHeader = new OfiHeaderFlyweight();
+
+    // credits, in units, by (peer << 1) | channel
+    private final int windowUnits;
+    private final int[] credits;
+    private final int[] owed;
+
+    // completion entries read but not yet processed (a handler's nested poll continues where its caller was)
+    private final MemorySegment entries;
+    private final MemorySegment entrySources;
+    private final MemorySegment errorEntry;
+    private int entryHead;
+    private int entryCount;
+    private final OfiDeferred deferred;
+
+    private final OfiOperations operations;
+    private final OfiRmaTransport rma = new OfiRmaTransport(this);
+    private final List<OfiRegistration> registrations = new ArrayList<>();
+    private long nextKey = FIRST_DYNAMIC_KEY;
+    private volatile MemorySegment segment;
+    private MemorySegment segmentDescriptor = MemorySegment.NULL;
+    private long[] segmentBase;
+    private long[] segmentSize;
+    private long[] segmentKey;
+    private volatile boolean closed;
+
+    private OfiConduit(ConduitContext context) {
+        this.rank = context.rank();
+        this.size = context.size();
+        this.health = context.health();
+        this.bootstrap = context.bootstrap();
+        this.settings = OfiSettings.from(context.config());
+        final int frame = settings.frameLength();
+        this.slotBytes = align(OfiHeaderFlyweight.LENGTH + frame, 64);
+        this.windowUnits = (int) Math.min(Integer.MAX_VALUE / 4, settings.creditBytes() / OfiHeaderFlyweight.CREDIT_UNIT);
+        // what may wait in the receive buffers at once: every peer's window on both channels, and credit messages
+        final long outstanding = 2L * size * (long) windowUnits * OfiHeaderFlyweight.CREDIT_UNIT
+            + 2L * size * 16 * 64;
+        this.receiveBufferBytes = align(outstanding + 2L * slotBytes, PAGE);
+        if (receiveBufferBytes > Integer.MAX_VALUE / 2) {
+            throw new IllegalArgumentException(OfiSettings.CREDIT_BYTES + "=" + settings.creditBytes() + " for "
+                + size + " ranks needs receive buffers of " + receiveBufferBytes + " bytes, more than "
+                + Integer.MAX_VALUE / 2 + ": lower it");
+        }
+        this.receiveSlots = 2;
+        this.sendSlots = settings.sendBuffers();
+        final long cqSize = (long) sendSlots + settings.rmaOperations() + 2L * size * windowUnits + 1024;
+        this.fabric = OfiFabric.open(settings, size, Math.min(cqSize, 1 << 20), slotBytes);
+        boolean opened = false;
+        try {
+            this.ep = fabric.ep;
+            this.cq = fabric.cq;
+            // the provider may have swapped the ops tables while the endpoint was bound and enabled: read them now
+            this.sendFn = FiEndpoint.sendFunction(ep);
+            this.injectFn = FiEndpoint.injectFunction(ep);
+            this.recvMsgFn = FiEndpoint.recvMsgFunction(ep);
+            this.cqReadFn = FiEq.readFunction(cq);
+            this.cqReadFromFn = fabric.source ? FiEq.readFromFunction(cq) : MemorySegment.NULL;
+            this.writeFn = FiRma.writeFunction(ep);
+            this.readFn = FiRma.readFunction(ep);
+            this.writeDataFn = FiRma.writeDataFunction(ep);
+            this.immediateInData = fabric.cqDataSize >= Long.BYTES;
+            this.immediateBits = !settings.longProtocolImmediate() ? 0
+                : immediateInData || (fabric.source && fabric.cqDataSize >= Integer.BYTES) ? 32 : 0;
+
+            this.contexts = arena.allocate((long) CONTEXT_BYTES * (sendSlots + receiveSlots
+                + settings.rmaOperations()), 64);
+            this.sendMemory = arena.allocate((long) slotBytes * sendSlots, PAGE);
+            this.sendBuffer = new UnsafeBuffer(sendMemory.address(), (int) sendMemory.byteSize());
+            this.freeSend = new int[sendSlots];
+            for (int i = 0; i < sendSlots; i++) {
+                freeSend[i] = sendSlots - 1 - i;
+            }
+            this.freeSendCount = sendSlots;
+            this.slotTarget = new int[sendSlots];
+            this.slotUnits = new int[sendSlots];
+            this.creditMessage = arena.allocate(64, 64);
+            this.creditBuffer = new UnsafeBuffer(creditMessage.address(), (int) creditMessage.byteSize());
+            this.receiveMemory = arena.allocate(receiveBufferBytes * receiveSlots, PAGE);
+            this.receiveBuffer = new UnsafeBuffer(receiveMemory.address(), (int) receiveMemory.byteSize());
+            this.receiveMsg = arena.allocate(FiEndpoint.FI_MSG_STRUCT);
+            this.receiveIov = arena.allocate(FiEndpoint.IOVEC);
+            final boolean local = fabric.requires(Fabric.FI_MR_LOCAL);
+            this.sendDescriptor = local ? FiDomain.descriptor(fabric.register(sendMemory, key(), true))
+                : MemorySegment.NULL;
+            this.receiveDescriptor = local ? FiDomain.descriptor(fabric.register(receiveMemory, key(), true))
+                : MemorySegment.NULL;
+            this.credits = new int[2 * size];
+            java.util.Arrays.fill(credits, windowUnits);
+            this.owed = new int[2 * size];
+            this.entries = arena.allocate(FiEq.FI_CQ_DATA_ENTRY.byteSize() * CQ_BATCH, 8);
+            this.entrySources = arena.allocate(JAVA_LONG.byteSize() * CQ_BATCH, 8);
+            this.errorEntry = arena.allocate(FiEq.FI_CQ_ERR_ENTRY);
+            this.deferred = new OfiDeferred((int) Math.min(Integer.MAX_VALUE / 2, outstanding));
+            this.operations = new OfiOperations(settings.rmaOperations());
+            this.peerAddress = exchangeAddresses();
+            for (int b = 0; b < receiveSlots; b++) {
+                postReceive(b);
+            }
+            final long maxMessage = fabric.maxMessageSize;
+            final long maxLong = Math.min(maxMessage, Integer.MAX_VALUE);
+            this.capabilities = Capabilities.builder("ofi").maxFrameLength(frame).maxMedium(frame, frame)
+                .maxLong(maxLong, maxLong).maxPackedLong(frame).injectSize((int) Math.max(0,
+                    Math.min(Integer.MAX_VALUE, fabric.injectSize - OfiHeaderFlyweight.LENGTH)))
+                .immediateBits(immediateBits).nativeRma(true).crossMapped(false).registrationRequired(false)
+                .deferredLocalCompletion(true).conduitBarrier(false).orderedChannels(false)
+                .threading(Capabilities.Threading.CONCURRENT).build();
+            bootstrap.barrier(); // every rank's receive buffers are posted before anyone sends
+            opened = true;
+        } finally {
+            if (!opened) {
+                fabric.close();
+                arena.close();
+            }
+        }
+        if (rank == 0) {
+            System.err.println("gex: " + this);
+        }
+    }
+
+    /** Collective over the job: opens this rank's endpoint and learns every other one's address. */
+    static OfiConduit open(ConduitContext context) {
+        return new OfiConduit(context);
+    }
+
+    private long key() {
+        return nextKey++;
+    }
+
+    private static int align(int n, int to) {
+        return (n + to - 1) / to * to;
+    }
+
+    private static long align(long n, long to) {
+        return (n + to - 1) / to * to;
+    }
+
+    private long[] exchangeAddresses() {
+        final byte[][] blobs = bootstrap.allgather(OfiAddressCodec.encode(
+            new OfiAddressCodec.Endpoint(fabric.provider, FiCm.getName(ep))));
+        final long[] addresses = new long[size];
+        try (Arena scratch = Arena.ofConfined()) {
+            for (int r = 0; r < size; r++) {
+                final OfiAddressCodec.Endpoint peer = OfiAddressCodec.decodeEndpoint(blobs[r], r);
+                if (!peer.provider().equals(fabric.provider)) {
+                    throw new OfiException("rank " + r + " chose libfabric provider " + peer.provider()
+                        + " and rank " + rank + " chose " + fabric.provider + ": set GEX_OFI_PROVIDER for the job");
+                }
+                final MemorySegment name = scratch.allocate(Math.max(1, peer.name().length));
+                MemorySegment.copy(peer.name(), 0, name, java.lang.foreign.ValueLayout.JAVA_BYTE, 0,
+                    peer.name().length);
+                addresses[r] = FiDomain.insertAddress(fabric.av, name);
+                if (fabric.source && addresses[r] != r) {
+                    throw new OfiException("address vector gave rank " + r + " the address " + addresses[r]
+                        + ": with FI_SOURCE the conduit needs addresses in rank order");
+                }
+            }
+        }
+        return addresses;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return capabilities;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("ofi conduit of rank " + rank + " is closed");
+        }
+    }
+
+    private void checkTarget(int target) {
+        if (target < 0 || target >= size) {
+            throw new IllegalArgumentException("target rank " + target + " outside [0, " + size + ")");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- AM frames
+
+    /** @return {@link #OK}, or {@link #BACK_PRESSURED} when no send buffer is free or the target's credits are short */
+    @Override
+    public int claim(Claim claim, int target, int channel, int length) {
+        ensureOpen();
+        checkTarget(target);
+        if (channel != REQUEST && channel != REPLY) {
+            throw new IllegalArgumentException("channel " + channel + " is neither REQUEST (0) nor REPLY (1)");
+        }
+        if (length < 0 || length > settings.frameLength()) {
+            throw new IllegalArgumentException("frame length " + length + " outside [0, " + settings.frameLength()
+                + "] (maxFrameLength, " + OfiSettings.FRAME + ")");
+        }
+        final int units = OfiHeaderFlyweight.units(OfiHeaderFlyweight.LENGTH + length);
+        final int path = (target << 1) | channel;
+        lock.lock();
+        try {
+            if (freeSendCount == 0 || credits[path] < units) {
+                return BACK_PRESSURED;
+            }
+            credits[path] -= units;
+            final int slot = freeSend[--freeSendCount];
+            slotTarget[slot] = target;
+            slotUnits[slot] = units;
+            claim.set(sendBuffer, slot * slotBytes + OfiHeaderFlyweight.LENGTH, length, target, channel, slot);
+            return OK;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void commit(Claim claim) {
+        ensureOpen();
+        final int slot = claimedSlot(claim);
+        final int target = claim.target();
+        final long length = OfiHeaderFlyweight.LENGTH + (long) claim.length();
+        final long address = sendMemory.address() + (long) slot * slotBytes;
+        lock.lock();
+        try {
+            final int request = owed[target << 1];
+            final int reply = owed[(target << 1) | 1];
+            owed[target << 1] = 0;
+            owed[(target << 1) | 1] = 0;
+            sendHeader.wrap(sendBuffer, slot * slotBytes).write(OfiHeaderFlyweight.KIND_FRAME, claim.channel(), rank,
+                request, reply);
+            final boolean inject = length <= fabric.injectSize;
+            long deadline = 0;
+            while (true) {
+                final long rc = inject
+                    ? FiEndpoint.inject(injectFn, ep, address, length, peerAddress[target])
+                    : FiEndpoint.send(sendFn, ep, address, length, sendDescriptor, peerAddress[target],
+                        context(slot));
+                if (rc == 0) {
+                    break;
+                }
+                if (rc != -FiErrno.FI_EAGAIN) {
+                    releaseSend(slot);
+                    failPeer(target, (inject ? "fi_inject" : "fi_send") + " to rank " + target + " failed: "
+                        + FiErrno.strerror((int) -rc) + " (" + rc + ")");
+                }
+                deadline = busy(target, deadline);
+            }
+            if (inject) {
+                releaseSend(slot);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void abort(Claim claim) {
+        ensureOpen();
+        final int slot = claimedSlot(claim);
+        lock.lock();
+        try {
+            credits[(claim.target() << 1) | claim.channel()] += slotUnits[slot];
+            releaseSend(slot);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private int claimedSlot(Claim claim) {
+        final long slot = claim.handle();
+        if (claim.buffer() != sendBuffer || slot < 0 || slot >= sendSlots) {
+            throw new IllegalArgumentException("claim " + slot + " was not made by this ofi conduit");
+        }
+        return (int) slot;
+    }
+
+    private void releaseSend(int slot) {
+        freeSend[freeSendCount++] = slot;
+    }
+
+    private long context(int slot) {
+        return contexts.address() + (long) slot * CONTEXT_BYTES;
+    }
+
+    /**
+     * The endpoint is busy: drives progress without taking completions and gives up, failing the job, once the
+     * target has kept it busy for {@code GEX_OFI_TIMEOUT}.
+     *
+     * @return the deadline, set on the first call
+     */
+    private long busy(int target, long deadline) {
+        final long now = System.nanoTime();
+        if (deadline == 0) {
+            deadline = now + settings.timeoutNanos();
+        } else if (now - deadline > 0) {
+            failPeer(target, "rank " + target + " unreachable over ofi (" + fabric.provider + "): the endpoint stayed"
+                + " busy for " + settings.timeoutNanos() / 1_000_000_000L + " s (" + OfiSettings.TIMEOUT + ")");
+        }
+        health.check();
+        FiEq.read(cqReadFn, cq, entries, 0);
+        Thread.onSpinWait();
+        return deadline;
+    }
+
+    private void failPeer(int peer, String reason) {
+        health.fail(peer, reason);
+        throw new PeerFailedException(peer, reason);
+    }
+
+    // ------------------------------------------------------------------------------------------------- receiving
+
+    private void postReceive(int buffer) {
+        final long base = receiveMemory.address() + buffer * receiveBufferBytes;
+        receiveIov.set(ADDRESS, FiEndpoint.IOV_BASE, MemorySegment.ofAddress(base));
+        receiveIov.set(JAVA_LONG, FiEndpoint.IOV_LEN, receiveBufferBytes);
+        receiveMsg.set(ADDRESS, FiEndpoint.MSG_IOV, receiveIov);
+        receiveMsg.set(ADDRESS, FiEndpoint.MSG_DESC, receiveDescriptor.equals(MemorySegment.NULL)
+            ? MemorySegment.NULL : descriptorArray());
+        receiveMsg.set(JAVA_LONG, FiEndpoint.MSG_IOV_COUNT, 1);
+        receiveMsg.set(JAVA_LONG, FiEndpoint.MSG_ADDR, FiEndpoint.FI_ADDR_UNSPEC);
+        receiveMsg.set(ADDRESS, FiEndpoint.MSG_CONTEXT, MemorySegment.ofAddress(context(sendSlots + buffer)));
+        long deadline = 0;
+        long rc;
+        while ((rc = FiEndpoint.recvMsg(recvMsgFn, ep, receiveMsg, Fabric.FI_MULTI_RECV)) == -FiErrno.FI_EAGAIN) {
+            if (deadline == 0) {
+                deadline = System.nanoTime() + settings.timeoutNanos();
+            } else if (System.nanoTime() - deadline > 0) {
+                throw new OfiException("fi_recvmsg", (int) rc, "the endpoint stayed busy for "
+                    + settings.timeoutNanos() / 1_000_000_000L + " s");
+            }
+            FiEq.read(cqReadFn, cq, entries, 0);
+        }
+        FiErrno.check("fi_recvmsg(FI_MULTI_RECV)", rc);
+    }
+
+    private MemorySegment descriptorArray;
+
+    /** The one-element {@code void *desc[]} of the receive message. */
+    private MemorySegment descriptorArray() {
+        if (descriptorArray == null) {
+            descriptorArray = arena.allocate(ADDRESS);
+            descriptorArray.set(ADDRESS, 0, receiveDescriptor);
+        }
+        return descriptorArray;
+    }
+
+    /**
+     * Delivers deferred items the mask now allows, then completion-queue entries: frames and remote writes of the
+     * polled channels, completions of this rank's RMA operations and sends. Items of a channel not polled are
+     * deferred. Sends a credit message to every peer owed enough credits.
+     */
+    @Override
+    public int poll(ConduitListener listener, int channelMask, int limit) {
+        ensureOpen();
+        int delivered = deliverDeferred(listener, channelMask, limit);
+        boolean read = false;
+        while (delivered < limit) {
+            if (entryHead == entryCount) {
+                if (read || !fill()) {
+                    break;
+                }
+                read = true;
+            }
+            final int entry = entryHead++;
+            delivered += process(entry, listener, channelMask);
+        }
+        returnCredits(delivered == 0);
+        resumeOperations();
+        return delivered;
+    }
+
+    /** Reads a batch of completions into the entry array. @return false if none */
+    private boolean fill() {
+        lock.lock();
+        try {
+            final long n = fabric.source
+                ? FiEq.readFrom(cqReadFromFn, cq, entries, CQ_BATCH, entrySources)
+                : FiEq.read(cqReadFn, cq, entries, CQ_BATCH);
+            if (n > 0) {
+                entryHead = 0;
+                entryCount = (int) n;
+                return true;
+            }
+            if (n == -FiErrno.FI_EAVAIL) {
+                readError();
+                return false;
+            }
+            if (n != -FiErrno.FI_EAGAIN) {
+                FiErrno.check("fi_cq_read", n);
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return 1 if a frame, remote write or RMA completion was delivered, else 0 */
+    private int process(int entry, ConduitListener listener, int mask) {
+        final long at = entry * FiEq.FI_CQ_DATA_ENTRY.byteSize();
+        final long flags = entries.get(JAVA_LONG, at + FiEq.ENTRY_FLAGS);
+        if ((flags & Fabric.FI_REMOTE_CQ_DATA) != 0 && (flags & Fabric.FI_RECV) == 0) {
+            final long data = entries.get(JAVA_LONG, at + FiEq.ENTRY_DATA);
+            final int source = immediateInData ? (int) (data >>> 32) : (int) entrySources.get(JAVA_LONG,
+                (long) entry * Long.BYTES);
+            final long immediate = data & 0xFFFF_FFFFL;
+            if ((mask & (1 << REQUEST)) == 0) {
+                deferred.deferWrite(source, immediate);
+                return 0;
+            }
+            listener.onRemoteWrite(source, immediate);
+            return 1;
+        }
+        final long context = entries.get(JAVA_LONG, at + FiEq.ENTRY_OP_CONTEXT);
+        final long slot = (context - contexts.address()) / CONTEXT_BYTES;
+        if (context < contexts.address() || slot >= sendSlots + receiveSlots + operations.capacity) {
+            return 0; // no operation of ours (a provider's own event)
+        }
+        if (slot >= sendSlots && slot < sendSlots + receiveSlots) {
+            // a message in a receive buffer, and/or its release (shm reports the release alone, without FI_RECV)
+            final int buffer = (int) (slot - sendSlots);
+            int n = 0;
+            final long length = entries.get(JAVA_LONG, at + FiEq.ENTRY_LEN);
+            if (length > 0) {
+                final long address = entries.get(JAVA_LONG, at + FiEq.ENTRY_BUF);
+                n = received((int) (address - receiveMemory.address()), (int) length, listener, mask);
+            }
+            if ((flags & Fabric.FI_MULTI_RECV) != 0) {
+                lock.lock();
+                try {
+                    postReceive(buffer);
+                } finally {
+                    lock.unlock();
+                }
+            }
+            return n;
+        }
+        if (slot < sendSlots) {
+            lock.lock();
+            try {
+                releaseSend((int) slot);
+            } finally {
+                lock.unlock();
+            }
+            return 0;
+        }
+        return rmaCompleted((int) (slot - sendSlots - receiveSlots), OK, listener, mask);
+    }
+
+    /** A message landed at {@code offset} of the receive memory. */
+    private int received(int offset, int length, ConduitListener listener, int mask) {
+        final OfiHeaderFlyweight header = receiveHeader.wrap(receiveBuffer, offset);
+        final String malformed = header.validate(length, size);
+        if (malformed != null) {
+            System.err.println("gex: ofi rank " + rank + " dropped a message: " + malformed);
+            return 0;
+        }
+        final int source = header.source();
+        if (header.requestCredits() != 0 || header.replyCredits() != 0) {
+            lock.lock();
+            try {
+                credits[source << 1] += header.requestCredits();
+                credits[(source << 1) | 1] += header.replyCredits();
+            } finally {
+                lock.unlock();
+            }
+        }
+        if (header.kind() != OfiHeaderFlyweight.KIND_FRAME) {
+            return 0;
+        }
+        final int channel = header.channel();
+        final int frameLength = length - OfiHeaderFlyweight.LENGTH;
+        if ((mask & (1 << channel)) == 0) {
+            deferred.deferFrame(channel, source, receiveBuffer, offset + OfiHeaderFlyweight.LENGTH, frameLength);
+            return 0;
+        }
+        owe(source, channel, length);
+        listener.onFrame(channel, receiveBuffer, offset + OfiHeaderFlyweight.LENGTH, frameLength);
+        return 1;
+    }
+
+    private void owe(int source, int channel, int messageLength) {
+        lock.lock();
+        try {
+            owed[(source << 1) | channel] += OfiHeaderFlyweight.units(messageLength);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private int deliverDeferred(ConduitListener listener, int mask, int limit) {
+        if (deferred.isEmpty()) {
+            return 0;
+        }
+        int delivered = 0;
+        int channel;
+        while (delivered < limit && (channel = deferred.nextFrameChannel()) >= 0 && (mask & (1 << channel)) != 0) {
+            final int source = deferred.nextFrameSource();
+            final int length = deferred.nextFrameLength();
+            final int offset = deferred.nextFrameOffset();
+            owe(source, channel, length + OfiHeaderFlyweight.LENGTH);
+            try {
+                listener.onFrame(channel, deferred.frameBuffer(), offset, length);
+            } finally {
+                deferred.popFrame();
+            }
+            delivered++;
+        }
+        while (delivered < limit && (mask & (1 << REQUEST)) != 0 && deferred.hasWrite()) {
+            final int source = deferred.writeSource();
+            final long immediate = deferred.writeImmediate();
+            deferred.popWrite();
+            listener.onRemoteWrite(source, immediate);
+            delivered++;
+        }
+        while (delivered < limit && (mask & (1 << REPLY)) != 0 && deferred.hasCompletion()) {
+            final long operation = deferred.completionOperation();
+            final int status = deferred.completionStatus();
+            deferred.popCompletion();
+            listener.onRmaCompletion(operation, status);
+            delivered++;
+        }
+        return delivered;
+    }
+
+    /** Sends owed credits alone to peers owed an eighth of a window, or any when this poll found nothing to do. */
+    private void returnCredits(boolean idle) {
+        final int threshold = idle ? 1 : Math.max(1, windowUnits / 8);
+        lock.lock();
+        try {
+            for (int peer = 0; peer < size; peer++) {
+                final int request = owed[peer << 1];
+                final int reply = owed[(peer << 1) | 1];
+                if (request < threshold && reply < threshold) {
+                    continue;
+                }
+                creditHeader.wrap(creditBuffer, 0).write(OfiHeaderFlyweight.KIND_CREDIT, 0, rank, request,
+                    reply);
+                final long rc = FiEndpoint.inject(injectFn, ep, creditMessage.address(), OfiHeaderFlyweight.LENGTH,
+                    peerAddress[peer]);
+                if (rc == 0) {
+                    owed[peer << 1] -= request;
+                    owed[(peer << 1) | 1] -= reply;
+                } else if (rc != -FiErrno.FI_EAGAIN) {
+                    failPeer(peer, "fi_inject of credits to rank " + peer + " failed: "
+                        + FiErrno.strerror((int) -rc) + " (" + rc + ")");
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Reads the completion queue's error entry and acts on it. */
+    private void readError() {
+        if (FiEq.readError(cq, errorEntry) != 1) {
+            return;
+        }
+        final long context = errorEntry.get(ADDRESS, FiEq.ERR_OP_CONTEXT).address();
+        final String text = FiEq.strerror(cq, errorEntry) + " (" + errorEntry.get(java.lang.foreign.ValueLayout.JAVA_INT,
+            FiEq.ERR_ERR) + ")";
+        final long slot = (context - contexts.address()) / CONTEXT_BYTES;
+        if (context < contexts.address() || slot >= sendSlots + receiveSlots + operations.capacity) {
+            throw new OfiException("completion queue error of no operation of this rank: " + text);
+        }
+        if (slot < sendSlots) {
+            releaseSend((int) slot);
+            failPeer(slotTarget[(int) slot], "a send to rank " + slotTarget[(int) slot] + " failed over ofi ("
+                + fabric.provider + "): " + text);
+        }
+        if (slot < sendSlots + receiveSlots) {
+            if (!closed) {
+                throw new OfiException("a receive buffer of rank " + rank + " failed: " + text);
+            }
+            return;
+        }
+        final int op = (int) (slot - sendSlots - receiveSlots);
+        operations.status[op] = RMA_FAILED;
+        failChunk(op);
+    }
+
+    // ------------------------------------------------------------------------------------------------- RMA
+
+    @Override
+    public RmaTransport rma() {
+        return rma;
+    }
+
+    /**
+     * Starts an RMA operation: checks it, takes a slot and submits as many chunks as the endpoint takes now.
+     *
+     * @return {@link #OK}, or {@link #BACK_PRESSURED} with nothing started
+     */
+    int startRma(int kind, int peer, long remoteOffset, MemorySegment local, long localOffset, long nbytes,
+                 long immediate, long operation) {
+        ensureOpen();
+        checkTarget(peer);
+        final long[] sizes = segmentSize;
+        if (sizes == null) {
+            throw new IllegalStateException("ofi rank " + rank + " has no segment attached: call attachSegment first");
+        }
+        if (nbytes < 0 || remoteOffset < 0 || remoteOffset > sizes[peer] - nbytes) {
+            throw new IllegalArgumentException("remote range [" + remoteOffset + ", " + (remoteOffset + nbytes)
+                + ") outside rank " + peer + "'s segment [0, " + sizes[peer] + ")");
+        }
+        if (nbytes > 0 && (local == null || localOffset < 0 || localOffset > local.byteSize() - nbytes)) {
+            throw new IllegalArgumentException("local range [" + localOffset + ", " + (localOffset + nbytes)
+                + ") outside the local buffer of " + (local == null ? "null" : local.byteSize() + " bytes"));
+        }
+        if (kind == OfiOperations.PUT_IMMEDIATE && nbytes > fabric.maxMessageSize) {
+            throw new IllegalArgumentException("put with immediate of " + nbytes + " bytes: the provider's largest"
+                + " message is " + fabric.maxMessageSize);
+        }
+        if (nbytes > 0 && !local.isNative()) {
+            throw new IllegalArgumentException("RMA over ofi needs native memory, not a heap segment");
+        }
+        lock.lock();
+        try {
+            final int slot = operations.take();
+            if (slot < 0) {
+                return BACK_PRESSURED;
+            }
+            final long address = nbytes == 0 ? (local == null ? 0 : local.address()) : local.address() + localOffset;
+            operations.kind[slot] = kind;
+            operations.peer[slot] = peer;
+            operations.operation[slot] = operation;
+            operations.localAddress[slot] = address;
+            operations.remoteAddress[slot] = (fabric.requires(Fabric.FI_MR_VIRT_ADDR) ? segmentBase[peer] : 0)
+                + remoteOffset;
+            operations.key[slot] = segmentKey[peer];
+            operations.immediate[slot] = ((long) rank << 32) | (immediate & 0xFFFF_FFFFL);
+            operations.total[slot] = nbytes;
+            operations.submitted[slot] = 0;
+            operations.outstanding[slot] = 0;
+            operations.status[slot] = OK;
+            operations.descriptor[slot] = localDescriptor(slot, address, nbytes);
+            if (nbytes == 0 && kind != OfiOperations.PUT_IMMEDIATE) {
+                deferred.deferCompletion(operation, OK); // nothing to move: reported by the next poll
+                operations.release(slot);
+                return OK;
+            }
+            if (!submit(slot) && operations.outstanding[slot] == 0) {
+                closeOwnRegistration(slot);
+                operations.release(slot);
+                return BACK_PRESSURED;
+            }
+            if (operations.waiting(slot)) {
+                operations.queueResume(slot);
+            }
+            return OK;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Submits chunks of the operation until all are submitted or the endpoint is busy.
+     *
+     * @return false if the endpoint was busy before the last chunk
+     */
+    private boolean submit(int slot) {
+        final long max = fabric.maxMessageSize;
+        do {
+            final long offset = operations.submitted[slot];
+            final long chunk = Math.min(max, operations.total[slot] - offset);
+            final long context = context(sendSlots + receiveSlots + slot);
+            final int peer = operations.peer[slot];
+            final long rc = switch (operations.kind[slot]) {
+                case OfiOperations.PUT -> FiRma.transfer(writeFn, ep, operations.localAddress[slot] + offset, chunk,
+                    operations.descriptor[slot], peerAddress[peer], operations.remoteAddress[slot] + offset,
+                    operations.key[slot], context);
+                case OfiOperations.GET -> FiRma.transfer(readFn, ep, operations.localAddress[slot] + offset, chunk,
+                    operations.descriptor[slot], peerAddress[peer], operations.remoteAddress[slot] + offset,
+                    operations.key[slot], context);
+                default -> FiRma.writeData(writeDataFn, ep, operations.localAddress[slot], chunk,
+                    operations.descriptor[slot], operations.immediate[slot], peerAddress[peer],
+                    operations.remoteAddress[slot], operations.key[slot], context);
+            };
+            if (rc == -FiErrno.FI_EAGAIN) {
+                return false;
+            }
+            if (rc != 0) {
+                throw new OfiException(switch (operations.kind[slot]) {
+                    case OfiOperations.PUT -> "fi_write";
+                    case OfiOperations.GET -> "fi_read";
+                    default -> "fi_writedata";
+                } + " to rank " + peer, (int) rc, FiErrno.strerror((int) -rc));
+            }
+            operations.submitted[slot] = offset + chunk;
+            operations.outstanding[slot]++;
+        } while (operations.waiting(slot));
+        return true;
+    }
+
+    /** Submits the chunks that found the endpoint busy, oldest operation first. */
+    private void resumeOperations() {
+        if (operations.peekResume() < 0) {
+            return;
+        }
+        lock.lock();
+        try {
+            int slot;
+            while ((slot = operations.peekResume()) >= 0) {
+                if (!submit(slot)) {
+                    return;
+                }
+                operations.popResume();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** One chunk of {@code op} completed: at the last, the operation completes (now, or deferred). */
+    private int rmaCompleted(int op, int status, ConduitListener listener, int mask) {
+        lock.lock();
+        final long operation;
+        final int finalStatus;
+        try {
+            if (status != OK) {
+                operations.status[op] = status;
+            }
+            if (--operations.outstanding[op] > 0 || operations.waiting(op)) {
+                return 0;
+            }
+            operation = operations.operation[op];
+            finalStatus = operations.status[op];
+            closeOwnRegistration(op);
+            operations.release(op); // before the listener, which may start the next operation in this slot
+        } finally {
+            lock.unlock();
+        }
+        if ((mask & (1 << REPLY)) == 0) {
+            deferred.deferCompletion(operation, finalStatus);
+            return 0;
+        }
+        listener.onRmaCompletion(operation, finalStatus);
+        return 1;
+    }
+
+    /**
+     * A chunk completed in error: at the last chunk the operation completes through the deferred completions, so that
+     * the listener runs at the next poll, outside the lock.
+     */
+    private void failChunk(int op) {
+        if (--operations.outstanding[op] > 0 || operations.waiting(op)) {
+            return;
+        }
+        deferred.deferCompletion(operations.operation[op], operations.status[op]);
+        closeOwnRegistration(op);
+        operations.release(op);
+    }
+
+    /**
+     * The descriptor of local memory for an operation: none where the provider needs no local registration, else
+     * that of the segment or a registered region containing it, else a registration made for this operation.
+     */
+    private MemorySegment localDescriptor(int slot, long address, long nbytes) {
+        if (!fabric.requires(Fabric.FI_MR_LOCAL) || nbytes == 0) {
+            return MemorySegment.NULL;
+        }
+        final MemorySegment seg = segment;
+        if (seg != null && address >= seg.address() && address + nbytes <= seg.address() + seg.byteSize()) {
+            return segmentDescriptor;
+        }
+        for (OfiRegistration r : registrations) {
+            if (r.contains(address, nbytes)) {
+                return r.descriptor();
+            }
+        }
+        final MemorySegment mr = fabric.register(MemorySegment.ofAddress(address).reinterpret(nbytes), key(), false);
+        operations.ownRegistration[slot] = mr;
+        return FiDomain.descriptor(mr);
+    }
+
+    private void closeOwnRegistration(int slot) {
+        final MemorySegment mr = operations.ownRegistration[slot];
+        if (mr != null) {
+            Fabric.close(mr, "memory region of one operation");
+        }
+    }
+
+    /** Registers {@code memory} with the domain (where the provider needs local registration) until closed. */
+    @Override
+    public Registration register(MemorySegment memory) {
+        ensureOpen();
+        lock.lock();
+        try {
+            final MemorySegment mr = fabric.register(memory, key(), false);
+            final OfiRegistration r = new OfiRegistration(memory, mr, this::unregister);
+            registrations.add(r);
+            return r;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void unregister(OfiRegistration r) {
+        lock.lock();
+        try {
+            if (registrations.remove(r) && !closed) {
+                Fabric.close(r.mr(), "registered memory");
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- segments
+
+    /**
+     * Collective: allocates this rank's segment (page aligned, zeroed), registers it for remote access and exchanges
+     * (address, size, key) with every rank in one allgather.
+     */
+    @Override
+    public AttachedSegments attachSegment(long bytes) {
+        ensureOpen();
+        if (segment != null) {
+            throw new IllegalStateException("rank " + rank + " already attached a segment of " + segment.byteSize()
+                + " bytes");
+        }
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("segment size " + bytes + " must be > 0");
+        }
+        final MemorySegment mine = arena.allocate(bytes, PAGE);
+        final MemorySegment mr;
+        lock.lock();
+        try {
+            mr = fabric.register(mine, SEGMENT_KEY, true);
+        } finally {
+            lock.unlock();
+        }
+        final byte[][] blobs = bootstrap.allgather(OfiAddressCodec.encode(
+            new OfiAddressCodec.Segment(mine.address(), bytes, FiDomain.key(mr))));
+        final SegmentDescriptor[] descriptors = new SegmentDescriptor[size];
+        final long[] base = new long[size];
+        final long[] sizes = new long[size];
+        final long[] keys = new long[size];
+        for (int r = 0; r < size; r++) {
+            final OfiAddressCodec.Segment s = OfiAddressCodec.decodeSegment(blobs[r], r);
+            base[r] = s.base();
+            sizes[r] = s.size();
+            keys[r] = s.key();
+            descriptors[r] = new SegmentDescriptor(s.base(), s.size(),
+                java.nio.ByteBuffer.allocate(Long.BYTES).putLong(s.key()).array());
+        }
+        segmentBase = base;
+        segmentKey = keys;
+        segmentDescriptor = FiDomain.descriptor(mr);
+        segmentSize = sizes;
+        segment = mine;
+        return new AttachedSegments(mine, descriptors);
+    }
+
+    /** @return null: ofi does not cross-map; peers' memory is reached through {@link #rma()} */
+    @Override
+    public MemorySegment peerSegment(int peer) {
+        checkTarget(peer);
+        return null;
+    }
+
+    // ------------------------------------------------------------------------------------------------- close
+
+    /** Closes the endpoint and every libfabric object, newest first, then frees the memory. Idempotent. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (OfiRegistration r : List.copyOf(registrations)) {
+                Fabric.close(r.mr(), "registered memory");
+            }
+            registrations.clear();
+            fabric.close();
+        } finally {
+            lock.unlock();
+            arena.close();
+        }
+    }
+
+    /** Provider, domain and the limits that follow from it, printed by rank 0 at start-up. */
+    @Override
+    public String toString() {
+        return "ofi conduit rank " + rank + " of " + size + ": provider " + fabric.provider + ", domain "
+            + fabric.domainName + ", max message " + fabric.maxMessageSize + " B, inject " + fabric.injectSize
+            + " B, CQ data " + fabric.cqDataSize + " B" + (fabric.source ? " (source from FI_SOURCE)" : "")
+            + ", mr_mode " + Fabric.toStr(mrModeSegment(), Fabric.FI_TYPE_MR_MODE).trim() + ", frame "
+            + settings.frameLength() + " B, credits " + windowUnits * OfiHeaderFlyweight.CREDIT_UNIT
+            + " B per peer and channel, receive buffers 2 x " + receiveBufferBytes + " B, immediate "
+            + immediateBits + " bits";
+    }
+
+    private MemorySegment mrModeSegment() {
+        final MemorySegment m = arena.allocate(java.lang.foreign.ValueLayout.JAVA_INT);
+        m.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, fabric.mrMode);
+        return m;
+    }
+
+    /** For tests: credits toward {@code peer}'s {@code channel}, in units, and the window. */
+    int credits(int peer, int channel) {
+        lock.lock();
+        try {
+            return credits[(peer << 1) | channel];
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int windowUnits() {
+        return windowUnits;
+    }
+
+    String provider() {
+        return fabric.provider;
+    }
+}

@@ -1,0 +1,163 @@
+package org.gexj.ofi;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * What a poll of one channel took from the completion queue but may not deliver (a request frame or a remote write
+ * during a poll of the reply channel alone, which must not start a request handler): copied here, delivered first
+ * by the next poll that includes its channel, in arrival order per kind. Frames are copied so that the receive
+ * buffer they arrived in can be reposted. Bounded by the credits: a frame's credits are returned only when it is
+ * delivered. Single-threaded: only the poller uses it.
+ */
+final class OfiDeferred {
+    private static final int RECORD_HEADER = 12;
+
+    private final int frameBytes;
+    private UnsafeBuffer frames;
+    private int frameHead;
+    private int frameTail;
+    private int framesWaiting;
+    private final PairRing writes = new PairRing();
+    private final PairRing completions = new PairRing();
+
+    /** @param frameBytes the most frame bytes (credits) that can be outstanding toward this rank */
+    OfiDeferred(int frameBytes) {
+        this.frameBytes = frameBytes;
+    }
+
+    boolean isEmpty() {
+        return framesWaiting == 0 && writes.count == 0 && completions.count == 0;
+    }
+
+    /** Copies a frame of {@code channel} from {@code source}; the store is made on first use. */
+    void deferFrame(int channel, int source, DirectBuffer buffer, int offset, int length) {
+        if (frames == null) {
+            frames = new UnsafeBuffer(ByteBuffer.allocateDirect(frameBytes));
+        }
+        final int record = RECORD_HEADER + length;
+        if (frameTail + record > frames.capacity()) {
+            if (framesWaiting == 0) {
+                frameHead = 0;
+                frameTail = 0;
+            } else {
+                throw new IllegalStateException("ofi: more deferred frame bytes than the credits allow ("
+                    + frames.capacity() + ")");
+            }
+        }
+        frames.putInt(frameTail, length);
+        frames.putInt(frameTail + 4, channel);
+        frames.putInt(frameTail + 8, source);
+        frames.putBytes(frameTail + RECORD_HEADER, buffer, offset, length);
+        frameTail += record;
+        framesWaiting++;
+    }
+
+    /** Channel of the oldest deferred frame, or -1. */
+    int nextFrameChannel() {
+        return framesWaiting == 0 ? -1 : frames.getInt(frameHead + 4);
+    }
+
+    int nextFrameSource() {
+        return frames.getInt(frameHead + 8);
+    }
+
+    int nextFrameLength() {
+        return frames.getInt(frameHead);
+    }
+
+    int nextFrameOffset() {
+        return frameHead + RECORD_HEADER;
+    }
+
+    DirectBuffer frameBuffer() {
+        return frames;
+    }
+
+    void popFrame() {
+        frameHead += RECORD_HEADER + frames.getInt(frameHead);
+        if (--framesWaiting == 0) {
+            frameHead = 0;
+            frameTail = 0;
+        }
+    }
+
+    void deferWrite(int source, long immediate) {
+        writes.push(source, immediate);
+    }
+
+    boolean hasWrite() {
+        return writes.count > 0;
+    }
+
+    int writeSource() {
+        return (int) writes.first();
+    }
+
+    long writeImmediate() {
+        return writes.second();
+    }
+
+    void popWrite() {
+        writes.pop();
+    }
+
+    void deferCompletion(long operation, int status) {
+        completions.push(operation, status);
+    }
+
+    boolean hasCompletion() {
+        return completions.count > 0;
+    }
+
+    long completionOperation() {
+        return completions.first();
+    }
+
+    int completionStatus() {
+        return (int) completions.second();
+    }
+
+    void popCompletion() {
+        completions.pop();
+    }
+
+    /** A FIFO of (long, long) pairs that grows when full (rarely: only while deferring). */
+    private static final class PairRing {
+        private long[] ring = new long[128];
+        private int head;
+        private int count;
+
+        void push(long a, long b) {
+            final int pairs = ring.length / 2;
+            if (count == pairs) {
+                final long[] grown = new long[ring.length * 2];
+                for (int i = 0; i < count; i++) {
+                    grown[2 * i] = ring[2 * ((head + i) % pairs)];
+                    grown[2 * i + 1] = ring[2 * ((head + i) % pairs) + 1];
+                }
+                ring = grown;
+                head = 0;
+            }
+            final int at = (head + count) % (ring.length / 2);
+            ring[2 * at] = a;
+            ring[2 * at + 1] = b;
+            count++;
+        }
+
+        long first() {
+            return ring[2 * head];
+        }
+
+        long second() {
+            return ring[2 * head + 1];
+        }
+
+        void pop() {
+            head = (head + 1) % (ring.length / 2);
+            count--;
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package org.gexj.ofi;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The RMA operations of one rank in flight: a fixed table of slots, each the libfabric context of its operation's
+ * writes or reads (one per chunk of at most the provider's largest message). A slot is taken when an operation starts
+ * and freed when its last chunk has completed. Not thread-safe: the conduit's lock guards it.
+ */
+final class OfiOperations {
+    static final int PUT = 1;
+    static final int GET = 2;
+    static final int PUT_IMMEDIATE = 3;
+
+    final int capacity;
+    final int[] kind;
+    final int[] peer;
+    final long[] operation;
+    final long[] localAddress;
+    final long[] remoteAddress;
+    final long[] key;
+    final long[] immediate;
+    final long[] total;
+    final long[] submitted;
+    final int[] outstanding;
+    final int[] status;
+    final MemorySegment[] descriptor;
+    /** A registration made for this operation alone (local memory outside every registered region), or null. */
+    final MemorySegment[] ownRegistration;
+    /** Slots with chunks not yet submitted (the endpoint was busy), oldest first. */
+    private final int[] resume;
+    private int resumeHead;
+    private int resumeCount;
+    private final int[] free;
+    private int freeCount;
+
+    OfiOperations(int capacity) {
+        this.capacity = capacity;
+        kind = new int[capacity];
+        peer = new int[capacity];
+        operation = new long[capacity];
+        localAddress = new long[capacity];
+        remoteAddress = new long[capacity];
+        key = new long[capacity];
+        immediate = new long[capacity];
+        total = new long[capacity];
+        submitted = new long[capacity];
+        outstanding = new int[capacity];
+        status = new int[capacity];
+        descriptor = new MemorySegment[capacity];
+        ownRegistration = new MemorySegment[capacity];
+        resume = new int[capacity];
+        free = new int[capacity];
+        for (int i = 0; i < capacity; i++) {
+            free[i] = capacity - 1 - i;
+        }
+        freeCount = capacity;
+    }
+
+    /** @return a free slot, or -1 */
+    int take() {
+        return freeCount == 0 ? -1 : free[--freeCount];
+    }
+
+    void release(int slot) {
+        descriptor[slot] = null;
+        ownRegistration[slot] = null;
+        free[freeCount++] = slot;
+    }
+
+    int inFlight() {
+        return capacity - freeCount;
+    }
+
+    void queueResume(int slot) {
+        resume[(resumeHead + resumeCount++) % capacity] = slot;
+    }
+
+    /** @return the oldest slot waiting to submit more chunks, or -1 */
+    int peekResume() {
+        return resumeCount == 0 ? -1 : resume[resumeHead];
+    }
+
+    void popResume() {
+        resumeHead = (resumeHead + 1) % capacity;
+        resumeCount--;
+    }
+
+    boolean waiting(int slot) {
+        return submitted[slot] < total[slot];
+    }
+}

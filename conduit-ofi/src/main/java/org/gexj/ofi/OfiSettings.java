@@ -1,0 +1,57 @@
+package org.gexj.ofi;
+
+import org.gexj.Config;
+
+/**
+ * The {@code GEX_OFI_*} settings of one rank, read and range-checked once when the conduit opens. A bad value is an
+ * {@link IllegalArgumentException} naming the variable, the value and the allowed range.
+ *
+ * @param provider     {@code GEX_OFI_PROVIDER}, else {@code FI_PROVIDER}: the provider to use (e.g.
+ *                     {@code tcp;ofi_rxm}), or null to take the first available in {@link OfiFabric#PREFERENCE}
+ * @param node         {@code GEX_OFI_NODE}: the address the endpoint binds to, default {@code 127.0.0.1}; when no
+ *                     provider binds there (shm, verbs), any address
+ * @param frameLength  {@code GEX_OFI_FRAME}: largest AM frame in bytes (header, arguments and Medium payload)
+ * @param creditBytes  {@code GEX_OFI_CREDIT_BYTES}: receive-buffer bytes each peer may fill per channel before this
+ *                     rank returns credits; with the number of ranks it sizes the receive buffers
+ * @param sendBuffers  {@code GEX_OFI_SEND_BUFFERS}: registered send buffers of one frame each
+ * @param rmaOperations {@code GEX_OFI_RMA_OPS}: RMA operations in flight at once
+ * @param timeoutNanos {@code GEX_OFI_TIMEOUT} (seconds): how long a send may find the endpoint busy before the peer
+ *                     is declared unreachable
+ * @param longProtocolImmediate false with {@code GEX_OFI_IMMEDIATE=0}: report no remote CQ data, so that the AM
+ *                     layer never chooses target-side reassembly (for measurements)
+ */
+record OfiSettings(String provider, String node, int frameLength, long creditBytes, int sendBuffers,
+                   int rmaOperations, long timeoutNanos, boolean longProtocolImmediate) {
+    static final String PROVIDER = "GEX_OFI_PROVIDER";
+    static final String FI_PROVIDER = "FI_PROVIDER";
+    static final String NODE = "GEX_OFI_NODE";
+    static final String FRAME = "GEX_OFI_FRAME";
+    static final String CREDIT_BYTES = "GEX_OFI_CREDIT_BYTES";
+    static final String SEND_BUFFERS = "GEX_OFI_SEND_BUFFERS";
+    static final String RMA_OPS = "GEX_OFI_RMA_OPS";
+    static final String TIMEOUT = "GEX_OFI_TIMEOUT";
+    static final String IMMEDIATE = "GEX_OFI_IMMEDIATE";
+
+    static final int DEFAULT_FRAME = 16 << 10;
+    static final int MIN_FRAME = 1024;
+    static final int MAX_FRAME = 1 << 20;
+
+    static OfiSettings from(Config config) {
+        String provider = config.get(PROVIDER, null);
+        if (provider == null || provider.isBlank()) {
+            provider = config.get(FI_PROVIDER, null);
+        }
+        if (provider != null && provider.isBlank()) {
+            provider = null;
+        }
+        final String node = config.get(NODE, "127.0.0.1");
+        final int frame = config.getInt(FRAME, DEFAULT_FRAME, MIN_FRAME, MAX_FRAME);
+        final long credit = config.getLong(CREDIT_BYTES, Math.max(128L << 10, 4L * frame), 2L * frame, 1L << 30);
+        final int send = config.getInt(SEND_BUFFERS, 256, 4, 1 << 16);
+        final int rma = config.getInt(RMA_OPS, 256, 4, 1 << 16);
+        final long timeout = config.getLong(TIMEOUT, 30, 1, 3600);
+        final boolean immediate = config.getBoolean(IMMEDIATE, true);
+        return new OfiSettings(provider, node.isBlank() ? null : node, frame, credit, send, rma,
+            timeout * 1_000_000_000L, immediate);
+    }
+}

@@ -1,0 +1,13 @@
+package org.gexj.ofi;
+
+import org.gexj.testkit.RmaConformanceKit;
+
+import java.util.Map;
+
+/** RMA conformance over ofi on shm. */
+class OfiShmRmaConformanceTest extends RmaConformanceKit {
+    @Override
+    protected Map<String, String> environment() {
+        return Map.of("GEX_CONDUIT", "ofi", "GEX_OFI_PROVIDER", "shm");
+    }
+}
