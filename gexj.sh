@@ -37,12 +37,25 @@ need_maven() {
   exit 2
 }
 
+# the ofi conduit binds libfabric.so.1 at run time (FFM): its tests run on every machine, so it is installed like Maven
+need_libfabric() {
+  if ldconfig -p 2>/dev/null | grep -q 'libfabric\.so\.1 '; then return 0; fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq >/dev/null 2>&1 || true
+    apt-get install -y -qq libfabric1 >/dev/null 2>&1 && return 0
+  fi
+  echo "gexj.sh: missing libfabric.so.1 (the ofi conduit and its tests need it): install the Debian package 'libfabric1'" >&2
+  echo "         (needs root), or put libfabric >= 1.17 on the library path." >&2
+  exit 2
+}
+
 mvn_() { mvn -B -ntp "$@"; }
 
 build() { mvn_ -q package -DskipTests; }
 
 need_jdk
 need_maven
+need_libfabric
 cmd="${1:-}"; shift || true
 case "$cmd" in
   testam)

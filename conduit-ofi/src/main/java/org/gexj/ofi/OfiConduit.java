@@ -66,6 +66,8 @@ final class OfiConduit implements Conduit {
     private static final long FIRST_DYNAMIC_KEY = 2;
     /** Completion status of an RMA operation that failed in the provider. */
     static final int RMA_FAILED = -20;
+    /** Longest a close waits for its peers' CLOSE messages (a peer that died needs no answer). */
+    private static final long CLOSE_TIMEOUT_NS = 10_000_000_000L;
 
     private final int rank;
     private final int size;
@@ -973,9 +975,21 @@ final class OfiConduit implements Conduit {
 
     // ------------------------------------------------------------------------------------------------- close
 
-    /** Closes the endpoint and every libfabric object, newest first, then frees the memory. Idempotent. */
+    /**
+     * Closes the endpoint and every libfabric object, newest first, then frees the memory. Idempotent. Unless the job
+     * failed, first exchanges CLOSE messages with every peer while driving progress: with manual progress a message
+     * this rank sent last (the final barrier's) may still sit in the provider, and it leaves only while this rank
+     * polls.
+     */
     @Override
     public void close() {
+        if (!closed && !health.failed()) {
+            try {
+                drainForClose();
+            } catch (RuntimeException e) {
+                System.err.println("gex: ofi rank " + rank + " closing without its peers' CLOSE: " + e);
+            }
+        }
         lock.lock();
         try {
             if (closed) {
@@ -993,22 +1007,109 @@ final class OfiConduit implements Conduit {
         }
     }
 
+    /** Sends CLOSE to every peer, then progresses until all sends completed and every peer's CLOSE arrived. */
+    private void drainForClose() {
+        final boolean[] sent = new boolean[size];
+        final boolean[] heard = new boolean[size];
+        int toSend = size - 1;
+        int toHear = size - 1;
+        sent[rank] = true;
+        heard[rank] = true;
+        final long deadline = System.nanoTime() + Math.min(settings.timeoutNanos(), CLOSE_TIMEOUT_NS);
+        while ((toSend > 0 || toHear > 0 || freeSendCount < sendSlots) && System.nanoTime() - deadline < 0) {
+            lock.lock();
+            try {
+                for (int peer = 0; peer < size && toSend > 0; peer++) {
+                    if (!sent[peer] && freeSendCount > 0) {
+                        final int slot = freeSend[--freeSendCount];
+                        slotTarget[slot] = peer;
+                        sendHeader.wrap(sendBuffer, slot * slotBytes).write(OfiHeaderFlyweight.KIND_CLOSE, 0, rank,
+                            0, 0);
+                        final long rc = FiEndpoint.send(sendFn, ep, sendMemory.address() + (long) slot * slotBytes,
+                            OfiHeaderFlyweight.LENGTH, sendDescriptor, peerAddress[peer], context(slot));
+                        if (rc == 0) {
+                            sent[peer] = true;
+                            toSend--;
+                        } else {
+                            releaseSend(slot);
+                            if (rc != -FiErrno.FI_EAGAIN) {
+                                throw new OfiException("fi_send of CLOSE to rank " + peer, (int) rc,
+                                    FiErrno.strerror((int) -rc));
+                            }
+                        }
+                    }
+                }
+                final long n = fabric.source
+                    ? FiEq.readFrom(cqReadFromFn, cq, entries, CQ_BATCH, entrySources)
+                    : FiEq.read(cqReadFn, cq, entries, CQ_BATCH);
+                if (n == -FiErrno.FI_EAVAIL) {
+                    if (FiEq.readError(cq, errorEntry) == 1) {
+                        final long slot = (errorEntry.get(JAVA_LONG, FiEq.ERR_OP_CONTEXT) - contexts.address())
+                            / CONTEXT_BYTES;
+                        if (slot >= 0 && slot < sendSlots) {
+                            releaseSend((int) slot);
+                        }
+                    }
+                }
+                for (int i = 0; i < n; i++) {
+                    toHear -= closeEntry(i, heard);
+                }
+            } finally {
+                lock.unlock();
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** One completion while closing: frees send buffers, reposts receive buffers, counts CLOSE messages. */
+    private int closeEntry(int entry, boolean[] heard) {
+        final long at = entry * FiEq.FI_CQ_DATA_ENTRY.byteSize();
+        final long context = entries.get(JAVA_LONG, at + FiEq.ENTRY_OP_CONTEXT);
+        final long slot = (context - contexts.address()) / CONTEXT_BYTES;
+        if (context < contexts.address() || slot >= sendSlots + receiveSlots) {
+            return 0;
+        }
+        if (slot < sendSlots) {
+            releaseSend((int) slot);
+            return 0;
+        }
+        final long flags = entries.get(JAVA_LONG, at + FiEq.ENTRY_FLAGS);
+        int newlyHeard = 0;
+        final long length = entries.get(JAVA_LONG, at + FiEq.ENTRY_LEN);
+        if (length >= OfiHeaderFlyweight.LENGTH) {
+            final int offset = (int) (entries.get(JAVA_LONG, at + FiEq.ENTRY_BUF) - receiveMemory.address());
+            final OfiHeaderFlyweight header = receiveHeader.wrap(receiveBuffer, offset);
+            if (header.validate((int) length, size) == null && header.kind() == OfiHeaderFlyweight.KIND_CLOSE
+                && !heard[header.source()]) {
+                heard[header.source()] = true;
+                newlyHeard = 1;
+            }
+        }
+        if ((flags & Fabric.FI_MULTI_RECV) != 0) {
+            postReceive((int) (slot - sendSlots));
+        }
+        return newlyHeard;
+    }
+
     /** Provider, domain and the limits that follow from it, printed by rank 0 at start-up. */
     @Override
     public String toString() {
         return "ofi conduit rank " + rank + " of " + size + ": provider " + fabric.provider + ", domain "
             + fabric.domainName + ", max message " + fabric.maxMessageSize + " B, inject " + fabric.injectSize
             + " B, CQ data " + fabric.cqDataSize + " B" + (fabric.source ? " (source from FI_SOURCE)" : "")
-            + ", mr_mode " + Fabric.toStr(mrModeSegment(), Fabric.FI_TYPE_MR_MODE).trim() + ", frame "
+            + ", mr_mode " + mrModeText() + ", frame "
             + settings.frameLength() + " B, credits " + windowUnits * OfiHeaderFlyweight.CREDIT_UNIT
             + " B per peer and channel, receive buffers 2 x " + receiveBufferBytes + " B, immediate "
             + immediateBits + " bits";
     }
 
-    private MemorySegment mrModeSegment() {
-        final MemorySegment m = arena.allocate(java.lang.foreign.ValueLayout.JAVA_INT);
-        m.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, fabric.mrMode);
-        return m;
+    private String mrModeText() {
+        try (Arena scratch = Arena.ofConfined()) {
+            final MemorySegment m = scratch.allocate(java.lang.foreign.ValueLayout.JAVA_INT);
+            m.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, fabric.mrMode);
+            final String text = Fabric.toStr(m, Fabric.FI_TYPE_MR_MODE).trim();
+            return text.isEmpty() ? "none" : text;
+        }
     }
 
     /** For tests: credits toward {@code peer}'s {@code channel}, in units, and the window. */

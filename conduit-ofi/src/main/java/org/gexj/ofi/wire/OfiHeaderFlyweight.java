@@ -17,7 +17,8 @@ import java.nio.ByteOrder;
  *  +--------------------------------------------------+-------------------------------------------+
  *  16 bytes, little-endian; an AM frame follows a FRAME header.
  * </pre>
- * kind: {@link #KIND_FRAME} (an AM frame of {@code channel} follows) or {@link #KIND_CREDIT} (nothing follows).
+ * kind: {@link #KIND_FRAME} (an AM frame of {@code channel} follows), {@link #KIND_CREDIT} or {@link #KIND_CLOSE}
+ * (nothing follows).
  * Credits count units of {@link #CREDIT_UNIT} receive-buffer bytes ({@link #units}); a receiver returns a frame's
  * units once it has delivered the frame.
  */
@@ -26,6 +27,8 @@ public final class OfiHeaderFlyweight {
     public static final byte VERSION = 1;
     public static final byte KIND_FRAME = 1;
     public static final byte KIND_CREDIT = 2;
+    /** The sender is closing: it sends nothing more and waits for every peer's CLOSE before it closes its endpoint. */
+    public static final byte KIND_CLOSE = 3;
     /** Receive-buffer bytes one credit unit stands for. */
     public static final int CREDIT_UNIT = 256;
 
@@ -107,6 +110,6 @@ public final class OfiHeaderFlyweight {
         if (kind() == KIND_FRAME) {
             return channel() == 0 || channel() == 1 ? null : "frame on channel " + channel();
         }
-        return kind() == KIND_CREDIT ? null : "unknown kind " + kind();
+        return kind() == KIND_CREDIT || kind() == KIND_CLOSE ? null : "unknown kind " + kind();
     }
 }

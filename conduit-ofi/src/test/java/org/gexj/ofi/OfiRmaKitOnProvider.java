@@ -1,0 +1,29 @@
+package org.gexj.ofi;
+
+import org.gexj.testkit.RmaConformanceKit;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The RMA conformance kit on the provider named by the environment's {@code GEX_OFI_PROVIDER}, for providers this
+ * machine has only inside a VM: {@code tools/rxe-vm/run-junit.sh conduit-ofi org.gexj.ofi.OfiRmaKitOnProvider
+ * GEX_OFI_PROVIDER='verbs;ofi_rxm'} runs it over Soft-RoCE. Not a {@code *Test}: the build's own runs name their
+ * providers (OfiTcp..., OfiShm..., OfiUdp...).
+ */
+public class OfiRmaKitOnProvider extends RmaConformanceKit {
+    @Override
+    protected Map<String, String> environment() {
+        final String provider = System.getenv("GEX_OFI_PROVIDER");
+        if (provider == null || provider.isBlank()) {
+            throw new IllegalStateException("set GEX_OFI_PROVIDER to the provider to test, e.g. 'verbs;ofi_rxm'");
+        }
+        return Map.of("GEX_CONDUIT", "ofi", "GEX_OFI_PROVIDER", provider);
+    }
+
+    /** Software RDMA under emulation runs tens of times slower than the host. */
+    @Override
+    protected Duration timeout() {
+        return Duration.ofMinutes(10);
+    }
+}

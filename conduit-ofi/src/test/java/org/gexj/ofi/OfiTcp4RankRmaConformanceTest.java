@@ -1,0 +1,18 @@
+package org.gexj.ofi;
+
+import org.gexj.testkit.RmaConformanceKit;
+
+import java.util.Map;
+
+/** RMA conformance over ofi on tcp;ofi_rxm, with 4 ranks wherever a test is written for any job size. */
+class OfiTcp4RankRmaConformanceTest extends RmaConformanceKit {
+    @Override
+    protected Map<String, String> environment() {
+        return Map.of("GEX_CONDUIT", "ofi", "GEX_OFI_PROVIDER", "tcp;ofi_rxm");
+    }
+
+    @Override
+    protected int ranks(int ranks) {
+        return Math.max(ranks, 4);
+    }
+}
