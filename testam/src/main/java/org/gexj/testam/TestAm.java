@@ -174,7 +174,7 @@ public final class TestAm {
             if (rank == 0) {
                 printSettings(); // before the warm-up, which then also absorbs the compilations its first printf causes
             }
-            if (options.warmupIters() > 0) {
+            if (options.warmupFor(client.capabilities().crossMapped()) > 0) {
                 warmUp();
             }
             pass(options.iters(), options.maxSize(), out, 1);
@@ -226,7 +226,8 @@ public final class TestAm {
         try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
             final PrintStream sink = printStream(devNull);
             for (int round = 0; round < TestAmOptions.WARMUP_ROUNDS; round++) {
-                pass(options.warmupIters(), Math.min(options.maxSize(), TestAmOptions.WARMUP_MAX_SIZE), sink,
+                pass(options.warmupFor(client.capabilities().crossMapped()),
+                    Math.min(options.maxSize(), TestAmOptions.WARMUP_MAX_SIZE), sink,
                     TestAmOptions.WARMUP_SHORT_REPEATS);
             }
             warmSectionCode(sink);

@@ -15,7 +15,8 @@ package org.gexj.testam;
  * @param iters         iterations per measurement (default 1000)
  * @param maxSize       largest payload (default 2 MiB), clamped to the conduit's limits
  * @param sections      letters A..K to run, or null for all
- * @param warmupIters   -warmup N (GEX/J only): {@link #WARMUP_ROUNDS} untimed passes of the enabled sections with N
+ * @param warmupIters   -warmup N (GEX/J only; {@link #DEFAULT_WARMUP_ITERS} when not given: see {@link #warmupFor}):
+ *                      {@link #WARMUP_ROUNDS} untimed passes of the enabled sections with N
  *                      iterations and sizes up to {@link #WARMUP_MAX_SIZE} first, section A repeated
  *                      {@link #WARMUP_SHORT_REPEATS} times in each, printing to /dev/null, so the JIT has compiled
  *                      the loops being timed and the code between them before the timed pass (one pass is not enough:
@@ -25,7 +26,12 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
                             SourceMode source, boolean skipWarmup, int pollers, long maxStep,
                             int iters, long maxSize, String sections, int warmupIters) {
 
-    public static final int DEFAULT_WARMUP_ITERS = 10_000;
+    /** -warmup's value when none is given: {@link #warmupFor} chooses by conduit. */
+    public static final int DEFAULT_WARMUP_ITERS = -1;
+    /** Warm-up iterations on a cross-mapped conduit (smp): a round trip there costs under a microsecond. */
+    public static final int MEMORY_WARMUP_ITERS = 10_000;
+    /** Warm-up iterations over a network conduit, whose round trips cost 10 to 100 times more. */
+    public static final int NETWORK_WARMUP_ITERS = 1_000;
     public static final long WARMUP_MAX_SIZE = 4096;
     public static final int WARMUP_ROUNDS = 3;
     /**
@@ -63,8 +69,16 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
           -s                    skip the warm-up iterations
           -c                    cross-machine pairing (default is nearest neighbor)
           -warmup N             GEX/J only: first run untimed passes with N iterations so the JIT compiles
-                                the timed loops (default 10000, 0 disables)
+                                the timed loops (default 10000 on smp, 1000 on network conduits; 0 disables)
           test_sections is a string of letters A..K (default is all).""";
+
+    /** The warm-up iterations to run: as given, or by default as the conduit's kind suggests. */
+    public int warmupFor(boolean crossMapped) {
+        if (warmupIters != DEFAULT_WARMUP_ITERS) {
+            return warmupIters;
+        }
+        return crossMapped ? MEMORY_WARMUP_ITERS : NETWORK_WARMUP_ITERS;
+    }
 
     /**
      * @throws IllegalArgumentException naming the bad argument and what is allowed

@@ -240,6 +240,9 @@ class TestAmOutputTest {
         assertEquals(2L << 20, d.maxSize());
         assertTrue(d.inSegment() && d.sectionEnabled('A') && d.sectionEnabled('K'));
         assertEquals(TestAmOptions.DEFAULT_WARMUP_ITERS, d.warmupIters());
+        assertEquals(TestAmOptions.MEMORY_WARMUP_ITERS, d.warmupFor(true));
+        assertEquals(TestAmOptions.NETWORK_WARMUP_ITERS, d.warmupFor(false));
+        assertEquals(7, TestAmOptions.parse("-warmup", "7").warmupFor(true));
         assertEquals(TestAmOptions.SourceMode.NOOP, d.source());
         assertTrue(!d.skipWarmup() && d.pollers() == 0 && d.maxStep() == 0);
         assertEquals(64, d.step(64), "without -max-step sizes double");
