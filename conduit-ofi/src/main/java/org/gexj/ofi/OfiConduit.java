@@ -132,6 +132,8 @@ final class OfiConduit implements Conduit {
     private int entryHead;
     private int entryCount;
     private final OfiDeferred deferred;
+    /** Peers whose CLOSE arrived, also during ordinary polls before this rank's own close. */
+    private final boolean[] closeHeard;
 
     private final OfiOperations operations;
     private final OfiRmaTransport rma = new OfiRmaTransport(this);
@@ -211,6 +213,7 @@ final class OfiConduit implements Conduit {
             this.entries = arena.allocate(FiEq.FI_CQ_DATA_ENTRY.byteSize() * CQ_BATCH, 8);
             this.entrySources = arena.allocate(JAVA_LONG.byteSize() * CQ_BATCH, 8);
             this.errorEntry = arena.allocate(FiEq.FI_CQ_ERR_ENTRY);
+            this.closeHeard = new boolean[size];
             this.deferred = new OfiDeferred((int) Math.min(Integer.MAX_VALUE / 2, outstanding));
             this.operations = new OfiOperations(settings.rmaOperations());
             this.peerAddress = exchangeAddresses();
@@ -580,6 +583,9 @@ final class OfiConduit implements Conduit {
             }
         }
         if (header.kind() != OfiHeaderFlyweight.KIND_FRAME) {
+            if (header.kind() == OfiHeaderFlyweight.KIND_CLOSE) {
+                closeHeard[source] = true; // a peer closing before this rank started to: counted by its close
+            }
             return 0;
         }
         final int channel = header.channel();
@@ -1010,11 +1016,14 @@ final class OfiConduit implements Conduit {
     /** Sends CLOSE to every peer, then progresses until all sends completed and every peer's CLOSE arrived. */
     private void drainForClose() {
         final boolean[] sent = new boolean[size];
-        final boolean[] heard = new boolean[size];
+        final boolean[] heard = closeHeard;
         int toSend = size - 1;
-        int toHear = size - 1;
         sent[rank] = true;
         heard[rank] = true;
+        int toHear = 0;
+        for (boolean h : heard) {
+            toHear += h ? 0 : 1;
+        }
         final long deadline = System.nanoTime() + Math.min(settings.timeoutNanos(), CLOSE_TIMEOUT_NS);
         while ((toSend > 0 || toHear > 0 || freeSendCount < sendSlots) && System.nanoTime() - deadline < 0) {
             lock.lock();
