@@ -1,0 +1,93 @@
+package org.gexj.dist;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * kill -9 of one rank of a job on the ofi conduit (tcp;ofi_rxm): the launcher and the other ranks exit non-zero
+ * within 10 s, naming the dead rank, whether the survivors poll, compute without calling GEX/J, or wait in a barrier
+ * the dead rank never enters. Unlike smp, the dead rank's peers also hold libfabric connections to it, which must not
+ * keep them waiting.
+ */
+class OfiKillRankIT {
+    @ParameterizedTest
+    @ValueSource(strings = {"poll", "compute", "barrier"})
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void killNineOfARankEndsTheJobWithinTenSeconds(String mode) throws Exception {
+        final Jobs job = mode.equals("barrier")
+            ? Jobs.start(OfiRuns.env(OfiRuns.TCP), "-n", "3", "--conduit", "ofi", "--", BarrierWait.class.getName(), "1")
+            : Jobs.start(OfiRuns.env(OfiRuns.TCP), "-n", "3", "--conduit", "ofi", "--", StayAlive.class.getName(), mode);
+        try {
+            final long[] pids = readyPids(job);
+            final long killedAt = System.nanoTime();
+            new ProcessBuilder("kill", "-9", Long.toString(pids[1])).start().waitFor();
+            assertTrue(job.process.waitFor(10, TimeUnit.SECONDS), "job still running 10 s after kill -9 (" + mode
+                + "):\n" + job.output());
+            final double seconds = (System.nanoTime() - killedAt) / 1e9;
+            assertNotEquals(0, job.process.exitValue(), job.output());
+            assertTrue(job.lines.stream().anyMatch(l -> l.startsWith(OfiRuns.conduitLine(3, OfiRuns.TCP))),
+                job.output());
+            assertTrue(job.lines.stream().anyMatch(l -> l.equals("gexrun: rank 1 was killed by signal 9; ending the job")
+                    || l.startsWith("gexrun: rank 1 failed: its bootstrap connection ended without goodbye")),
+                "the launcher names the dead rank:\n" + job.output());
+            final Matcher codes = Pattern.compile("gexrun: exit codes by rank: 0=(\\d+) 1=(\\d+) 2=(\\d+)")
+                .matcher(job.output());
+            assertTrue(codes.find(), job.output());
+            assertEquals("137", codes.group(2), "rank 1 exit code: killed by signal 9");
+            assertNotEquals("0", codes.group(1), "rank 0 exit code");
+            assertNotEquals("0", codes.group(3), "rank 2 exit code");
+            // each survivor reports it: its failure watch or the PeerFailedException that ended its main thread
+            assertTrue(job.lines.stream().filter(l -> l.contains("rank 1 failed")).count() >= 2,
+                "both survivors name the dead rank:\n" + job.output());
+            assertFalse(job.lines.stream().anyMatch(l -> l.startsWith("rank ") && l.contains("passed a barrier")),
+                "a barrier completed without rank 1:\n" + job.output());
+            for (long pid : new long[] {pids[0], pids[2]}) {
+                final var handle = ProcessHandle.of(pid);
+                if (handle.isPresent()) {
+                    handle.get().onExit().get(5, TimeUnit.SECONDS);
+                }
+                assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "rank pid " + pid
+                    + " survived");
+            }
+            assertEquals(List.of(), job.cleanupReports(), job.output());
+            System.out.printf("ofi job ended %.2f s after kill -9 (%s)%n", seconds, mode);
+        } finally {
+            if (job.process.isAlive()) {
+                OfiRuns.destroy(job);
+            }
+        }
+    }
+
+    /** Waits for the three "ready RANK PID" lines; returns the pids by rank. */
+    private static long[] readyPids(Jobs job) throws InterruptedException {
+        final long[] pids = new long[3];
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        int ready = 0;
+        while (ready < 3) {
+            assertTrue(System.nanoTime() < deadline, "ranks did not start: " + job.output());
+            assertTrue(job.process.isAlive(), "launcher ended early: " + job.output());
+            ready = 0;
+            for (String line : new ArrayList<>(job.lines)) {
+                final String[] w = line.split(" ");
+                if (w.length == 3 && w[0].equals("ready")) {
+                    pids[Integer.parseInt(w[1])] = Long.parseLong(w[2]);
+                    ready++;
+                }
+            }
+            Thread.sleep(50);
+        }
+        return pids;
+    }
+}
