@@ -132,6 +132,8 @@ final class OfiConduit implements Conduit {
     private int entryHead;
     private int entryCount;
     private final OfiDeferred deferred;
+    private UnsafeBuffer[] deliveryCopies = new UnsafeBuffer[0];
+    private int deliveryDepth;
     /** Peers whose CLOSE arrived, also during ordinary polls before this rank's own close. */
     private final boolean[] closeHeard;
 
@@ -617,12 +619,16 @@ final class OfiConduit implements Conduit {
         while (delivered < limit && (channel = deferred.nextFrameChannel()) >= 0 && (mask & (1 << channel)) != 0) {
             final int source = deferred.nextFrameSource();
             final int length = deferred.nextFrameLength();
-            final int offset = deferred.nextFrameOffset();
+            // delivered from a copy of its own: a handler's nested poll may defer more frames and move the store
+            final UnsafeBuffer copy = deliveryCopy(deliveryDepth);
+            copy.putBytes(0, deferred.frameBuffer(), deferred.nextFrameOffset(), length);
+            deferred.popFrame();
             owe(source, channel, length + OfiHeaderFlyweight.LENGTH);
+            deliveryDepth++;
             try {
-                listener.onFrame(channel, deferred.frameBuffer(), offset, length);
+                listener.onFrame(channel, copy, 0, length);
             } finally {
-                deferred.popFrame();
+                deliveryDepth--;
             }
             delivered++;
         }
@@ -641,6 +647,17 @@ final class OfiConduit implements Conduit {
             delivered++;
         }
         return delivered;
+    }
+
+    /** A frame-sized buffer for delivering a deferred frame at handler nesting {@code depth}, made on first use. */
+    private UnsafeBuffer deliveryCopy(int depth) {
+        if (depth >= deliveryCopies.length) {
+            deliveryCopies = java.util.Arrays.copyOf(deliveryCopies, depth + 1);
+        }
+        if (deliveryCopies[depth] == null) {
+            deliveryCopies[depth] = new UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(settings.frameLength()));
+        }
+        return deliveryCopies[depth];
     }
 
     /** Sends owed credits alone to peers owed an eighth of a window, or any when this poll found nothing to do. */

@@ -39,13 +39,15 @@ final class OfiDeferred {
         }
         final int record = RECORD_HEADER + length;
         if (frameTail + record > frames.capacity()) {
-            if (framesWaiting == 0) {
-                frameHead = 0;
-                frameTail = 0;
-            } else {
+            // move what waits to the front: nothing else refers into the store (frames are delivered from copies)
+            final int live = frameTail - frameHead;
+            if (live + record > frames.capacity()) {
                 throw new IllegalStateException("ofi: more deferred frame bytes than the credits allow ("
                     + frames.capacity() + ")");
             }
+            frames.putBytes(0, frames, frameHead, live);
+            frameHead = 0;
+            frameTail = live;
         }
         frames.putInt(frameTail, length);
         frames.putInt(frameTail + 4, channel);

@@ -197,4 +197,31 @@ class OfiDeferredTest {
         empty[2] = d.isEmpty();
         assertEquals(Arrays.toString(new boolean[] {false, false, true}), Arrays.toString(empty));
     }
+
+    /**
+     * A store that never empties (a handler's nested polls defer while earlier frames are delivered) keeps accepting
+     * frames as long as those waiting fit: the waiting bytes move to the front when the end is reached.
+     */
+    @Test
+    void aStoreThatNeverEmptiesKeepsAcceptingWhatFits() {
+        final OfiDeferred d = new OfiDeferred(4096);
+        final byte[] frame = new byte[1012]; // a 1024-byte record: at most 2 wait at once below
+        final UnsafeBuffer source = new UnsafeBuffer(frame);
+        int deferred = 0;
+        int popped = 0;
+        Arrays.fill(frame, (byte) deferred);
+        d.deferFrame(0, 1, source, 0, frame.length);
+        deferred++;
+        for (int i = 0; i < 100; i++) {
+            Arrays.fill(frame, (byte) deferred);
+            d.deferFrame(1, 2, source, 0, frame.length);
+            deferred++;
+            assertEquals((byte) popped, d.frameBuffer().getByte(d.nextFrameOffset()), "frame " + popped);
+            assertEquals((byte) popped, d.frameBuffer().getByte(d.nextFrameOffset() + frame.length - 1));
+            d.popFrame();
+            popped++;
+        }
+        assertEquals(deferred - 1, popped);
+        assertFalse(d.isEmpty());
+    }
 }

@@ -45,6 +45,9 @@ public final class OfiAddressCodec {
 
     public static byte[] encode(Endpoint e) {
         final byte[] provider = e.provider().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (provider.length > 0xFFFF) {
+            throw new IllegalArgumentException("provider name of " + provider.length + " UTF-8 bytes: at most 65535");
+        }
         return ByteBuffer.allocate(1 + 2 + provider.length + 4 + e.name().length).order(ORDER).put(VERSION)
             .putShort((short) provider.length).put(provider).putInt(e.name().length).put(e.name()).array();
     }

@@ -56,6 +56,9 @@ public final class OfiHeaderFlyweight {
     }
 
     public OfiHeaderFlyweight write(byte kind, int channel, int source, int requestCredits, int replyCredits) {
+        if (channel != 0 && channel != 1) {
+            throw new IllegalArgumentException("channel " + channel + " is neither 0 (request) nor 1 (reply)");
+        }
         buffer.putByte(offset + VERSION_OFFSET, VERSION);
         buffer.putByte(offset + KIND_OFFSET, kind);
         buffer.putByte(offset + CHANNEL_OFFSET, (byte) channel);
@@ -75,7 +78,7 @@ public final class OfiHeaderFlyweight {
     }
 
     public int channel() {
-        return buffer.getByte(offset + CHANNEL_OFFSET);
+        return buffer.getByte(offset + CHANNEL_OFFSET) & 0xFF;
     }
 
     public int source() {

@@ -25,9 +25,9 @@ class OfiHeaderFlyweightProperties {
     record Header(byte kind, int channel, int source, int requestCredits, int replyCredits) {
     }
 
-    /** Any field values; channels are the non-negative bytes (the field is 8 bits, read back signed). */
+    /** Any field values; channels are those write() takes (0 and 1). */
     private static Gen<Header> anyHeader() {
-        return integers().between(Byte.MIN_VALUE, Byte.MAX_VALUE).zip(integers().between(0, Byte.MAX_VALUE),
+        return integers().between(Byte.MIN_VALUE, Byte.MAX_VALUE).zip(integers().between(0, 1),
             integers().all(), longs().all(), (kind, channel, source, credits) -> new Header((byte) (int) kind,
                 channel, source, (int) (credits >>> 32), (int) (long) credits));
     }
@@ -90,11 +90,12 @@ class OfiHeaderFlyweightProperties {
         qt().withExamples(5000).forAll(fields, credits, integers().between(0, 40).mix(integers().between(0, 1 << 20)),
             integers().between(1, 64)).checkAssert((f, reply, length, ranks) -> {
                 final UnsafeBuffer b = new UnsafeBuffer(new byte[LENGTH]);
-                final OfiHeaderFlyweight h = new OfiHeaderFlyweight().wrap(b, 0).write((byte) f[1], f[2], f[3], f[4],
+                final OfiHeaderFlyweight h = new OfiHeaderFlyweight().wrap(b, 0).write((byte) f[1], 0, f[3], f[4],
                     reply);
                 b.putByte(0, (byte) (int) f[0]);
+                b.putByte(2, (byte) (int) f[2]); // any channel byte as a peer may send it: write() takes only 0 and 1
                 final byte kind = (byte) (int) f[1];
-                final int channel = (byte) (int) f[2];
+                final int channel = f[2] & 0xFF;
                 final boolean wellFormed = length >= LENGTH && f[0] == OfiHeaderFlyweight.VERSION
                     && f[3] >= 0 && f[3] < ranks && f[4] >= 0 && reply >= 0
                     && (kind == OfiHeaderFlyweight.KIND_FRAME ? channel == 0 || channel == 1
@@ -140,7 +141,7 @@ class OfiHeaderFlyweightProperties {
             }),
             new Spoiler("channel", (b, h, ranks, seed) -> {
                 b.putByte(1, OfiHeaderFlyweight.KIND_FRAME);
-                b.putByte(2, (byte) (2 + Math.floorMod(seed, 254))); // 2..255 (read as -126..-1 above 127)
+                b.putByte(2, (byte) (2 + Math.floorMod(seed, 254))); // 2..255
                 return LENGTH;
             }));
         qt().withExamples(3000).forAll(validHeader(), arbitrary().pick(spoilers), integers().all(),
@@ -170,5 +171,15 @@ class OfiHeaderFlyweightProperties {
         assertEquals(2, OfiHeaderFlyweight.units(1));
         assertEquals(2, OfiHeaderFlyweight.units(unit));
         assertEquals(3, OfiHeaderFlyweight.units(unit + 1));
+    }
+
+    @Test
+    void writeRejectsChannelsOtherThanRequestAndReply() {
+        final OfiHeaderFlyweight f = new OfiHeaderFlyweight().wrap(new UnsafeBuffer(new byte[LENGTH]), 0);
+        for (int channel : new int[] {-1, 2, 256}) {
+            final IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> f.write(OfiHeaderFlyweight.KIND_FRAME, channel, 0, 0, 0));
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("channel " + channel), e.getMessage());
+        }
     }
 }
