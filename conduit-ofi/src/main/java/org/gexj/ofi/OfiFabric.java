@@ -205,7 +205,16 @@ final class OfiFabric implements AutoCloseable {
                 bestRank = rank;
             }
         }
-        final OfiFabric chosen = new OfiFabric(list, best, false);
+        OfiFabric chosen = new OfiFabric(list, best, false);
+        if (node != null && "shm".equals(chosen.provider)) {
+            // shm takes the node as its region's name, the same for every rank: let it name the region per process
+            final MemorySegment anywhere = query("shm", null, false);
+            if (!anywhere.equals(MemorySegment.NULL)) {
+                Fabric.freeInfo(list);
+                list = anywhere;
+                chosen = new OfiFabric(list, list, false);
+            }
+        }
         if (chosen.cqDataSize >= Long.BYTES) {
             return chosen;
         }
