@@ -520,8 +520,8 @@ final class OfiConduit implements Conduit {
         final long flags = entries.get(JAVA_LONG, at + FiEq.ENTRY_FLAGS);
         if ((flags & Fabric.FI_REMOTE_CQ_DATA) != 0 && (flags & Fabric.FI_RECV) == 0) {
             final long data = entries.get(JAVA_LONG, at + FiEq.ENTRY_DATA);
-            final int source = immediateInData ? (int) (data >>> 32) : (int) entrySources.get(JAVA_LONG,
-                (long) entry * Long.BYTES);
+            final int source = immediateInData ? (int) (data >>> 32) : sourceOf(entrySources.get(JAVA_LONG,
+                (long) entry * Long.BYTES));
             final long immediate = data & 0xFFFF_FFFFL;
             if ((mask & (1 << REQUEST)) == 0) {
                 deferred.deferWrite(source, immediate);
@@ -564,6 +564,11 @@ final class OfiConduit implements Conduit {
             return 0;
         }
         return rmaCompleted((int) (slot - sendSlots - receiveSlots), OK, listener, mask);
+    }
+
+    /** The rank of an address {@code fi_cq_readfrom} reported (ranks are AV indices), or unknown. */
+    private int sourceOf(long fiAddress) {
+        return fiAddress >= 0 && fiAddress < size ? (int) fiAddress : ConduitListener.SOURCE_UNKNOWN;
     }
 
     /** A message landed at {@code offset} of the receive memory. */

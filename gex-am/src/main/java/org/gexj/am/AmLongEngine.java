@@ -449,11 +449,13 @@ final class AmLongEngine implements ConduitListener {
      *
      * @return the channel whose completed envelope {@link #readyEnvelope} now holds, or -1 (stored, or dropped)
      */
-    int payloadLanded(int source, long immediate) {
-        if (table == null || !codec.isValid(immediate, size) || codec.source(immediate) != source) {
+    int payloadLanded(int reportedSource, long immediate) {
+        if (table == null || !codec.isValid(immediate, size)
+            || reportedSource != ConduitListener.SOURCE_UNKNOWN && codec.source(immediate) != reportedSource) {
             badTags++;
             return -1;
         }
+        final int source = codec.source(immediate);
         final int direction = codec.direction(immediate);
         final int nonce = codec.slot(immediate);
         if (stale(source, direction, nonce)

@@ -14,7 +14,15 @@ public interface ConduitListener {
      */
     void onFrame(int channel, DirectBuffer buffer, int offset, int length);
 
-    /** A put-with-immediate from {@code source} has landed in this rank's segment. */
+    /** {@link #onRemoteWrite}'s source when the conduit cannot tell it (the immediate's own source field then counts). */
+    int SOURCE_UNKNOWN = -1;
+
+    /**
+     * A put-with-immediate from {@code source} has landed in this rank's segment.
+     *
+     * @param source the writer's rank, or {@link #SOURCE_UNKNOWN} where the transport does not report it (libfabric's
+     *               verbs;ofi_rxm gives remote writes no source address)
+     */
     default void onRemoteWrite(int source, long immediate) {
     }
 

@@ -66,6 +66,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *       to the target a second time (a duplicate tag, after the first, possibly after the initiator's completion and the
  *       slot's next use), so that
  *       the AM layer's duplicate counting can be tested.</li>
+ *   <li>{@code GEX_EMU_HIDE_SOURCE}: 1 reports remote writes with {@link ConduitListener#SOURCE_UNKNOWN} as their
+ *       source, as libfabric's verbs;ofi_rxm does, so that the AM layer must take it from the tag; default 0.</li>
  * </ul>
  *
  * <p>Threads ({@link Capabilities.Threading#CONCURRENT}): claim, commit, abort and the RMA calls from any threads;
@@ -330,7 +332,8 @@ public final class EmuConduit implements Conduit {
         final boolean again = item.kind == EmuItem.REMOTE_WRITE && settings.duplicateTags() > 0
             && random.nextDouble() < settings.duplicateTags();
         try {
-            listener.onRemoteWrite(item.source, item.immediate);
+            listener.onRemoteWrite(settings.hideSource() ? ConduitListener.SOURCE_UNKNOWN : item.source,
+                item.immediate);
         } finally {
             if (again) {
                 item.kind = EmuItem.DUPLICATE_TAG;

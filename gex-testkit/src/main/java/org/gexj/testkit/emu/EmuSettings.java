@@ -14,14 +14,17 @@ import org.gexj.Config;
  * @param immediateBits {@code GEX_EMU_IMM_BITS}: 32 or 64
  * @param seed          {@code GEX_EMU_SEED}: the job's seed, before it is mixed with the rank
  * @param duplicateTags {@code GEX_EMU_DUPLICATE_TAGS}: probability that a put-with-immediate is reported twice
+ * @param hideSource    {@code GEX_EMU_HIDE_SOURCE}: report remote writes without their source, as verbs;ofi_rxm does
  */
-record EmuSettings(int frameLength, int credits, int delay, int immediateBits, long seed, double duplicateTags) {
+record EmuSettings(int frameLength, int credits, int delay, int immediateBits, long seed, double duplicateTags,
+                   boolean hideSource) {
     static final String FRAME = "GEX_EMU_FRAME";
     static final String CREDITS = "GEX_EMU_CREDITS";
     static final String DELAY = "GEX_EMU_DELAY";
     static final String IMM_BITS = "GEX_EMU_IMM_BITS";
     static final String SEED = "GEX_EMU_SEED";
     static final String DUPLICATE_TAGS = "GEX_EMU_DUPLICATE_TAGS";
+    static final String HIDE_SOURCE = "GEX_EMU_HIDE_SOURCE";
 
     static final int DEFAULT_FRAME = 8192;
     /** The smallest frame {@link org.gexj.spi.Capabilities} accepts. */
@@ -43,7 +46,8 @@ record EmuSettings(int frameLength, int credits, int delay, int immediateBits, l
             throw new IllegalArgumentException(IMM_BITS + "=" + bits + " is neither 32 nor 64");
         }
         final long seed = config.getLong(SEED, DEFAULT_SEED, Long.MIN_VALUE, Long.MAX_VALUE);
-        return new EmuSettings(frame, credits, delay, bits, seed, probability(config, DUPLICATE_TAGS));
+        return new EmuSettings(frame, credits, delay, bits, seed, probability(config, DUPLICATE_TAGS),
+            config.getBoolean(HIDE_SOURCE, false));
     }
 
     /** {@link Config} has no floating-point getter: the same checks, in the same words. */
@@ -79,6 +83,7 @@ record EmuSettings(int frameLength, int credits, int delay, int immediateBits, l
     @Override
     public String toString() {
         return SEED + "=" + seed + " " + DELAY + "=" + delay + " " + CREDITS + "=" + credits + " " + FRAME + "="
-            + frameLength + " " + IMM_BITS + "=" + immediateBits + " " + DUPLICATE_TAGS + "=" + duplicateTags;
+            + frameLength + " " + IMM_BITS + "=" + immediateBits + " " + DUPLICATE_TAGS + "=" + duplicateTags + " "
+            + HIDE_SOURCE + "=" + (hideSource ? 1 : 0);
     }
 }

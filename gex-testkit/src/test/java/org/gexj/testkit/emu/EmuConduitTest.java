@@ -148,7 +148,7 @@ class EmuConduitTest {
         assertThrows(IllegalArgumentException.class,
             () -> EmuSettings.from(Config.of(Map.of("GEX_EMU_DUPLICATE_TAGS", "NaN"))));
         final EmuSettings defaults = EmuSettings.from(Config.of(Map.of()));
-        assertEquals(new EmuSettings(8192, 32, 4, 64, EmuSettings.DEFAULT_SEED, 0), defaults);
+        assertEquals(new EmuSettings(8192, 32, 4, 64, EmuSettings.DEFAULT_SEED, 0, false), defaults);
         assertNotEquals(defaults.rankSeed(0), defaults.rankSeed(1));
     }
 
