@@ -166,7 +166,7 @@ final class OfiConduit implements Conduit {
                 + size + " ranks needs receive buffers of " + receiveBufferBytes + " bytes, more than "
                 + Integer.MAX_VALUE / 2 + ": lower it");
         }
-        this.receiveSlots = 2;
+        this.receiveSlots = 3; // two suffice by the credits; a third covers a provider slow to release one
         this.sendSlots = settings.sendBuffers();
         final long cqSize = (long) sendSlots + settings.rmaOperations() + 2L * size * windowUnits + 1024;
         this.fabric = OfiFabric.open(settings, size, Math.min(cqSize, 1 << 20), slotBytes);
@@ -518,11 +518,16 @@ final class OfiConduit implements Conduit {
     private int process(int entry, ConduitListener listener, int mask) {
         final long at = entry * FiEq.FI_CQ_DATA_ENTRY.byteSize();
         final long flags = entries.get(JAVA_LONG, at + FiEq.ENTRY_FLAGS);
-        if ((flags & Fabric.FI_REMOTE_CQ_DATA) != 0 && (flags & Fabric.FI_RECV) == 0) {
+        if ((flags & Fabric.FI_REMOTE_CQ_DATA) != 0) {
+            // the conduit never sends messages with CQ data: this is a remote write, whatever other flags a provider
+            // sets (one that lands it through a posted receive may add FI_RECV, and release that buffer with it)
             final long data = entries.get(JAVA_LONG, at + FiEq.ENTRY_DATA);
             final int source = immediateInData ? (int) (data >>> 32) : sourceOf(entrySources.get(JAVA_LONG,
                 (long) entry * Long.BYTES));
             final long immediate = data & 0xFFFF_FFFFL;
+            if ((flags & Fabric.FI_MULTI_RECV) != 0) {
+                repostReleased(entries.get(JAVA_LONG, at + FiEq.ENTRY_OP_CONTEXT));
+            }
             if ((mask & (1 << REQUEST)) == 0) {
                 deferred.deferWrite(source, immediate);
                 return 0;
@@ -538,21 +543,33 @@ final class OfiConduit implements Conduit {
         if (slot >= sendSlots && slot < sendSlots + receiveSlots) {
             // a message in a receive buffer, and/or its release (shm reports the release alone, without FI_RECV)
             final int buffer = (int) (slot - sendSlots);
-            int n = 0;
-            final long length = entries.get(JAVA_LONG, at + FiEq.ENTRY_LEN);
+            final int length = (int) Math.min(entries.get(JAVA_LONG, at + FiEq.ENTRY_LEN), slotBytes);
+            final int offset = (int) (entries.get(JAVA_LONG, at + FiEq.ENTRY_BUF) - receiveMemory.address());
+            if ((flags & Fabric.FI_MULTI_RECV) == 0) {
+                return length > 0 ? received(receiveBuffer, offset, length, listener, mask) : 0;
+            }
+            // the last message of a released buffer is delivered from a copy, so that the buffer is posted again
+            // before its handler runs: a handler that waits for room polls on, and needs both buffers posted
+            UnsafeBuffer copy = null;
             if (length > 0) {
-                final long address = entries.get(JAVA_LONG, at + FiEq.ENTRY_BUF);
-                n = received((int) (address - receiveMemory.address()), (int) length, listener, mask);
+                copy = deliveryCopy(deliveryDepth);
+                copy.putBytes(0, receiveBuffer, offset, length);
             }
-            if ((flags & Fabric.FI_MULTI_RECV) != 0) {
-                lock.lock();
-                try {
-                    postReceive(buffer);
-                } finally {
-                    lock.unlock();
-                }
+            lock.lock();
+            try {
+                postReceive(buffer);
+            } finally {
+                lock.unlock();
             }
-            return n;
+            if (copy == null) {
+                return 0;
+            }
+            deliveryDepth++;
+            try {
+                return received(copy, 0, length, listener, mask);
+            } finally {
+                deliveryDepth--;
+            }
         }
         if (slot < sendSlots) {
             lock.lock();
@@ -566,14 +583,27 @@ final class OfiConduit implements Conduit {
         return rmaCompleted((int) (slot - sendSlots - receiveSlots), OK, listener, mask);
     }
 
+    /** Reposts the receive buffer whose context a completion carrying {@code FI_MULTI_RECV} names, if it is one. */
+    private void repostReleased(long context) {
+        final long slot = (context - contexts.address()) / CONTEXT_BYTES;
+        if (context >= contexts.address() && slot >= sendSlots && slot < sendSlots + receiveSlots) {
+            lock.lock();
+            try {
+                postReceive((int) (slot - sendSlots));
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
     /** The rank of an address {@code fi_cq_readfrom} reported (ranks are AV indices), or unknown. */
     private int sourceOf(long fiAddress) {
         return fiAddress >= 0 && fiAddress < size ? (int) fiAddress : ConduitListener.SOURCE_UNKNOWN;
     }
 
     /** A message landed at {@code offset} of the receive memory. */
-    private int received(int offset, int length, ConduitListener listener, int mask) {
-        final OfiHeaderFlyweight header = receiveHeader.wrap(receiveBuffer, offset);
+    private int received(UnsafeBuffer buffer, int offset, int length, ConduitListener listener, int mask) {
+        final OfiHeaderFlyweight header = receiveHeader.wrap(buffer, offset);
         final String malformed = header.validate(length, size);
         if (malformed != null) {
             System.err.println("gex: ofi rank " + rank + " dropped a message: " + malformed);
@@ -598,11 +628,11 @@ final class OfiConduit implements Conduit {
         final int channel = header.channel();
         final int frameLength = length - OfiHeaderFlyweight.LENGTH;
         if ((mask & (1 << channel)) == 0) {
-            deferred.deferFrame(channel, source, receiveBuffer, offset + OfiHeaderFlyweight.LENGTH, frameLength);
+            deferred.deferFrame(channel, source, buffer, offset + OfiHeaderFlyweight.LENGTH, frameLength);
             return 0;
         }
         owe(source, channel, length);
-        listener.onFrame(channel, receiveBuffer, offset + OfiHeaderFlyweight.LENGTH, frameLength);
+        listener.onFrame(channel, buffer, offset + OfiHeaderFlyweight.LENGTH, frameLength);
         return 1;
     }
 
@@ -654,13 +684,16 @@ final class OfiConduit implements Conduit {
         return delivered;
     }
 
-    /** A frame-sized buffer for delivering a deferred frame at handler nesting {@code depth}, made on first use. */
+    /**
+     * A message-sized buffer for delivering a copied frame (deferred, or the last of a released receive buffer) at
+     * handler nesting {@code depth}, made on first use.
+     */
     private UnsafeBuffer deliveryCopy(int depth) {
         if (depth >= deliveryCopies.length) {
             deliveryCopies = java.util.Arrays.copyOf(deliveryCopies, depth + 1);
         }
         if (deliveryCopies[depth] == null) {
-            deliveryCopies[depth] = new UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(settings.frameLength()));
+            deliveryCopies[depth] = new UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(slotBytes));
         }
         return deliveryCopies[depth];
     }
@@ -1130,7 +1163,7 @@ final class OfiConduit implements Conduit {
             + " B, CQ data " + fabric.cqDataSize + " B" + (fabric.source ? " (source from FI_SOURCE)" : "")
             + ", mr_mode " + mrModeText() + ", frame "
             + settings.frameLength() + " B, credits " + windowUnits * OfiHeaderFlyweight.CREDIT_UNIT
-            + " B per peer and channel, receive buffers 2 x " + receiveBufferBytes + " B, immediate "
+            + " B per peer and channel, receive buffers " + receiveSlots + " x " + receiveBufferBytes + " B, immediate "
             + immediateBits + " bits";
     }
 

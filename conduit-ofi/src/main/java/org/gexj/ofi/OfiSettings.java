@@ -46,7 +46,10 @@ record OfiSettings(String provider, String node, int frameLength, long creditByt
         }
         final String node = config.get(NODE, "127.0.0.1");
         final int frame = config.getInt(FRAME, DEFAULT_FRAME, MIN_FRAME, MAX_FRAME);
-        final long credit = config.getLong(CREDIT_BYTES, Math.max(128L << 10, 4L * frame), 2L * frame, 1L << 30);
+        // udp;ofi_rxd resends what the kernel drops with a backoff that grew to tens of seconds under a 3-rank flood
+        // on 2 cores: a small window keeps its datagrams within the sockets' buffers
+        final long defaultCredit = "udp;ofi_rxd".equals(provider) ? 2L * frame : Math.max(128L << 10, 4L * frame);
+        final long credit = config.getLong(CREDIT_BYTES, defaultCredit, 2L * frame, 1L << 30);
         final int send = config.getInt(SEND_BUFFERS, 256, 4, 1 << 16);
         final int rma = config.getInt(RMA_OPS, 256, 4, 1 << 16);
         final long timeout = config.getLong(TIMEOUT, 30, 1, 3600);
