@@ -431,14 +431,15 @@ final class OfiConduit implements Conduit {
 
     private void postReceive(int buffer) {
         final long base = receiveMemory.address() + buffer * receiveBufferBytes;
-        receiveIov.set(ADDRESS, FiEndpoint.IOV_BASE, MemorySegment.ofAddress(base));
+        // pointers written as addresses: a segment per pointer would allocate at every repost
+        receiveIov.set(JAVA_LONG, FiEndpoint.IOV_BASE, base);
         receiveIov.set(JAVA_LONG, FiEndpoint.IOV_LEN, receiveBufferBytes);
-        receiveMsg.set(ADDRESS, FiEndpoint.MSG_IOV, receiveIov);
-        receiveMsg.set(ADDRESS, FiEndpoint.MSG_DESC, receiveDescriptor.equals(MemorySegment.NULL)
-            ? MemorySegment.NULL : descriptorArray());
+        receiveMsg.set(JAVA_LONG, FiEndpoint.MSG_IOV, receiveIov.address());
+        receiveMsg.set(JAVA_LONG, FiEndpoint.MSG_DESC, receiveDescriptor.equals(MemorySegment.NULL)
+            ? 0L : descriptorArray().address());
         receiveMsg.set(JAVA_LONG, FiEndpoint.MSG_IOV_COUNT, 1);
         receiveMsg.set(JAVA_LONG, FiEndpoint.MSG_ADDR, FiEndpoint.FI_ADDR_UNSPEC);
-        receiveMsg.set(ADDRESS, FiEndpoint.MSG_CONTEXT, MemorySegment.ofAddress(context(sendSlots + buffer)));
+        receiveMsg.set(JAVA_LONG, FiEndpoint.MSG_CONTEXT, context(sendSlots + buffer));
         long deadline = 0;
         long rc;
         while ((rc = FiEndpoint.recvMsg(recvMsgFn, ep, receiveMsg, Fabric.FI_MULTI_RECV)) == -FiErrno.FI_EAGAIN) {
