@@ -117,11 +117,13 @@ public final class GexRun {
         }
         final List<String> command = childCommand(options, java, cp, System.getenv("GEX_JVM_OPTS"));
         final Process[] ranks = new Process[options.ranks()];
+        final RankOutputForwarder output = new RankOutputForwarder(System.out, System.err);
         try (RendezvousServer server = new RendezvousServer(options.ranks(), secret)) {
             final Thread cleanup = new Thread(() -> destroyAll(ranks, true), "gexrun-shutdown");
             Runtime.getRuntime().addShutdownHook(cleanup);
             for (int r = 0; r < ranks.length; r++) {
-                final ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
+                final ProcessBuilder pb = new ProcessBuilder(command)
+                    .redirectInput(ProcessBuilder.Redirect.INHERIT);
                 final Map<String, String> env = pb.environment();
                 env.putAll(options.env());
                 env.put("GEX_RANK", Integer.toString(r));
@@ -135,21 +137,23 @@ public final class GexRun {
                     env.put("GEX_CONDUIT", options.conduit());
                 }
                 if (options.verbose()) {
-                    System.err.println("gexrun: rank " + r + ": " + String.join(" ", command));
+                    output.launcherLine("gexrun: rank " + r + ": " + String.join(" ", command));
                 }
                 ranks[r] = pb.start();
+                output.forward(r, ranks[r]);
             }
-            final int code = supervise(ranks, server);
+            final int code = supervise(ranks, server, output);
             Runtime.getRuntime().removeShutdownHook(cleanup);
             return code;
         } finally {
             destroyAll(ranks, true);
+            output.drain();
             final List<String> removed = new ArrayList<>();
             for (ConduitProvider conduit : Conduits.all()) {
                 removed.addAll(conduit.cleanup(jobId));
             }
             if (!removed.isEmpty()) {
-                System.err.println(leftoversReport(jobId, removed));
+                output.launcherLine(leftoversReport(jobId, removed));
             }
         }
     }
@@ -160,7 +164,7 @@ public final class GexRun {
      * every few milliseconds preempts a spinning rank. The bounded wait still notices failures that the rendezvous
      * reports and the terminate/kill deadlines.
      */
-    private static int supervise(Process[] ranks, RendezvousServer server) {
+    private static int supervise(Process[] ranks, RendezvousServer server, RankOutputForwarder output) {
         final BlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
         for (int r = 0; r < ranks.length; r++) {
             final int rank = r;
@@ -185,7 +189,7 @@ public final class GexRun {
                     failedRank = r;
                     failedAt = System.currentTimeMillis();
                     final String why = code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
-                    System.err.println("gexrun: rank " + r + " " + why + "; ending the job");
+                    output.launcherLine("gexrun: rank " + r + " " + why + "; ending the job");
                     server.abort(r, "rank " + r + " " + why);
                 }
             }
@@ -193,7 +197,7 @@ public final class GexRun {
                 failedRank = Math.max(server.failedRank(), 0);
                 failedAt = System.currentTimeMillis();
                 final String who = server.failedRank() >= 0 ? "rank " + server.failedRank() + " failed" : "the job failed";
-                System.err.println("gexrun: " + who + ": " + server.failure() + "; ending the job");
+                output.launcherLine("gexrun: " + who + ": " + server.failure() + "; ending the job");
             }
             if (failedRank >= 0) {
                 final long waited = System.currentTimeMillis() - failedAt;
@@ -209,7 +213,8 @@ public final class GexRun {
             for (int r = 0; r < ranks.length; r++) {
                 summary.append(' ').append(r).append('=').append(codes.get(r));
             }
-            System.err.println(summary);
+            output.drain();
+            output.launcherLine(summary.toString());
             return Math.max(1, codes.getOrDefault(failedRank, 1) & 0xff);
         }
         return codes.values().stream().mapToInt(Integer::intValue).max().orElse(0);
