@@ -26,4 +26,10 @@ public class OfiAmKitOnProvider extends AmConformanceKit {
     protected Duration timeout() {
         return Duration.ofMinutes(10);
     }
+
+    /** {@code GEX_KIT_LAUNCH=gexrun} runs every job as processes started by gexrun (default: threads of this JVM). */
+    @Override
+    protected Launch launch() {
+        return "gexrun".equals(System.getenv("GEX_KIT_LAUNCH")) ? Launch.GEXRUN : Launch.THREADS;
+    }
 }

@@ -2,17 +2,50 @@ package org.gexj.testkit;
 
 import org.gexj.Client;
 import org.gexj.launch.InProcessJob;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
- * Base of the conformance kits: a conduit module subclasses a kit and says how to select its conduit. Every job runs
- * as threads of this JVM with real conduit instances, with a timeout.
+ * Base of the conformance kits: a conduit module subclasses a kit and says how to select its conduit, and how its
+ * jobs run ({@link #launch()}): as threads of the test's JVM with real conduit instances (the default), or as processes
+ * started by gexrun, one JVM per rank, as users run them. Every job has a timeout.
+ *
+ * <p>A test body may share Java objects between its ranks only through {@link #signals()}: with gexrun every rank
+ * runs the test method in a JVM of its own.
  */
 public abstract class ConduitKit {
+    /** How a kit's jobs run. */
+    protected enum Launch {
+        /** Ranks are threads of the test's JVM ({@link InProcessJob}). */
+        THREADS,
+        /**
+         * Ranks are processes started by the launcher (gexrun). Each rank process runs the test method again and, of
+         * the jobs the method starts, only the one the driver launched it for ({@link KitRank}): a test method's work
+         * outside its jobs must therefore be the same in every process (property tests draw from a seed the driver
+         * passes, and do not shrink a failure, which would need the driver's verdicts in every process).
+         */
+        GEXRUN
+    }
+
+    private String testMethod;
+    /** With gexrun: the outcome of each job the current test method started (null: passed). */
+    private final List<AssertionError> verdicts = new ArrayList<>();
+    private KitSignals signals;
+    private final long seed = KitRank.active() ? KitRank.seed() : System.nanoTime();
+
     /** Environment that selects and configures the conduit under test, e.g. {@code GEX_CONDUIT=smp}. */
     protected abstract Map<String, String> environment();
+
+    /** How this kit's jobs run: threads unless a subclass says otherwise. */
+    protected Launch launch() {
+        return Launch.THREADS;
+    }
 
     protected Duration timeout() {
         return Duration.ofSeconds(60);
@@ -26,25 +59,72 @@ public abstract class ConduitKit {
         return ranks;
     }
 
+    @BeforeEach
+    void rememberTest(TestInfo info) {
+        testMethod = info.getTestMethod().map(java.lang.reflect.Method::getName).orElseThrow();
+        verdicts.clear();
+    }
+
+    /** True when jobs run as processes: in the driver and in each rank process. */
+    protected final boolean launchesProcesses() {
+        return KitRank.active() || launch() == Launch.GEXRUN;
+    }
+
+    /** The seed of the test's property draws: the same in the driver and in every rank process of its jobs. */
+    protected final long seed() {
+        return seed;
+    }
+
+    /** The current job's values passed between ranks outside GEX/J. */
+    protected final KitSignals signals() {
+        return KitRank.active() ? KitRank.signals() : signals;
+    }
+
     protected void job(int ranks, InProcessJob.RankBody body) {
-        InProcessJob.run(ranks(ranks), timeout(), environment(), body);
+        start(ranks(ranks), Map.of(), body);
     }
 
     protected void job(int ranks, Map<String, String> extra, InProcessJob.RankBody body) {
-        final java.util.HashMap<String, String> env = new java.util.HashMap<>(environment());
-        env.putAll(extra);
-        InProcessJob.run(ranks(ranks), timeout(), env, body);
+        start(ranks(ranks), extra, body);
     }
 
     /** A job of exactly {@code ranks}: for a test whose roles or memory layout are written for that size. */
     protected void exactJob(int ranks, InProcessJob.RankBody body) {
-        InProcessJob.run(ranks, timeout(), environment(), body);
+        start(ranks, Map.of(), body);
     }
 
     protected void exactJob(int ranks, Map<String, String> extra, InProcessJob.RankBody body) {
-        final java.util.HashMap<String, String> env = new java.util.HashMap<>(environment());
+        start(ranks, extra, body);
+    }
+
+    /**
+     * Whether a job that failed failed with a {@code type} thrown by a rank: its cause with threads; with gexrun, a
+     * rank's printed stack trace names it.
+     */
+    protected final boolean failedWith(AssertionError jobFailure, Class<? extends Throwable> type) {
+        if (jobFailure.getCause() instanceof GexrunKitJob.Failure f) {
+            return f.getMessage().contains(type.getName());
+        }
+        return type.isInstance(jobFailure.getCause());
+    }
+
+    private void start(int ranks, Map<String, String> extra, InProcessJob.RankBody body) {
+        final Map<String, String> env = new HashMap<>(environment());
         env.putAll(extra);
-        InProcessJob.run(ranks, timeout(), env, body);
+        if (KitRank.active()) {
+            KitRank.job(ranks, body);
+        } else if (launch() == Launch.GEXRUN) {
+            try {
+                GexrunKitJob.run(getClass(), testMethod, verdicts, ranks, env, seed, timeout());
+                verdicts.add(null);
+            } catch (AssertionError e) {
+                verdicts.add(e);
+                throw e;
+            }
+        } else {
+            signals = KitSignals.inMemory();
+            InProcessJob.run(ranks, timeout(), env, body);
+        }
     }
 
     /**

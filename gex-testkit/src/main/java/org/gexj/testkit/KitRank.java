@@ -1,0 +1,119 @@
+package org.gexj.testkit;
+
+import org.gexj.Client;
+import org.gexj.Gex;
+import org.gexj.JobExitException;
+import org.gexj.launch.InProcessJob;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+
+/**
+ * One rank of a kit job started by gexrun ({@link ConduitKit.Launch#GEXRUN}): {@code KitRank KIT-CLASS METHOD JOB}.
+ * It runs the kit's test method again in this process, and of the jobs the method starts it runs only the
+ * {@code JOB}th (from 0), as this rank, then exits: 0 when the rank's part passed, 1 with the failure printed. The jobs
+ * before it end at once as they ended in the driver: passed, or failed with the driver's failure. Property tests draw the same examples here as in
+ * the driver, from the seed the driver passes.
+ */
+public final class KitRank {
+    static final String SIGNALS = "GEX_KIT_SIGNALS";
+    static final String SEED = "GEX_KIT_SEED";
+
+    /** The job of the test method this process runs, or -1 in the driver or a job of threads. */
+    private static int target = -1;
+    private static int started;
+
+    private KitRank() {
+    }
+
+    static boolean active() {
+        return target >= 0;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 3) {
+            System.err.println("usage: KitRank KIT-CLASS METHOD JOB");
+            System.exit(2);
+        }
+        final Class<?> kitClass = Class.forName(args[0]);
+        final Method method = find(kitClass, args[1]);
+        target = Integer.parseInt(args[2]);
+        final var constructor = kitClass.getDeclaredConstructor();
+        constructor.setAccessible(true);
+        final Object kit = constructor.newInstance();
+        method.setAccessible(true);
+        try {
+            method.invoke(kit);
+        } catch (InvocationTargetException e) {
+            System.err.println("kit rank " + System.getenv("GEX_RANK") + ": " + kitClass.getSimpleName() + "."
+                + args[1] + " failed before its job " + target + " started:");
+            e.getCause().printStackTrace();
+            System.exit(1);
+        }
+        System.err.println("kit rank " + System.getenv("GEX_RANK") + ": " + kitClass.getSimpleName() + "." + args[1]
+            + " started only " + started + " job(s), not job " + target);
+        System.exit(1);
+    }
+
+    /** In a rank process: runs {@code body} as this rank if this is the job to run, then exits the process. */
+    static void job(int ranks, InProcessJob.RankBody body) {
+        final int job = started++;
+        if (job < target) {
+            final AssertionError failed = GexrunKitJob.replay(Path.of(System.getenv(SIGNALS)), job);
+            if (failed != null) {
+                throw failed;
+            }
+            return;
+        }
+        final String size = System.getenv("GEX_SIZE");
+        if (!Integer.toString(ranks).equals(size)) {
+            fail("the test's job " + target + " has " + ranks + " ranks, the launcher started " + size, null);
+        }
+        Client client = null;
+        try {
+            client = Gex.init("TEST");
+            body.run(client);
+            client.close();
+        } catch (JobExitException e) {
+            if (e.code() != 0) {
+                fail("ended by exit(" + e.code() + ") of rank " + e.rank(), e);
+            }
+        } catch (Throwable t) {
+            if (client != null) {
+                client.abort(t.toString());
+            }
+            fail("failed", t);
+        }
+        System.out.flush();
+        System.exit(0);
+    }
+
+    static KitSignals signals() {
+        return KitSignals.inDirectory(Path.of(System.getenv(SIGNALS)));
+    }
+
+    static long seed() {
+        return Long.parseLong(System.getenv(SEED));
+    }
+
+    private static void fail(String what, Throwable t) {
+        System.err.println("kit rank " + System.getenv("GEX_RANK") + " " + what + (t == null ? "" : ": " + t));
+        if (t != null) {
+            t.printStackTrace();
+        }
+        System.err.flush();
+        System.exit(1);
+    }
+
+    private static Method find(Class<?> kitClass, String name) throws NoSuchMethodException {
+        for (Class<?> c = kitClass; c != null; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (m.getName().equals(name) && m.getParameterCount() == 0) {
+                    return m;
+                }
+            }
+        }
+        throw new NoSuchMethodException(kitClass.getName() + "." + name + "()");
+    }
+}
