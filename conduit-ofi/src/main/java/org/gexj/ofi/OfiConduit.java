@@ -47,8 +47,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p><b>RMA</b> ({@link OfiRmaTransport}): {@code fi_write}, {@code fi_read} and {@code fi_writedata} on the
  * registered segments, in chunks of the provider's largest message. The remote CQ data of a put-with-immediate
  * carries the initiator's rank in its high 32 bits and the AM layer's 32-bit tag in its low ones; where the provider's
- * CQ data is narrower the source comes from {@code fi_cq_readfrom} ({@code FI_SOURCE}), and without either no
- * immediate is offered (the AM layer then uses put-sync-send).
+ * CQ data has only 32 bits it carries the tag alone, and the AM layer takes the source from the tag (no source
+ * address is asked of the provider: verbs;ofi_rxm reports rank 0 as the source of every remote write). Below 32 bits
+ * no immediate is offered (the AM layer then uses put-sync-send).
  *
  * <p><b>Progress</b> is manual, driven by {@link #poll} (and by {@code fi_cq_read} of no entries while a send finds the
  * endpoint busy). A send that finds it busy for {@code GEX_OFI_TIMEOUT}, or a send that completes in error, fails the
@@ -84,7 +85,6 @@ final class OfiConduit implements Conduit {
     private final MemorySegment injectFn;
     private final MemorySegment recvMsgFn;
     private final MemorySegment cqReadFn;
-    private final MemorySegment cqReadFromFn;
     private final MemorySegment writeFn;
     private final MemorySegment readFn;
     private final MemorySegment writeDataFn;
@@ -127,7 +127,6 @@ final class OfiConduit implements Conduit {
 
     // completion entries read but not yet processed (a handler's nested poll continues where its caller was)
     private final MemorySegment entries;
-    private final MemorySegment entrySources;
     private final MemorySegment errorEntry;
     private int entryHead;
     private int entryCount;
@@ -179,13 +178,12 @@ final class OfiConduit implements Conduit {
             this.injectFn = FiEndpoint.injectFunction(ep);
             this.recvMsgFn = FiEndpoint.recvMsgFunction(ep);
             this.cqReadFn = FiEq.readFunction(cq);
-            this.cqReadFromFn = fabric.source ? FiEq.readFromFunction(cq) : MemorySegment.NULL;
             this.writeFn = FiRma.writeFunction(ep);
             this.readFn = FiRma.readFunction(ep);
             this.writeDataFn = FiRma.writeDataFunction(ep);
-            this.immediateInData = fabric.cqDataSize >= Long.BYTES;
-            this.immediateBits = !settings.longProtocolImmediate() ? 0
-                : immediateInData || (fabric.source && fabric.cqDataSize >= Integer.BYTES) ? 32 : 0;
+            final long cqData = Math.min(fabric.cqDataSize, settings.cqDataBytes());
+            this.immediateInData = cqData >= Long.BYTES;
+            this.immediateBits = cqData >= Integer.BYTES ? 32 : 0;
 
             this.contexts = arena.allocate((long) CONTEXT_BYTES * (sendSlots + receiveSlots
                 + settings.rmaOperations()), 64);
@@ -213,7 +211,6 @@ final class OfiConduit implements Conduit {
             java.util.Arrays.fill(credits, windowUnits);
             this.owed = new int[2 * size];
             this.entries = arena.allocate(FiEq.FI_CQ_DATA_ENTRY.byteSize() * CQ_BATCH, 8);
-            this.entrySources = arena.allocate(JAVA_LONG.byteSize() * CQ_BATCH, 8);
             this.errorEntry = arena.allocate(FiEq.FI_CQ_ERR_ENTRY);
             this.closeHeard = new boolean[size];
             this.deferred = new OfiDeferred((int) Math.min(Integer.MAX_VALUE / 2, outstanding));
@@ -275,10 +272,6 @@ final class OfiConduit implements Conduit {
                 MemorySegment.copy(peer.name(), 0, name, java.lang.foreign.ValueLayout.JAVA_BYTE, 0,
                     peer.name().length);
                 addresses[r] = FiDomain.insertAddress(fabric.av, name);
-                if (fabric.source && addresses[r] != r) {
-                    throw new OfiException("address vector gave rank " + r + " the address " + addresses[r]
-                        + ": with FI_SOURCE the conduit needs addresses in rank order");
-                }
             }
         }
         return addresses;
@@ -494,9 +487,7 @@ final class OfiConduit implements Conduit {
     private boolean fill() {
         lock.lock();
         try {
-            final long n = fabric.source
-                ? FiEq.readFrom(cqReadFromFn, cq, entries, CQ_BATCH, entrySources)
-                : FiEq.read(cqReadFn, cq, entries, CQ_BATCH);
+            final long n = FiEq.read(cqReadFn, cq, entries, CQ_BATCH);
             if (n > 0) {
                 entryHead = 0;
                 entryCount = (int) n;
@@ -523,8 +514,7 @@ final class OfiConduit implements Conduit {
             // the conduit never sends messages with CQ data: this is a remote write, whatever other flags a provider
             // sets (one that lands it through a posted receive may add FI_RECV, and release that buffer with it)
             final long data = entries.get(JAVA_LONG, at + FiEq.ENTRY_DATA);
-            final int source = immediateInData ? (int) (data >>> 32) : sourceOf(entrySources.get(JAVA_LONG,
-                (long) entry * Long.BYTES));
+            final int source = immediateInData ? (int) (data >>> 32) : ConduitListener.SOURCE_UNKNOWN;
             final long immediate = data & 0xFFFF_FFFFL;
             if ((flags & Fabric.FI_MULTI_RECV) != 0) {
                 repostReleased(entries.get(JAVA_LONG, at + FiEq.ENTRY_OP_CONTEXT));
@@ -595,11 +585,6 @@ final class OfiConduit implements Conduit {
                 lock.unlock();
             }
         }
-    }
-
-    /** The rank of an address {@code fi_cq_readfrom} reported (ranks are AV indices), or unknown. */
-    private int sourceOf(long fiAddress) {
-        return fiAddress >= 0 && fiAddress < size ? (int) fiAddress : ConduitListener.SOURCE_UNKNOWN;
     }
 
     /** A message landed at {@code offset} of the receive memory. */
@@ -804,7 +789,7 @@ final class OfiConduit implements Conduit {
             operations.remoteAddress[slot] = (fabric.requires(Fabric.FI_MR_VIRT_ADDR) ? segmentBase[peer] : 0)
                 + remoteOffset;
             operations.key[slot] = segmentKey[peer];
-            operations.immediate[slot] = ((long) rank << 32) | (immediate & 0xFFFF_FFFFL);
+            operations.immediate[slot] = (immediateInData ? (long) rank << 32 : 0) | (immediate & 0xFFFF_FFFFL);
             operations.total[slot] = nbytes;
             operations.submitted[slot] = 0;
             operations.outstanding[slot] = 0;
@@ -1104,9 +1089,7 @@ final class OfiConduit implements Conduit {
                         }
                     }
                 }
-                final long n = fabric.source
-                    ? FiEq.readFrom(cqReadFromFn, cq, entries, CQ_BATCH, entrySources)
-                    : FiEq.read(cqReadFn, cq, entries, CQ_BATCH);
+                final long n = FiEq.read(cqReadFn, cq, entries, CQ_BATCH);
                 if (n == -FiErrno.FI_EAVAIL) {
                     if (FiEq.readError(cq, errorEntry) == 1) {
                         final long slot = (errorEntry.get(JAVA_LONG, FiEq.ERR_OP_CONTEXT) - contexts.address())
@@ -1161,7 +1144,8 @@ final class OfiConduit implements Conduit {
     public String toString() {
         return "ofi conduit rank " + rank + " of " + size + ": provider " + fabric.provider + ", domain "
             + fabric.domainName + ", max message " + fabric.maxMessageSize + " B, inject " + fabric.injectSize
-            + " B, CQ data " + fabric.cqDataSize + " B" + (fabric.source ? " (source from FI_SOURCE)" : "")
+            + " B, CQ data " + fabric.cqDataSize + " B"
+            + (settings.cqDataBytes() < fabric.cqDataSize ? " (" + settings.cqDataBytes() + " used)" : "")
             + ", mr_mode " + mrModeText() + ", frame "
             + settings.frameLength() + " B, credits " + windowUnits * OfiHeaderFlyweight.CREDIT_UNIT
             + " B per peer and channel, receive buffers " + receiveSlots + " x " + receiveBufferBytes + " B, immediate "

@@ -50,7 +50,6 @@ final class OfiFabric implements AutoCloseable {
     final long cqDataSize;
     final long maxMessageSize;
     final long injectSize;
-    final boolean source;
     MemorySegment fabric = MemorySegment.NULL;
     MemorySegment domain = MemorySegment.NULL;
     MemorySegment cq = MemorySegment.NULL;
@@ -58,10 +57,9 @@ final class OfiFabric implements AutoCloseable {
     MemorySegment ep = MemorySegment.NULL;
     private final List<Runnable> closers = new ArrayList<>();
 
-    private OfiFabric(MemorySegment infoList, MemorySegment info, boolean source) {
+    private OfiFabric(MemorySegment infoList, MemorySegment info) {
         this.infoList = infoList;
         this.info = info;
-        this.source = source;
         final MemorySegment fabricAttr = Fabric.attr(info, Fabric.INFO_FABRIC_ATTR, Fabric.FI_FABRIC_ATTR);
         final MemorySegment domainAttr = Fabric.attr(info, Fabric.INFO_DOMAIN_ATTR, Fabric.FI_DOMAIN_ATTR);
         this.provider = Fabric.string(fabricAttr.get(ADDRESS, Fabric.FABRIC_PROV_NAME));
@@ -170,7 +168,7 @@ final class OfiFabric implements AutoCloseable {
     /** What {@code fi_getinfo} offers: (provider, domain) per entry, for error messages and {@code Ofi}. */
     static List<String> offered(String provider, String node) {
         final List<String> names = new ArrayList<>();
-        final MemorySegment list = query(provider, node, false);
+        final MemorySegment list = query(provider, node);
         for (MemorySegment i = list; !i.equals(MemorySegment.NULL);
              i = i.get(ADDRESS, Fabric.INFO_NEXT).reinterpret(Fabric.FI_INFO.byteSize())) {
             names.add(describe(i));
@@ -189,7 +187,7 @@ final class OfiFabric implements AutoCloseable {
     }
 
     private static OfiFabric choose(String provider, String node) {
-        MemorySegment list = query(provider, node, false);
+        MemorySegment list = query(provider, node);
         if (list.equals(MemorySegment.NULL)) {
             throw new OfiException(noProvider(provider));
         }
@@ -205,26 +203,17 @@ final class OfiFabric implements AutoCloseable {
                 bestRank = rank;
             }
         }
-        OfiFabric chosen = new OfiFabric(list, best, false);
+        OfiFabric chosen = new OfiFabric(list, best);
         if (node != null && "shm".equals(chosen.provider)) {
             // shm takes the node as its region's name, the same for every rank: let it name the region per process
-            final MemorySegment anywhere = query("shm", null, false);
+            final MemorySegment anywhere = query("shm", null);
             if (!anywhere.equals(MemorySegment.NULL)) {
                 Fabric.freeInfo(list);
                 list = anywhere;
-                chosen = new OfiFabric(list, list, false);
+                chosen = new OfiFabric(list, list);
             }
         }
-        if (chosen.cqDataSize >= Long.BYTES) {
-            return chosen;
-        }
-        // remote CQ data too narrow to carry the source rank beside the tag: ask for the source address instead
-        final MemorySegment withSource = query(chosen.provider, node, true);
-        if (withSource.equals(MemorySegment.NULL)) {
-            return chosen;
-        }
-        Fabric.freeInfo(list);
-        return new OfiFabric(withSource, withSource, true);
+        return chosen;
     }
 
     private static String noProvider(String provider) {
@@ -240,8 +229,8 @@ final class OfiFabric implements AutoCloseable {
     }
 
     /** {@code fi_getinfo} with the conduit's hints, bound to {@code node} when a provider can be, else anywhere. */
-    static MemorySegment query(String provider, String node, boolean withSource) {
-        final MemorySegment hints = hints(provider, withSource);
+    static MemorySegment query(String provider, String node) {
+        final MemorySegment hints = hints(provider);
         try {
             final int version = Math.min(Fabric.fiVersion(), Fabric.version(Fabric.FI_MAJOR_VERSION,
                 Fabric.FI_MINOR_VERSION));
@@ -256,9 +245,9 @@ final class OfiFabric implements AutoCloseable {
         }
     }
 
-    private static MemorySegment hints(String provider, boolean withSource) {
+    private static MemorySegment hints(String provider) {
         final MemorySegment hints = Fabric.dupInfo(MemorySegment.NULL);
-        hints.set(JAVA_LONG, Fabric.INFO_CAPS, REQUIRED_CAPS | (withSource ? Fabric.FI_SOURCE : 0));
+        hints.set(JAVA_LONG, Fabric.INFO_CAPS, REQUIRED_CAPS);
         hints.set(JAVA_LONG, Fabric.INFO_MODE, SUPPORTED_MODES);
         Fabric.attr(hints, Fabric.INFO_EP_ATTR, Fabric.FI_EP_ATTR).set(JAVA_INT, Fabric.EP_TYPE, Fabric.FI_EP_RDM);
         final MemorySegment domainAttr = Fabric.attr(hints, Fabric.INFO_DOMAIN_ATTR, Fabric.FI_DOMAIN_ATTR);

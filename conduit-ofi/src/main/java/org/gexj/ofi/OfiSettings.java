@@ -17,11 +17,13 @@ import org.gexj.Config;
  * @param rmaOperations {@code GEX_OFI_RMA_OPS}: RMA operations in flight at once
  * @param timeoutNanos {@code GEX_OFI_TIMEOUT} (seconds): how long a send may find the endpoint busy before the peer
  *                     is declared unreachable
- * @param longProtocolImmediate false with {@code GEX_OFI_IMMEDIATE=0}: report no remote CQ data, so that the AM
- *                     layer never chooses target-side reassembly (for measurements)
+ * @param cqDataBytes  {@code GEX_OFI_CQ_DATA}: at most this many bytes of the provider's remote CQ data are used, 0,
+ *                     4 or 8 (default 8: all a provider offers). 0 offers the AM layer no immediate, so it never
+ *                     chooses target-side reassembly (for measurements); 4 carries the tag alone, as on verbs, so
+ *                     that path runs on any provider
  */
 record OfiSettings(String provider, String node, int frameLength, long creditBytes, int sendBuffers,
-                   int rmaOperations, long timeoutNanos, boolean longProtocolImmediate) {
+                   int rmaOperations, long timeoutNanos, int cqDataBytes) {
     static final String PROVIDER = "GEX_OFI_PROVIDER";
     static final String FI_PROVIDER = "FI_PROVIDER";
     static final String NODE = "GEX_OFI_NODE";
@@ -30,7 +32,7 @@ record OfiSettings(String provider, String node, int frameLength, long creditByt
     static final String SEND_BUFFERS = "GEX_OFI_SEND_BUFFERS";
     static final String RMA_OPS = "GEX_OFI_RMA_OPS";
     static final String TIMEOUT = "GEX_OFI_TIMEOUT";
-    static final String IMMEDIATE = "GEX_OFI_IMMEDIATE";
+    static final String CQ_DATA = "GEX_OFI_CQ_DATA";
 
     static final int DEFAULT_FRAME = 16 << 10;
     static final int MIN_FRAME = 1024;
@@ -53,8 +55,12 @@ record OfiSettings(String provider, String node, int frameLength, long creditByt
         final int send = config.getInt(SEND_BUFFERS, 256, 4, 1 << 16);
         final int rma = config.getInt(RMA_OPS, 256, 4, 1 << 16);
         final long timeout = config.getLong(TIMEOUT, 30, 1, 3600);
-        final boolean immediate = config.getBoolean(IMMEDIATE, true);
+        final int cqData = config.getInt(CQ_DATA, Long.BYTES, 0, Long.BYTES);
+        if (cqData != 0 && cqData != Integer.BYTES && cqData != Long.BYTES) {
+            throw new IllegalArgumentException(CQ_DATA + "=" + cqData + " is not one of 0, 4, 8 (bytes of remote CQ"
+                + " data the conduit uses)");
+        }
         return new OfiSettings(provider, node.isBlank() ? null : node, frame, credit, send, rma,
-            timeout * 1_000_000_000L, immediate);
+            timeout * 1_000_000_000L, cqData);
     }
 }

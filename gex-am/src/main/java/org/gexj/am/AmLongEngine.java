@@ -107,6 +107,8 @@ final class AmLongEngine implements ConduitListener {
     private final Event[] opEvents;
     private final OperationSlots ops;
     private long badTags;
+    /** Bad payload tags reported on stderr; later ones are only counted ({@link #badTags}). */
+    private static final int REPORTED_BAD_TAGS = 3;
 
     AmLongEngine(Am am, Client client, Conduit conduit, Capabilities capabilities, long frameLimit, long timeoutNs) {
         this.am = am;
@@ -452,7 +454,14 @@ final class AmLongEngine implements ConduitListener {
     int payloadLanded(int reportedSource, long immediate) {
         if (table == null || !codec.isValid(immediate, size)
             || reportedSource != ConduitListener.SOURCE_UNKNOWN && codec.source(immediate) != reportedSource) {
-            badTags++;
+            if (badTags++ < REPORTED_BAD_TAGS) {
+                // a payload dropped here leaves its envelope waiting: say why, or the Long looks like a hang
+                System.err.println("gex: rank " + rank + " dropped a tagged payload: immediate 0x"
+                    + Long.toHexString(immediate) + (codec.isValid(immediate, size) ? " from rank "
+                    + codec.source(immediate) : " (not a valid tag)") + ", reported by the conduit from "
+                    + (reportedSource == ConduitListener.SOURCE_UNKNOWN ? "an unknown source" : "rank " + reportedSource)
+                    + (table == null ? ", no reassembly table" : ""));
+            }
             return -1;
         }
         final int source = codec.source(immediate);

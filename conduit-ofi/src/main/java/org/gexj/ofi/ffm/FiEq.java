@@ -13,7 +13,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * {@code <rdma/fi_eq.h>}: completion queues. {@code fi_cq_read}, {@code fi_cq_readfrom}, {@code fi_cq_readerr} and
+ * {@code <rdma/fi_eq.h>}: completion queues. {@code fi_cq_read}, {@code fi_cq_readerr} and
  * {@code fi_cq_strerror} go through the CQ's ops table; read the pointers once per CQ with {@link #readFunction} etc.
  * The data-path reads are {@linkplain Linker.Option#critical(boolean) critical} calls (no thread-state transition):
  * with manual progress they poll sockets or shared memory without blocking.
@@ -65,8 +65,6 @@ public final class FiEq {
 
     private static final MethodHandle READ = Fabric.pointer(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
         ADDRESS, JAVA_LONG), Linker.Option.critical(false));
-    private static final MethodHandle READ_FROM = Fabric.pointer(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
-        ADDRESS, JAVA_LONG, ADDRESS), Linker.Option.critical(false));
     private static final MethodHandle READ_ERR = Fabric.pointer(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
         ADDRESS, JAVA_LONG));
     private static final MethodHandle STRERROR = Fabric.pointer(FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS,
@@ -77,10 +75,6 @@ public final class FiEq {
 
     public static MemorySegment readFunction(MemorySegment cq) {
         return Fabric.function(cq, CQ_OPS, Fabric.offset(FI_OPS_CQ, "read"));
-    }
-
-    public static MemorySegment readFromFunction(MemorySegment cq) {
-        return Fabric.function(cq, CQ_OPS, Fabric.offset(FI_OPS_CQ, "readfrom"));
     }
 
     /**
@@ -94,16 +88,6 @@ public final class FiEq {
             return (long) READ.invokeExact(fn, cq, entries, count);
         } catch (Throwable t) {
             throw FiErrno.unexpected("fi_cq_read", t);
-        }
-    }
-
-    /** {@code fi_cq_readfrom(cq, entries, count, sources)}: as {@link #read}, with each entry's source address. */
-    public static long readFrom(MemorySegment fn, MemorySegment cq, MemorySegment entries, long count,
-                                MemorySegment sources) {
-        try {
-            return (long) READ_FROM.invokeExact(fn, cq, entries, count, sources);
-        } catch (Throwable t) {
-            throw FiErrno.unexpected("fi_cq_readfrom", t);
         }
     }
 
