@@ -39,7 +39,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p><b>AM frames.</b> {@link #claim} hands out a registered send buffer and reserves credits toward the target's
  * channel; {@link #commit} prefixes the {@link OfiHeaderFlyweight header} (with the credits this rank owes the target)
  * and sends with {@code fi_inject} when the message fits the provider's inject size (the buffer is free at once), else
- * with {@code fi_send} (free at its completion). Frames land in {@code FI_MULTI_RECV} buffers that are reposted as
+ * with {@code fi_send} (free at its completion). A frame the endpoint refuses for now ({@code -FI_EAGAIN}: verbs;ofi_rxm
+ * does while the target does not poll) waits in a backlog per target, sent again by the next poll or claim, and until
+ * it has gone the target's path is full: commit never waits, and an IMMEDIATE send finds the path back-pressured at
+ * claim. Frames land in {@code FI_MULTI_RECV} buffers that are reposted as
  * soon as the provider releases them and their frames have been delivered (or deferred, see {@link OfiDeferred}).
  * A receiver returns credits on its own frames, or in a credit message once it owes an eighth of a window or finds
  * nothing else to do, so a flood never overruns the receive buffers, which are sized from the credits.
@@ -51,9 +54,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * address is asked of the provider: verbs;ofi_rxm reports rank 0 as the source of every remote write). Below 32 bits
  * no immediate is offered (the AM layer then uses put-sync-send).
  *
- * <p><b>Progress</b> is manual, driven by {@link #poll} (and by {@code fi_cq_read} of no entries while a send finds the
- * endpoint busy). A send that finds it busy for {@code GEX_OFI_TIMEOUT}, or a send that completes in error, fails the
- * job naming the peer.
+ * <p><b>Progress</b> is manual, driven by {@link #poll}. A frame refused for {@code GEX_OFI_TIMEOUT} while this rank
+ * polls on, or a send that completes in error, fails the job naming the peer.
  *
  * <p>Threads ({@link Capabilities.Threading#CONCURRENT}): one lock serialises the endpoint ({@code FI_THREAD_DOMAIN});
  * it is never held while a listener runs, so handlers may send.
@@ -69,6 +71,8 @@ final class OfiConduit implements Conduit {
     static final int RMA_FAILED = -20;
     /** Longest a close waits for its peers' CLOSE messages (a peer that died needs no answer). */
     private static final long CLOSE_TIMEOUT_NS = 10_000_000_000L;
+    /** How long a close after a failure waits for sends in flight to complete. */
+    private static final long SETTLE_NS = 1_000_000_000L;
 
     private final int rank;
     private final int size;
@@ -79,6 +83,8 @@ final class OfiConduit implements Conduit {
     private final Capabilities capabilities;
     private final ReentrantLock lock = new ReentrantLock();
     private final Arena arena = Arena.ofShared();
+    /** Set by gexrun: a failed job ends this process, which releases the endpoint then. */
+    private final boolean processEndsOnFailure;
     private final MemorySegment ep;
     private final MemorySegment cq;
     private final MemorySegment sendFn;
@@ -106,6 +112,15 @@ final class OfiConduit implements Conduit {
     private int freeSendCount;
     private final int[] slotTarget;
     private final int[] slotUnits;
+    /** Bytes of the committed message in each send slot, header included. */
+    private final int[] slotLength;
+    // frames the endpoint refused for now (-FI_EAGAIN), per target in commit order: sent again by poll and claim
+    private final int[] backlogNext;
+    private final int[] backlogHead;
+    private final int[] backlogTail;
+    /** When each target's first backlogged frame was first refused. */
+    private final long[] backlogSince;
+    private int backlogged;
     private final OfiHeaderFlyweight sendHeader = new OfiHeaderFlyweight();
     private final OfiHeaderFlyweight creditHeader = new OfiHeaderFlyweight();
     private final MemorySegment creditMessage;
@@ -153,6 +168,7 @@ final class OfiConduit implements Conduit {
         this.health = context.health();
         this.bootstrap = context.bootstrap();
         this.settings = OfiSettings.from(context.config());
+        this.processEndsOnFailure = context.config().getBoolean("GEX_EXIT_ON_FAILURE", false);
         final int frame = settings.frameLength();
         this.slotBytes = align(OfiHeaderFlyweight.LENGTH + frame, 64);
         this.windowUnits = (int) Math.min(Integer.MAX_VALUE / 4, settings.creditBytes() / OfiHeaderFlyweight.CREDIT_UNIT);
@@ -196,6 +212,12 @@ final class OfiConduit implements Conduit {
             this.freeSendCount = sendSlots;
             this.slotTarget = new int[sendSlots];
             this.slotUnits = new int[sendSlots];
+            this.slotLength = new int[sendSlots];
+            this.backlogNext = new int[sendSlots];
+            this.backlogHead = new int[size];
+            this.backlogTail = new int[size];
+            java.util.Arrays.fill(backlogHead, -1);
+            this.backlogSince = new long[size];
             this.creditMessage = arena.allocate(64, 64);
             this.creditBuffer = new UnsafeBuffer(creditMessage.address(), (int) creditMessage.byteSize());
             this.receiveMemory = arena.allocate(receiveBufferBytes * receiveSlots, PAGE);
@@ -296,7 +318,10 @@ final class OfiConduit implements Conduit {
 
     // ------------------------------------------------------------------------------------------------- AM frames
 
-    /** @return {@link #OK}, or {@link #BACK_PRESSURED} when no send buffer is free or the target's credits are short */
+    /**
+     * @return {@link #OK}, or {@link #BACK_PRESSURED} when no send buffer is free, the target's credits are short, or
+     *         the endpoint still refuses an earlier frame to the target
+     */
     @Override
     public int claim(Claim claim, int target, int channel, int length) {
         ensureOpen();
@@ -312,7 +337,9 @@ final class OfiConduit implements Conduit {
         final int path = (target << 1) | channel;
         lock.lock();
         try {
-            if (freeSendCount == 0 || credits[path] < units) {
+            sendBacklog();
+            // a frame still refused by the endpoint fills the path: an IMMEDIATE send fails here, not in commit
+            if (freeSendCount == 0 || credits[path] < units || backlogHead[target] >= 0) {
                 return BACK_PRESSURED;
             }
             credits[path] -= units;
@@ -332,7 +359,6 @@ final class OfiConduit implements Conduit {
         final int slot = claimedSlot(claim);
         final int target = claim.target();
         final long length = OfiHeaderFlyweight.LENGTH + (long) claim.length();
-        final long address = sendMemory.address() + (long) slot * slotBytes;
         lock.lock();
         try {
             final int request = owed[target << 1];
@@ -341,25 +367,9 @@ final class OfiConduit implements Conduit {
             owed[(target << 1) | 1] = 0;
             sendHeader.wrap(sendBuffer, slot * slotBytes).write(OfiHeaderFlyweight.KIND_FRAME, claim.channel(), rank,
                 request, reply);
-            final boolean inject = length <= fabric.injectSize;
-            long deadline = 0;
-            while (true) {
-                final long rc = inject
-                    ? FiEndpoint.inject(injectFn, ep, address, length, peerAddress[target])
-                    : FiEndpoint.send(sendFn, ep, address, length, sendDescriptor, peerAddress[target],
-                        context(slot));
-                if (rc == 0) {
-                    break;
-                }
-                if (rc != -FiErrno.FI_EAGAIN) {
-                    releaseSend(slot);
-                    failPeer(target, (inject ? "fi_inject" : "fi_send") + " to rank " + target + " failed: "
-                        + FiErrno.strerror((int) -rc) + " (" + rc + ")");
-                }
-                deadline = busy(target, deadline);
-            }
-            if (inject) {
-                releaseSend(slot);
+            slotLength[slot] = (int) length;
+            if (backlogHead[target] >= 0 || !send(slot)) {
+                backlog(slot, target);
             }
         } finally {
             lock.unlock();
@@ -396,23 +406,71 @@ final class OfiConduit implements Conduit {
     }
 
     /**
-     * The endpoint is busy: drives progress without taking completions and gives up, failing the job, once the
-     * target has kept it busy for {@code GEX_OFI_TIMEOUT}.
+     * Sends the committed message of {@code slot} (under the lock): {@code fi_inject} when it fits the inject size,
+     * which frees the slot at once, else {@code fi_send}, which frees it at its completion.
      *
-     * @return the deadline, set on the first call
+     * @return false if the endpoint refused it for now ({@code -FI_EAGAIN})
      */
-    private long busy(int target, long deadline) {
-        final long now = System.nanoTime();
-        if (deadline == 0) {
-            deadline = now + settings.timeoutNanos();
-        } else if (now - deadline > 0) {
-            failPeer(target, "rank " + target + " unreachable over ofi (" + fabric.provider + "): the endpoint stayed"
-                + " busy for " + settings.timeoutNanos() / 1_000_000_000L + " s (" + OfiSettings.TIMEOUT + ")");
+    private boolean send(int slot) {
+        final int target = slotTarget[slot];
+        final long length = slotLength[slot];
+        final long address = sendMemory.address() + (long) slot * slotBytes;
+        final boolean inject = length <= fabric.injectSize;
+        final long rc = inject
+            ? FiEndpoint.inject(injectFn, ep, address, length, peerAddress[target])
+            : FiEndpoint.send(sendFn, ep, address, length, sendDescriptor, peerAddress[target], context(slot));
+        if (rc == -FiErrno.FI_EAGAIN) {
+            return false;
         }
-        health.check();
-        FiEq.read(cqReadFn, cq, entries, 0);
-        Thread.onSpinWait();
-        return deadline;
+        if (rc != 0) {
+            releaseSend(slot);
+            failPeer(target, (inject ? "fi_inject" : "fi_send") + " to rank " + target + " failed: "
+                + FiErrno.strerror((int) -rc) + " (" + rc + ")");
+        }
+        if (inject) {
+            releaseSend(slot);
+        }
+        return true;
+    }
+
+    /** Queues a refused frame behind the target's others (under the lock). */
+    private void backlog(int slot, int target) {
+        backlogNext[slot] = -1;
+        if (backlogHead[target] < 0) {
+            backlogHead[target] = slot;
+            backlogSince[target] = System.nanoTime();
+        } else {
+            backlogNext[backlogTail[target]] = slot;
+        }
+        backlogTail[target] = slot;
+        backlogged++;
+    }
+
+    /**
+     * Sends what the endpoint refused before, in order per target, as far as it now takes (under the lock). A target
+     * whose first frame stays refused for {@code GEX_OFI_TIMEOUT} while this rank keeps progressing is unreachable:
+     * the job fails naming it.
+     */
+    private void sendBacklog() {
+        if (backlogged == 0) {
+            return;
+        }
+        for (int target = 0; target < size; target++) {
+            int slot;
+            while ((slot = backlogHead[target]) >= 0) {
+                if (!send(slot)) {
+                    if (System.nanoTime() - backlogSince[target] > settings.timeoutNanos()) {
+                        failPeer(target, "rank " + target + " unreachable over ofi (" + fabric.provider + "): the"
+                            + " endpoint refused a message to it for " + settings.timeoutNanos() / 1_000_000_000L
+                            + " s (" + OfiSettings.TIMEOUT + ")");
+                    }
+                    break;
+                }
+                backlogHead[target] = backlogNext[slot];
+                backlogSince[target] = System.nanoTime();
+                backlogged--;
+            }
+        }
     }
 
     private void failPeer(int peer, String reason) {
@@ -466,6 +524,14 @@ final class OfiConduit implements Conduit {
     @Override
     public int poll(ConduitListener listener, int channelMask, int limit) {
         ensureOpen();
+        if (backlogged > 0) {
+            lock.lock();
+            try {
+                sendBacklog();
+            } finally {
+                lock.unlock();
+            }
+        }
         int delivered = deliverDeferred(listener, channelMask, limit);
         boolean read = false;
         while (delivered < limit) {
@@ -756,18 +822,7 @@ final class OfiConduit implements Conduit {
                  long immediate, long operation) {
         ensureOpen();
         checkTarget(peer);
-        final long[] sizes = segmentSize;
-        if (sizes == null) {
-            throw new IllegalStateException("ofi rank " + rank + " has no segment attached: call attachSegment first");
-        }
-        if (nbytes < 0 || remoteOffset < 0 || remoteOffset > sizes[peer] - nbytes) {
-            throw new IllegalArgumentException("remote range [" + remoteOffset + ", " + (remoteOffset + nbytes)
-                + ") outside rank " + peer + "'s segment [0, " + sizes[peer] + ")");
-        }
-        if (nbytes > 0 && (local == null || localOffset < 0 || localOffset > local.byteSize() - nbytes)) {
-            throw new IllegalArgumentException("local range [" + localOffset + ", " + (localOffset + nbytes)
-                + ") outside the local buffer of " + (local == null ? "null" : local.byteSize() + " bytes"));
-        }
+        RmaTransport.checkRanges("ofi", rank, segmentSize, peer, remoteOffset, local, localOffset, nbytes);
         if (kind == OfiOperations.PUT_IMMEDIATE && nbytes > fabric.maxMessageSize) {
             throw new IllegalArgumentException("put with immediate of " + nbytes + " bytes: the provider's largest"
                 + " message is " + fabric.maxMessageSize);
@@ -1036,6 +1091,8 @@ final class OfiConduit implements Conduit {
             } catch (RuntimeException e) {
                 System.err.println("gex: ofi rank " + rank + " closing without its peers' CLOSE: " + e);
             }
+        } else if (!closed) {
+            settleSends();
         }
         lock.lock();
         try {
@@ -1043,15 +1100,33 @@ final class OfiConduit implements Conduit {
                 return;
             }
             closed = true;
+            if (health.failed() && processEndsOnFailure) {
+                // verbs;ofi_rxm crashed (SIGSEGV) in fi_close of an endpoint that peers still sent to after a rank's
+                // exit or abort; the process ends next, and the kernel releases the endpoint with it
+                return;
+            }
+            final int sends = inFlight();
+            if (sends > 0 || operations.inUse() > 0) {
+                // verbs;ofi_rxm crashed (SIGSEGV) in fi_close of an endpoint with sends in flight, and the provider may
+                // still write into posted buffers: the endpoint and its memory are left to the end of the process
+                System.err.println("gex: ofi rank " + rank + " leaves its endpoint open: " + sends + " send(s) and "
+                    + operations.inUse() + " RMA operation(s) still in flight");
+                return;
+            }
             for (OfiRegistration r : List.copyOf(registrations)) {
                 Fabric.close(r.mr(), "registered memory");
             }
             registrations.clear();
             fabric.close();
+            arena.close();
         } finally {
             lock.unlock();
-            arena.close();
         }
+    }
+
+    /** Sends handed to the provider and not yet completed (a backlogged frame has not been handed over). */
+    private int inFlight() {
+        return sendSlots - freeSendCount - backlogged;
     }
 
     /** Sends CLOSE to every peer, then progresses until all sends completed and every peer's CLOSE arrived. */
@@ -1069,8 +1144,9 @@ final class OfiConduit implements Conduit {
         while ((toSend > 0 || toHear > 0 || freeSendCount < sendSlots) && System.nanoTime() - deadline < 0) {
             lock.lock();
             try {
+                sendBacklog();
                 for (int peer = 0; peer < size && toSend > 0; peer++) {
-                    if (!sent[peer] && freeSendCount > 0) {
+                    if (!sent[peer] && freeSendCount > 0 && backlogHead[peer] < 0) {
                         final int slot = freeSend[--freeSendCount];
                         slotTarget[slot] = peer;
                         sendHeader.wrap(sendBuffer, slot * slotBytes).write(OfiHeaderFlyweight.KIND_CLOSE, 0, rank,
@@ -1109,7 +1185,40 @@ final class OfiConduit implements Conduit {
         }
     }
 
-    /** One completion while closing: frees send buffers, reposts receive buffers, counts CLOSE messages. */
+    /**
+     * After a failure: waits a little for the sends the provider holds to complete before the endpoint closes.
+     * verbs;ofi_rxm crashed (SIGSEGV in fi_close) closing an endpoint that still had sends in flight.
+     */
+    private void settleSends() {
+        final long deadline = System.nanoTime() + SETTLE_NS;
+        lock.lock();
+        try {
+            while (inFlight() > 0 && System.nanoTime() - deadline < 0) {
+                final long n = FiEq.read(cqReadFn, cq, entries, CQ_BATCH);
+                if (n == -FiErrno.FI_EAVAIL && FiEq.readError(cq, errorEntry) == 1) {
+                    final long slot = (errorEntry.get(JAVA_LONG, FiEq.ERR_OP_CONTEXT) - contexts.address())
+                        / CONTEXT_BYTES;
+                    if (slot >= 0 && slot < sendSlots) {
+                        releaseSend((int) slot);
+                    }
+                }
+                for (int i = 0; i < n; i++) {
+                    final long context = entries.get(JAVA_LONG, i * FiEq.FI_CQ_DATA_ENTRY.byteSize()
+                        + FiEq.ENTRY_OP_CONTEXT);
+                    final long slot = (context - contexts.address()) / CONTEXT_BYTES;
+                    if (context >= contexts.address() && slot < sendSlots) {
+                        releaseSend((int) slot);
+                    }
+                }
+                Thread.onSpinWait();
+            }
+        } catch (RuntimeException e) {
+            // the endpoint closes next whatever happened here
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private int closeEntry(int entry, boolean[] heard) {
         final long at = entry * FiEq.FI_CQ_DATA_ENTRY.byteSize();
         final long context = entries.get(JAVA_LONG, at + FiEq.ENTRY_OP_CONTEXT);

@@ -57,6 +57,11 @@ final class OfiOperations {
         freeCount = capacity;
     }
 
+    /** Operations started and not yet completed. */
+    int inUse() {
+        return capacity - freeCount;
+    }
+
     /** @return a free slot, or -1 */
     int take() {
         return freeCount == 0 ? -1 : free[--freeCount];

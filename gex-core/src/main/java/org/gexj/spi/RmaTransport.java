@@ -22,4 +22,29 @@ public interface RmaTransport {
      */
     int putWithImmediate(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, long immediate,
                          long operation);
+
+    /**
+     * The checks every transport makes before it starts an operation, so that a bad call sends nothing: a segment is
+     * attached, the remote range lies in {@code peer}'s segment and the local range in {@code local}.
+     *
+     * @param conduit      the conduit's name, for the messages
+     * @param segmentSizes every rank's segment size, or null before the segment is attached
+     * @throws IllegalStateException    if no segment is attached
+     * @throws IllegalArgumentException naming the range and its bounds
+     */
+    static void checkRanges(String conduit, int rank, long[] segmentSizes, int peer, long remoteOffset,
+                            MemorySegment local, long localOffset, long nbytes) {
+        if (segmentSizes == null) {
+            throw new IllegalStateException(conduit + " rank " + rank + " has no segment attached: call attachSegment"
+                + " first");
+        }
+        if (nbytes < 0 || remoteOffset < 0 || remoteOffset > segmentSizes[peer] - nbytes) {
+            throw new IllegalArgumentException("remote range [" + remoteOffset + ", " + (remoteOffset + nbytes)
+                + ") outside rank " + peer + "'s segment [0, " + segmentSizes[peer] + ")");
+        }
+        if (nbytes > 0 && (local == null || localOffset < 0 || localOffset > local.byteSize() - nbytes)) {
+            throw new IllegalArgumentException("local range [" + localOffset + ", " + (localOffset + nbytes)
+                + ") outside the local buffer of " + (local == null ? "null" : local.byteSize() + " bytes"));
+        }
+    }
 }

@@ -80,10 +80,11 @@ public final class KitRank {
                 fail("ended by exit(" + e.code() + ") of rank " + e.rank(), e);
             }
         } catch (Throwable t) {
+            report("failed", t); // first: a conduit may crash while the abort closes it
             if (client != null) {
                 client.abort(t.toString());
             }
-            fail("failed", t);
+            System.exit(1);
         }
         System.out.flush();
         System.exit(0);
@@ -98,12 +99,16 @@ public final class KitRank {
     }
 
     private static void fail(String what, Throwable t) {
+        report(what, t);
+        System.exit(1);
+    }
+
+    private static void report(String what, Throwable t) {
         System.err.println("kit rank " + System.getenv("GEX_RANK") + " " + what + (t == null ? "" : ": " + t));
         if (t != null) {
             t.printStackTrace();
         }
         System.err.flush();
-        System.exit(1);
     }
 
     private static Method find(Class<?> kitClass, String name) throws NoSuchMethodException {

@@ -394,18 +394,7 @@ public final class EmuConduit implements Conduit {
                  long immediate, long operation) {
         ensureOpen();
         checkTarget(peer);
-        final long[] sizes = segmentSizes;
-        if (sizes == null) {
-            throw new IllegalStateException("emu rank " + rank + " has no segment attached: call attachSegment first");
-        }
-        if (nbytes < 0 || remoteOffset < 0 || remoteOffset > sizes[peer] - nbytes) {
-            throw new IllegalArgumentException("remote range [" + remoteOffset + ", " + (remoteOffset + nbytes)
-                + ") outside rank " + peer + "'s segment [0, " + sizes[peer] + ")");
-        }
-        if (nbytes > 0 && (local == null || localOffset < 0 || localOffset > local.byteSize() - nbytes)) {
-            throw new IllegalArgumentException("local range [" + localOffset + ", " + (localOffset + nbytes)
-                + ") outside the local buffer of " + (local == null ? "null" : local.byteSize() + " bytes"));
-        }
+        RmaTransport.checkRanges("emu", rank, segmentSizes, peer, remoteOffset, local, localOffset, nbytes);
         final EmuConduit target = peers[peer];
         if (target.closed) {
             return BACK_PRESSURED;
