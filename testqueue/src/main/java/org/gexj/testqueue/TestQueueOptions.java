@@ -6,8 +6,10 @@ package org.gexj.testqueue;
  * Operation kinds, put/get flavours and synchronisation kinds each default to "all" when none is given.
  *
  * @param warmupIters -warmup N (GEX/J only): {@link #WARMUP_ROUNDS} untimed, silent passes of the enabled tests with
- *                    N iterations per cell and sizes up to {@link #WARMUP_MAX_SIZE} first, so the JIT has compiled
- *                    the data path before the first timed cell; 0 turns the warm-up off
+ *                    N iterations per cell and sizes up to {@link #WARMUP_MAX_SIZE} first, then one with N/10 and
+ *                    sizes up to {@link #WARMUP_LARGE_MAX_SIZE} (larger payloads take other paths: an AM Long past
+ *                    the packed limit goes by RMA), so the JIT has compiled the data path before the first timed
+ *                    cell; 0 turns the warm-up off
  */
 public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean firstLast,
                                boolean puts, boolean gets, boolean amShort, boolean amMedium, boolean amLong,
@@ -17,6 +19,7 @@ public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean fi
     public static final int DEFAULT_WARMUP_ITERS = 100;
     public static final int WARMUP_MAX_SIZE = 4096;
     public static final int WARMUP_ROUNDS = 2;
+    public static final int WARMUP_LARGE_MAX_SIZE = 65536;
 
     public static final String USAGE = """
         Usage: testqueue [-in|-out|-a|-f] [type options] [-warmup N] (iters) (maxdepth) (maxsz)
@@ -38,8 +41,9 @@ public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean fi
            -e : Test explicit-handle put/gets/medium/long
            -k : Test blocking put/gets/medium/long
           The '-warmup N' option (default 100, 0 = off) first runs untimed
-          passes with N iterations per cell and sizes up to 4096, so the JIT
-          has compiled the data path before timing starts.""";
+          passes with N iterations per cell and sizes up to 4096, then one
+          with N/10 and sizes up to 65536, so the JIT has compiled the data
+          path before timing starts.""";
 
     /**
      * @throws IllegalArgumentException naming the bad argument
