@@ -508,6 +508,9 @@ public final class Client implements AutoCloseable {
             closed = true;
             try {
                 conduit.close();
+                if (config.getBoolean("GEX_STATS", false)) {
+                    printStats();
+                }
             } finally {
                 if (health.failed()) {
                     bootstrap.abort("rank " + rank + " closing after failure: " + health.failure().getMessage());
@@ -516,6 +519,22 @@ public final class Client implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * What this rank's conduit counted (for udp: datagrams sent and received, retransmissions, duplicates, drops by
+     * cause, window stalls), by name; empty for conduits that count nothing. Also readable after {@link #close()}.
+     */
+    public java.util.Map<String, Long> conduitCounters() {
+        return conduit.counters();
+    }
+
+    /** {@code GEX_STATS=1}: one line per rank on stderr at close, as GASNet's {@code GASNET_STATS} prints. */
+    private void printStats() {
+        final StringBuilder line = new StringBuilder("gex: stats rank ").append(rank).append(' ')
+            .append(conduit.capabilities().conduit()).append(':');
+        conduit.counters().forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
+        System.err.println(line);
     }
 
     /**

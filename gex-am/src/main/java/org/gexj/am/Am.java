@@ -90,9 +90,9 @@ public final class Am {
         final long frameLimit = capabilities.maxFrameLength() - AmFrameFlyweight.payloadOffset(MAX_ARGS);
         this.maxMedium = client.config().getLong("GEX_AM_MAX_MEDIUM", Math.min(65536, frameLimit), 512, frameLimit);
         this.backPressureTimeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
-        // a packed Long carries its payload in the frame, as a Medium does
+        // a packed Long carries its payload in the frame: up to the conduit's frame (udp fragments frames of any size)
         this.longEngine = capabilities.crossMapped() ? null
-            : new AmLongEngine(this, client, conduit, capabilities, maxMedium, backPressureTimeoutNs);
+            : new AmLongEngine(this, client, conduit, capabilities, frameLimit, backPressureTimeoutNs);
         this.maxLong = longEngine == null ? Integer.MAX_VALUE
             : longEngine.maxLong(Math.min(capabilities.maxLongRequest(), capabilities.maxLongReply()));
         this.srcDescs = ThreadLocal.withInitial(() -> new SrcDesc(this));

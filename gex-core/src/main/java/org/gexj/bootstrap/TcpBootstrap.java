@@ -184,6 +184,12 @@ public final class TcpBootstrap implements Bootstrap {
         }
     }
 
+    /** The local end of the connection to the rendezvous. */
+    @Override
+    public java.net.InetAddress localAddress() {
+        return socket.getLocalAddress();
+    }
+
     @Override
     public int rank() {
         return rank;

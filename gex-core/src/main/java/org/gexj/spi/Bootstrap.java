@@ -30,6 +30,15 @@ public interface Bootstrap extends AutoCloseable {
         abort("rank " + rank() + " called exit(" + code + ")");
     }
 
+    /**
+     * The address of this host that the bootstrap's own connection uses, which is where a network conduit listens by
+     * default: it routes to the launcher and so, in a job across hosts, to the other ranks. Loopback without a network
+     * bootstrap.
+     */
+    default java.net.InetAddress localAddress() {
+        return java.net.InetAddress.getLoopbackAddress();
+    }
+
     /** Tells the job that this rank ends normally. */
     @Override
     void close();

@@ -105,7 +105,15 @@ public interface Conduit extends AutoCloseable {
             + " (Capabilities.conduitBarrier() is false): the core's barrier runs instead");
     }
 
-    /** Releases every resource; no call may follow. */
+    /**
+     * What the conduit counted (datagrams, retransmissions, drops by cause...), by name in a fixed order; readable
+     * after {@link #close}, for the statistics printed at exit. The default has none.
+     */
+    default java.util.Map<String, Long> counters() {
+        return java.util.Map.of();
+    }
+
+    /** Releases every resource; no call may follow, except {@link #counters()}. */
     @Override
     void close();
 }

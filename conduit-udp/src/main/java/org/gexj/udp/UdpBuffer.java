@@ -1,0 +1,45 @@
+package org.gexj.udp;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * Native memory the udp conduit sends a frame from, receives a datagram into, or reassembles a frame in, from the
+ * {@link UdpBufferPool}. A frame being sent starts {@link org.gexj.udp.wire.UdpHeaderFlyweight#LENGTH} bytes in, so
+ * that its first fragment's header goes in front of it and the datagram leaves without a copy; the fields below track
+ * what of it is in flight.
+ */
+final class UdpBuffer {
+    final int id;
+    final int sizeClass;
+    final Arena arena;
+    final ByteBuffer bytes;
+    final UnsafeBuffer buffer;
+
+    /** Sending: the frame's length, target and channel. */
+    int frameLength;
+    int target;
+    int channel;
+    /** Sending: fragments handed to the window so far, and of those, the ones not acknowledged. */
+    int fragmentsAssigned;
+    int fragmentsUnacked;
+    int fragmentCount;
+    /** Sending: committed (not just claimed). */
+    boolean committed;
+
+    UdpBuffer(int id, int sizeClass) {
+        this.id = id;
+        this.sizeClass = sizeClass;
+        this.arena = Arena.ofShared();
+        final MemorySegment memory = arena.allocate(1L << sizeClass, 64);
+        this.bytes = memory.asByteBuffer();
+        this.buffer = new UnsafeBuffer(memory.address(), (int) memory.byteSize());
+    }
+
+    int capacity() {
+        return buffer.capacity();
+    }
+}

@@ -1,0 +1,44 @@
+package org.gexj.udp;
+
+/**
+ * The reliable stream of one channel from this rank to one peer, sending side: a window of {@code W} fragments
+ * numbered in sequence, each kept in its frame's buffer until acknowledged, and the committed frames whose fragments
+ * wait for room in the window.
+ */
+final class UdpSendStream {
+    final int peer;
+    final int channel;
+    /** Next sequence number to give a fragment. */
+    long next;
+    /** Oldest fragment not acknowledged cumulatively; the window is [base, base + W). */
+    long base;
+    final UdpBuffer[] slotFrame;
+    final int[] slotOffset;
+    final int[] slotLength;
+    final long[] slotSentAt;
+    final int[] slotRetries;
+    final boolean[] slotAcked;
+    /** Committed frames not yet wholly in the window, oldest first. */
+    final UdpBuffer[] queue;
+    int queueHead;
+    int queued;
+    /** Claimed or committed frames not yet acknowledged whole, and their bytes. */
+    int frames;
+    long bytes;
+
+    UdpSendStream(int peer, int channel, int window) {
+        this.peer = peer;
+        this.channel = channel;
+        slotFrame = new UdpBuffer[window];
+        slotOffset = new int[window];
+        slotLength = new int[window];
+        slotSentAt = new long[window];
+        slotRetries = new int[window];
+        slotAcked = new boolean[window];
+        queue = new UdpBuffer[window];
+    }
+
+    boolean unacknowledged() {
+        return base != next || queued != 0;
+    }
+}

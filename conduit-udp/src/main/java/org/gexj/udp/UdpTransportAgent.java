@@ -1,0 +1,649 @@
+package org.gexj.udp;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.gexj.spi.Claim;
+import org.gexj.spi.Conduit;
+import org.gexj.spi.ConduitListener;
+import org.gexj.udp.io.DatagramPort;
+import org.gexj.udp.wire.UdpHeaderFlyweight;
+
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Reliable, ordered AM frames over unreliable datagrams: the udp conduit's protocol, apart from sockets so that tests
+ * drive it over a lossy {@link DatagramPort}.
+ *
+ * <p>Each (peer, channel) pair is a stream of fragments numbered from 0. A frame is cut into fragments of at most
+ * {@code datagram - header} bytes, sent from the frame's own buffer (the header goes in front of each fragment in
+ * place, and the bytes it covers are put back after the send), and kept until acknowledged. Every datagram to a peer
+ * carries what this rank has delivered of both its streams from that peer (cumulative) and which of the next 64
+ * fragments it holds (selective); with no traffic to carry it, an acknowledgement goes alone after
+ * {@code GEX_UDP_ACK_DELAY_US}, after {@code depth / 4} fragments, or at once on a duplicate. A fragment not
+ * acknowledged in its timeout is sent again, the timeout doubling up to {@code GEX_UDP_RTO_MAX_US}; one that the
+ * selective bits show was passed over by three later fragments is sent again at once. After {@code GEX_UDP_RETRIES}
+ * retransmissions, or {@code GEX_UDP_PEER_TIMEOUT} without a datagram from a peer that owes acknowledgements, the peer
+ * is reported failed.
+ *
+ * <p>The receiver delivers a stream's frames in order. A fragment that is next, of a one-fragment frame, on a channel
+ * the poll takes, is delivered from the receive buffer itself; others are held in slots, or copied into the frame
+ * being reassembled, until their turn. Datagrams that fail the header's checks (truncated, wrong version, checksum,
+ * foreign job, unknown peer, malformed) are dropped and counted.
+ *
+ * <p>Threads: one lock around everything, including the socket calls; a poll holds it while handlers run, so handlers
+ * may send and poll again (it is reentrant). Nothing here blocks.
+ */
+final class UdpTransportAgent {
+    static final int HEADER = UdpHeaderFlyweight.LENGTH;
+    /** Polls deeper than this inside handlers receive nothing more: they only deliver what is held. */
+    private static final int MAX_DEPTH = 16;
+    private static final long TICK_NANOS = 20_000;
+
+    /** Where a peer's failure goes: the job's health. */
+    interface FailureSink {
+        void peerFailed(int peer, String reason);
+    }
+
+    private final int rank;
+    private final int size;
+    private final long cookie;
+    private final UdpSettings settings;
+    private final DatagramPort port;
+    private final FailureSink failures;
+    private final UdpCounters counters = new UdpCounters();
+    private final int window;
+    private final int fragment;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final UdpBufferPool pool = new UdpBufferPool();
+    private final UdpSendStream[] sends;
+    private final UdpReceiveStream[] receives;
+    private final long[] lastHeard;
+    private final boolean[] ackDue;
+    private final boolean[] ackNow;
+    private final long[] ackDueSince;
+    private final int[] ackDueCount;
+    private final boolean[] failed;
+    private int acksDue;
+    private int heldTotal;
+    private final UdpBuffer[] staging = new UdpBuffer[MAX_DEPTH + 1];
+    private final UdpBuffer ackBuffer;
+    private final UdpHeaderFlyweight out = new UdpHeaderFlyweight();
+    private final UdpHeaderFlyweight in = new UdpHeaderFlyweight();
+    private final UnsafeBuffer saved = new UnsafeBuffer(new byte[HEADER]);
+    private int depth;
+    private long lastTick;
+    private boolean closed;
+
+    UdpTransportAgent(int rank, int size, long cookie, UdpSettings settings, DatagramPort port, FailureSink failures) {
+        this.rank = rank;
+        this.size = size;
+        this.cookie = cookie;
+        this.settings = settings;
+        this.port = port;
+        this.failures = failures;
+        this.window = settings.depth();
+        this.fragment = settings.datagram() - HEADER;
+        this.sends = new UdpSendStream[2 * size];
+        this.receives = new UdpReceiveStream[2 * size];
+        for (int p = 0; p < size; p++) {
+            for (int c = 0; c < 2; c++) {
+                sends[2 * p + c] = new UdpSendStream(p, c, window);
+                receives[2 * p + c] = new UdpReceiveStream(p, c, window);
+            }
+        }
+        this.lastHeard = new long[size];
+        java.util.Arrays.fill(lastHeard, System.nanoTime());
+        this.ackDue = new boolean[size];
+        this.ackNow = new boolean[size];
+        this.ackDueSince = new long[size];
+        this.ackDueCount = new int[size];
+        this.failed = new boolean[size];
+        this.ackBuffer = pool.take(HEADER);
+    }
+
+    UdpCounters counters() {
+        return counters;
+    }
+
+    /** A snapshot of the counters, taken under the lock. */
+    java.util.Map<String, Long> snapshot() {
+        lock.lock();
+        try {
+            return counters.snapshot();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int fragmentLength() {
+        return fragment;
+    }
+
+    // ------------------------------------------------------------------------------------------------ sending
+
+    int claim(Claim claim, int target, int channel, int length) {
+        lock.lock();
+        try {
+            ensureOpen();
+            final UdpSendStream s = sends[2 * target + channel];
+            if (failed[target] || s.frames >= window || (s.frames > 0 && s.bytes + length > settings.sendBytes())) {
+                counters.windowStalls++;
+                if (s.frames > 0) {
+                    tick(System.nanoTime());
+                }
+                return Conduit.BACK_PRESSURED;
+            }
+            final UdpBuffer b = pool.take((long) HEADER + length);
+            b.frameLength = length;
+            b.target = target;
+            b.channel = channel;
+            b.fragmentsAssigned = 0;
+            b.fragmentsUnacked = 0;
+            b.fragmentCount = Math.max(1, (length + fragment - 1) / fragment);
+            b.committed = false;
+            s.frames++;
+            s.bytes += length;
+            claim.set(b.buffer, HEADER, length, target, channel, b.id);
+            return Conduit.OK;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void commit(Claim claim) {
+        lock.lock();
+        try {
+            ensureOpen();
+            final UdpBuffer b = claimed(claim);
+            final UdpSendStream s = sends[2 * b.target + b.channel];
+            if (failed[b.target]) {
+                release(s, b);
+                return;
+            }
+            b.committed = true;
+            s.queue[(s.queueHead + s.queued) % window] = b;
+            s.queued++;
+            counters.framesSent++;
+            pump(s, System.nanoTime());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void abort(Claim claim) {
+        lock.lock();
+        try {
+            ensureOpen();
+            final UdpBuffer b = claimed(claim);
+            release(sends[2 * b.target + b.channel], b);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private UdpBuffer claimed(Claim claim) {
+        final UdpBuffer b = pool.byId(claim.handle());
+        if (b.committed || b.target != claim.target() || b.channel != claim.channel()) {
+            throw new IllegalStateException("claim of " + claim.length() + " bytes to rank " + claim.target()
+                + " was already committed or aborted");
+        }
+        return b;
+    }
+
+    private void release(UdpSendStream s, UdpBuffer b) {
+        s.frames--;
+        s.bytes -= b.frameLength;
+        b.committed = true;
+        pool.give(b);
+    }
+
+    /** Moves queued fragments into the window while it has room. */
+    private void pump(UdpSendStream s, long now) {
+        while (s.queued > 0 && s.next - s.base < window) {
+            final UdpBuffer b = s.queue[s.queueHead];
+            final int offset = b.fragmentsAssigned * fragment;
+            final long sequence = s.next++;
+            final int at = (int) (sequence % window);
+            s.slotFrame[at] = b;
+            s.slotOffset[at] = offset;
+            s.slotLength[at] = Math.min(fragment, b.frameLength - offset);
+            s.slotRetries[at] = 0;
+            s.slotAcked[at] = false;
+            b.fragmentsAssigned++;
+            b.fragmentsUnacked++;
+            if (b.fragmentsAssigned == b.fragmentCount) {
+                s.queue[s.queueHead] = null;
+                s.queueHead = (s.queueHead + 1) % window;
+                s.queued--;
+            }
+            transmit(s, sequence, now);
+        }
+    }
+
+    /** Sends fragment {@code sequence} of {@code s} from its frame's buffer, its header in front of it. */
+    private void transmit(UdpSendStream s, long sequence, long now) {
+        final int at = (int) (sequence % window);
+        final UdpBuffer b = s.slotFrame[at];
+        final int offset = s.slotOffset[at];
+        final int length = s.slotLength[at];
+        // the header goes over the end of the previous fragment (or the room claim left): keep those bytes
+        if (offset > 0) {
+            b.buffer.getBytes(offset, saved, 0, HEADER);
+        }
+        out.wrap(b.buffer, b.bytes, offset)
+            .data(cookie, rank, s.peer, s.channel, sequence, b.frameLength, offset, length);
+        acknowledgements(s.peer);
+        out.seal(HEADER + length);
+        if (!port.send(s.peer, b.bytes, offset, offset + HEADER + length)) {
+            counters.sendRefused++;
+        }
+        if (offset > 0) {
+            b.buffer.putBytes(offset, saved, 0, HEADER);
+        }
+        s.slotSentAt[at] = now;
+        counters.datagramsSent++;
+        counters.bytesSent += HEADER + length;
+    }
+
+    /** Writes into {@link #out} what this rank tells {@code peer} about both streams from it; that is then sent. */
+    private void acknowledgements(int peer) {
+        for (int c = 0; c < 2; c++) {
+            final UdpReceiveStream r = receives[2 * peer + c];
+            out.acknowledgement(c, r.next, selective(r));
+        }
+        if (ackDue[peer]) {
+            ackDue[peer] = false;
+            ackNow[peer] = false;
+            acksDue--;
+        }
+    }
+
+    private long selective(UdpReceiveStream r) {
+        if (r.held == 0) {
+            return 0;
+        }
+        long bits = 0;
+        final int span = Math.min(64, window);
+        for (int k = 0; k < span; k++) {
+            if (r.holds(r.next + k)) {
+                bits |= 1L << k;
+            }
+        }
+        return bits;
+    }
+
+    private void sendAck(int peer) {
+        out.wrap(ackBuffer.buffer, ackBuffer.bytes, 0).ack(cookie, rank, peer);
+        acknowledgements(peer);
+        out.seal(HEADER);
+        if (!port.send(peer, ackBuffer.bytes, 0, HEADER)) {
+            counters.sendRefused++;
+        }
+        counters.acksSent++;
+        counters.datagramsSent++;
+    }
+
+    // ------------------------------------------------------------------------------------------------ receiving
+
+    int poll(ConduitListener listener, int channelMask, int limit) {
+        lock.lock();
+        try {
+            ensureOpen();
+            depth++;
+            int delivered = heldTotal > 0 ? deliverHeld(listener, channelMask, limit) : 0;
+            if (depth <= MAX_DEPTH) {
+                UdpBuffer into = staging[depth];
+                if (into == null) {
+                    into = staging[depth] = pool.take(settings.datagram());
+                }
+                while (delivered < limit) {
+                    final int n = port.receive(into.bytes, 0, into.capacity());
+                    if (n <= 0) {
+                        break;
+                    }
+                    counters.datagramsReceived++;
+                    delivered += onDatagram(listener, channelMask, into, n, limit - delivered);
+                }
+            }
+            final long now = System.nanoTime();
+            if (acksDue > 0) {
+                sendDueAcks(now);
+            }
+            if (now - lastTick >= TICK_NANOS) {
+                tick(now);
+            }
+            return delivered;
+        } finally {
+            depth--;
+            lock.unlock();
+        }
+    }
+
+    private int onDatagram(ConduitListener listener, int mask, UdpBuffer into, int n, int budget) {
+        final UdpHeaderFlyweight h = in.wrap(into.buffer, into.bytes, 0);
+        final int verdict = h.check(n, cookie, rank, size);
+        if (verdict != UdpHeaderFlyweight.VALID) {
+            countDrop(verdict);
+            return 0;
+        }
+        final int peer = h.source();
+        final long now = System.nanoTime();
+        lastHeard[peer] = now;
+        for (int c = 0; c < 2; c++) {
+            acknowledged(sends[2 * peer + c], h.next(c), h.selective(c), now);
+        }
+        if (h.type() != UdpHeaderFlyweight.TYPE_DATA) {
+            return 0;
+        }
+        final UdpReceiveStream r = receives[2 * peer + h.channel()];
+        final long sequence = h.sequence();
+        if (sequence < r.next || r.holds(sequence)) {
+            counters.duplicates++;
+            // the sender repeats itself: our acknowledgement was lost or late
+            dueAck(peer, now, true);
+            return 0;
+        }
+        if (sequence >= r.next + window || r.slot[(int) (sequence % window)] != null) {
+            counters.droppedOutOfWindow++;
+            return 0;
+        }
+        dueAck(peer, now, false);
+        final int frameLength = h.frameLength();
+        final int offset = h.fragmentOffset();
+        final int length = h.fragmentLength();
+        if (sequence == r.next && !r.delivering && r.ready == null) {
+            if (r.assembly == null && offset == 0 && length == frameLength) {
+                if ((mask & (1 << r.channel)) != 0) {
+                    r.next++;
+                    deliver(listener, r, into, HEADER, length);
+                    return 1 + (r.held > 0 ? drain(listener, r, mask, budget - 1) : 0);
+                }
+            } else if (offset == (r.assembly == null ? 0 : r.assembled)) {
+                r.next++;
+                return assemble(listener, r, mask, into, HEADER, frameLength, offset, length)
+                    + (r.held > 0 ? drain(listener, r, mask, budget - 1) : 0);
+            }
+        }
+        hold(r, sequence, into, frameLength, offset, length);
+        return sequence == r.next ? drain(listener, r, mask, budget) : 0;
+    }
+
+    private void countDrop(int verdict) {
+        switch (verdict) {
+            case UdpHeaderFlyweight.TRUNCATED -> counters.droppedTruncated++;
+            case UdpHeaderFlyweight.BAD_VERSION -> counters.droppedVersion++;
+            case UdpHeaderFlyweight.BAD_CHECKSUM -> counters.droppedChecksum++;
+            case UdpHeaderFlyweight.FOREIGN_JOB -> counters.droppedForeignJob++;
+            case UdpHeaderFlyweight.UNKNOWN_PEER -> counters.droppedUnknownPeer++;
+            default -> counters.droppedMalformed++;
+        }
+    }
+
+    private void dueAck(int peer, long now, boolean immediately) {
+        if (!ackDue[peer]) {
+            ackDue[peer] = true;
+            ackDueSince[peer] = now;
+            ackDueCount[peer] = 0;
+            acksDue++;
+        }
+        ackDueCount[peer]++;
+        ackNow[peer] |= immediately;
+    }
+
+    private void sendDueAcks(long now) {
+        for (int p = 0; p < size && acksDue > 0; p++) {
+            if (ackDue[p] && (ackNow[p] || ackDueCount[p] >= Math.max(1, window / 4)
+                || now - ackDueSince[p] >= settings.ackDelayNanos())) {
+                sendAck(p);
+            }
+        }
+    }
+
+    private void hold(UdpReceiveStream r, long sequence, UdpBuffer from, int frameLength, int offset, int length) {
+        final int at = (int) (sequence % window);
+        final UdpBuffer b = pool.take(Math.max(1, length));
+        b.buffer.putBytes(0, from.buffer, HEADER, length);
+        r.slot[at] = b;
+        r.slotSequence[at] = sequence;
+        r.slotFrameLength[at] = frameLength;
+        r.slotFragmentOffset[at] = offset;
+        r.slotLength[at] = length;
+        r.held++;
+        heldTotal++;
+    }
+
+    private void unhold(UdpReceiveStream r, int at) {
+        pool.give(r.slot[at]);
+        r.slot[at] = null;
+        r.held--;
+        heldTotal--;
+    }
+
+    /** Delivers the held fragments of {@code r} that are next, while the poll takes their channel. */
+    private int drain(ConduitListener listener, UdpReceiveStream r, int mask, int budget) {
+        int delivered = 0;
+        final boolean taken = (mask & (1 << r.channel)) != 0;
+        if (r.ready != null) {
+            if (!taken || r.delivering || budget <= 0) {
+                return 0;
+            }
+            final UdpBuffer b = r.ready;
+            r.ready = null;
+            deliver(listener, r, b, 0, r.readyLength);
+            pool.give(b);
+            heldTotal--;
+            delivered++;
+        }
+        while (!r.delivering && r.ready == null && r.held > 0 && r.holds(r.next)) {
+            final int at = (int) (r.next % window);
+            final UdpBuffer b = r.slot[at];
+            final int frameLength = r.slotFrameLength[at];
+            final int offset = r.slotFragmentOffset[at];
+            final int length = r.slotLength[at];
+            if (r.assembly == null && offset == 0 && length == frameLength) {
+                if (!taken || delivered >= budget) {
+                    break;
+                }
+                r.next++;
+                // the slot stays held while its frame is delivered: a poll inside the handler leaves it alone
+                deliver(listener, r, b, 0, length);
+                unhold(r, at);
+                delivered++;
+            } else if (offset == (r.assembly == null ? 0 : r.assembled)) {
+                r.next++;
+                delivered += assemble(listener, r, taken ? mask : 0, b, 0, frameLength, offset, length);
+                unhold(r, at);
+            } else {
+                // a fragment that cannot follow the frame being reassembled: only a sender bug makes one
+                counters.droppedMalformed++;
+                r.next++;
+                unhold(r, at);
+            }
+        }
+        return delivered;
+    }
+
+    /** Copies a fragment into the frame being reassembled; delivers the frame when it is whole. */
+    private int assemble(ConduitListener listener, UdpReceiveStream r, int mask, UdpBuffer from, int at,
+                         int frameLength, int offset, int length) {
+        if (r.assembly == null) {
+            r.assembly = pool.take(Math.max(1, frameLength));
+            r.assembled = 0;
+        }
+        r.assembly.buffer.putBytes(offset, from.buffer, at, length);
+        r.assembled += length;
+        if (r.assembled < frameLength) {
+            return 0;
+        }
+        final UdpBuffer whole = r.assembly;
+        r.assembly = null;
+        if ((mask & (1 << r.channel)) == 0) {
+            r.ready = whole;
+            r.readyLength = frameLength;
+            heldTotal++;
+            return 0;
+        }
+        deliver(listener, r, whole, 0, frameLength);
+        pool.give(whole);
+        return 1;
+    }
+
+    private void deliver(ConduitListener listener, UdpReceiveStream r, UdpBuffer b, int offset, int length) {
+        r.delivering = true;
+        counters.framesDelivered++;
+        try {
+            listener.onFrame(r.channel, b.buffer, offset, length);
+        } finally {
+            r.delivering = false;
+        }
+    }
+
+    /** Delivers what earlier polls held for channels they did not take. */
+    private int deliverHeld(ConduitListener listener, int mask, int limit) {
+        int delivered = 0;
+        for (int i = 0; i < receives.length && delivered < limit && heldTotal > 0; i++) {
+            final UdpReceiveStream r = receives[i];
+            if ((mask & (1 << r.channel)) != 0 && (r.ready != null || r.held > 0)) {
+                delivered += drain(listener, r, mask, limit - delivered);
+            }
+        }
+        return delivered;
+    }
+
+    // ---------------------------------------------------------------------------------------- acknowledgements
+
+    private void acknowledged(UdpSendStream s, long next, long selective, long now) {
+        if (next > s.next) {
+            counters.droppedMalformed++;
+            return;
+        }
+        while (s.base < next) {
+            ackSlot(s, s.base);
+            s.base++;
+        }
+        if (selective != 0) {
+            long highest = -1;
+            for (long bits = selective; bits != 0; bits &= bits - 1) {
+                final long sequence = next + Long.numberOfTrailingZeros(bits);
+                if (sequence < s.next) {
+                    ackSlot(s, sequence);
+                    highest = sequence;
+                }
+            }
+            // fragments three or more behind the highest one held were lost, unless just sent
+            for (long q = s.base; q <= highest - 3; q++) {
+                final int at = (int) (q % window);
+                if (!s.slotAcked[at] && now - s.slotSentAt[at] >= settings.rtoNanos() / 4) {
+                    counters.fastRetransmitted++;
+                    counters.retransmitted++;
+                    transmit(s, q, now);
+                }
+            }
+        }
+        pump(s, now);
+    }
+
+    private void ackSlot(UdpSendStream s, long sequence) {
+        final int at = (int) (sequence % window);
+        if (s.slotAcked[at] || s.slotFrame[at] == null) {
+            return;
+        }
+        s.slotAcked[at] = true;
+        final UdpBuffer b = s.slotFrame[at];
+        s.slotFrame[at] = null;
+        b.fragmentsUnacked--;
+        if (b.fragmentsUnacked == 0 && b.fragmentsAssigned == b.fragmentCount) {
+            release(s, b);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ timers
+
+    /** Retransmits what timed out and fails peers that stopped answering. */
+    private void tick(long now) {
+        lastTick = now;
+        for (UdpSendStream s : sends) {
+            if (s.base == s.next || failed[s.peer]) {
+                continue;
+            }
+            if (now - lastHeard[s.peer] > settings.peerTimeoutNanos()) {
+                fail(s.peer, "udp: rank " + s.peer + " sent nothing for " + settings.peerTimeoutNanos() / 1_000_000_000L
+                    + " s while owing acknowledgements (" + UdpSettings.PEER_TIMEOUT + ")");
+                continue;
+            }
+            for (long q = s.base; q < s.next; q++) {
+                final int at = (int) (q % window);
+                if (s.slotAcked[at]) {
+                    continue;
+                }
+                final int retries = s.slotRetries[at];
+                final long rto = Math.min(settings.rtoMaxNanos(), settings.rtoNanos() << Math.min(retries, 30));
+                if (now - s.slotSentAt[at] >= rto) {
+                    if (retries >= settings.retries()) {
+                        fail(s.peer, "udp: rank " + s.peer + " did not acknowledge a datagram sent "
+                            + (retries + 1) + " times (" + UdpSettings.RETRIES + "=" + settings.retries() + ")");
+                        break;
+                    }
+                    s.slotRetries[at] = retries + 1;
+                    counters.retransmitted++;
+                    transmit(s, q, now);
+                }
+            }
+        }
+    }
+
+    private void fail(int peer, String reason) {
+        failed[peer] = true;
+        failures.peerFailed(peer, reason);
+    }
+
+    // ------------------------------------------------------------------------------------------------ closing
+
+    /** True when everything this rank sent has been acknowledged (or its peer failed). */
+    boolean settled() {
+        lock.lock();
+        try {
+            for (UdpSendStream s : sends) {
+                if (s.unacknowledged() && !failed[s.peer]) {
+                    return false;
+                }
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sends any acknowledgement still owed, so that peers lingering in their close stop retransmitting. */
+    void flushAcks() {
+        lock.lock();
+        try {
+            for (int p = 0; p < size; p++) {
+                if (ackDue[p]) {
+                    sendAck(p);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void close() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            port.close();
+            pool.close();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("udp conduit of rank " + rank + " is closed");
+        }
+    }
+}

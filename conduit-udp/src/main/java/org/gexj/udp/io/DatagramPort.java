@@ -1,0 +1,38 @@
+package org.gexj.udp.io;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * Datagrams between this rank and its peers, non-blocking: what the udp conduit's reliability sits on. A peer is a
+ * rank; its address was fixed when the port was opened. Nothing here is reliable: a datagram may be lost, and
+ * {@link #send} reports a refusal (a full socket buffer, an ICMP error from an earlier send) as a loss the
+ * retransmission repairs. Not thread-safe: the conduit calls it under its lock.
+ */
+public interface DatagramPort extends AutoCloseable {
+    /**
+     * Sends {@code [from, to)} of the direct buffer {@code data} to {@code peer}.
+     *
+     * @return true if the kernel took it, false if it refused it now
+     */
+    boolean send(int peer, ByteBuffer data, int from, int to);
+
+    /**
+     * Receives one waiting datagram into {@code [from, to)} of the direct buffer {@code into}.
+     *
+     * @return its length, or 0 if none is waiting
+     */
+    int receive(ByteBuffer into, int from, int to);
+
+    /** Where this rank receives, published to its peers. */
+    InetSocketAddress localAddress();
+
+    /** Opens the path that sends to {@code peer}, which receives at {@code address}. */
+    void connect(int peer, InetSocketAddress address, int socketBuffer);
+
+    /** What carries the datagrams, for the start-up line. */
+    String describe();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,123 @@
+package org.gexj.udp.io;
+
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.unix.Socket;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * Datagrams through Netty's native epoll transport: its {@link Socket}, non-blocking, called directly from the
+ * conduit's poll, so a message costs a system call and no thread hand-off. One unconnected socket receives from every
+ * peer; one socket per peer, connected to that peer's receive socket, sends, so that a send names no address and
+ * allocates nothing.
+ */
+public final class EpollDatagramPort implements DatagramPort {
+    /** {@code SO_RCVBUFFORCE}: above {@code net.core.rmem_max}, allowed to root. */
+    private static final int SO_RCVBUFFORCE = 33;
+    private static final int SO_SNDBUFFORCE = 32;
+    private static final int SOL_SOCKET = 1;
+
+    private final Socket receiver;
+    private final Socket[] senders;
+    private final InetSocketAddress local;
+
+    /** True if Netty's epoll transport loads here. */
+    public static boolean isAvailable() {
+        return Epoll.isAvailable();
+    }
+
+    public static Throwable unavailabilityCause() {
+        return Epoll.unavailabilityCause();
+    }
+
+    /** Binds the receive socket to {@code bind} (port 0: any); {@link #connect} follows the address exchange. */
+    public EpollDatagramPort(InetAddress bind, int socketBuffer, int peers) {
+        Epoll.ensureAvailability();
+        try {
+            receiver = Socket.newSocketDgram();
+            bufferSize(receiver, SO_RCVBUFFORCE, socketBuffer);
+            receiver.bind(new InetSocketAddress(bind, 0));
+            local = receiver.localAddress();
+        } catch (IOException e) {
+            throw new UncheckedIOException("udp: cannot bind a datagram socket to " + bind.getHostAddress(), e);
+        }
+        senders = new Socket[peers];
+    }
+
+    private static void bufferSize(Socket socket, int forced, int bytes) throws IOException {
+        try {
+            socket.setIntOpt(SOL_SOCKET, forced, bytes);
+        } catch (IOException notRoot) {
+            if (forced == SO_RCVBUFFORCE) {
+                socket.setReceiveBufferSize(bytes);
+            } else {
+                socket.setSendBufferSize(bytes);
+            }
+        }
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    /** Opens the socket that sends to {@code peer}'s receive socket at {@code address}. */
+    @Override
+    public void connect(int peer, InetSocketAddress address, int socketBuffer) {
+        try {
+            final Socket s = Socket.newSocketDgram();
+            bufferSize(s, SO_SNDBUFFORCE, socketBuffer);
+            s.bind(new InetSocketAddress(local.getAddress(), 0));
+            s.connect(address);
+            senders[peer] = s;
+        } catch (IOException e) {
+            throw new UncheckedIOException("udp: cannot open a socket to rank " + peer + " at " + address, e);
+        }
+    }
+
+    @Override
+    public boolean send(int peer, ByteBuffer data, int from, int to) {
+        try {
+            return senders[peer].send(data, from, to) == to - from;
+        } catch (IOException refused) {
+            // ECONNREFUSED from an ICMP error, ENOBUFS: a loss, which retransmission or the peer timeout settles
+            return false;
+        }
+    }
+
+    @Override
+    public int receive(ByteBuffer into, int from, int to) {
+        try {
+            return receiver.recv(into, from, to);
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    @Override
+    public String describe() {
+        return "Netty epoll socket at " + local.getAddress().getHostAddress() + ":" + local.getPort();
+    }
+
+    @Override
+    public void close() {
+        for (Socket s : senders) {
+            closeQuietly(s);
+        }
+        closeQuietly(receiver);
+    }
+
+    private static void closeQuietly(Socket s) {
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing: nothing to do about it
+            }
+        }
+    }
+}
