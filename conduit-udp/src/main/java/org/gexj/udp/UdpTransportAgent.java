@@ -29,8 +29,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * being reassembled, until their turn. Datagrams that fail the header's checks (truncated, wrong version, checksum,
  * foreign job, unknown peer, malformed) are dropped and counted.
  *
- * <p>Threads: one lock around everything, including the socket calls; a poll holds it while handlers run, so handlers
- * may send and poll again (it is reentrant). Nothing here blocks.
+ * <p>Threads: one lock around everything, including the socket calls, released while a handler runs, so that other
+ * threads send meanwhile and the handler may send and poll again. Polls come from one thread at a time (the SPI's
+ * rule), so the receive side only changes under a handler through that thread's nested polls. Nothing here blocks.
  */
 final class UdpTransportAgent {
     static final int HEADER = UdpHeaderFlyweight.LENGTH;
@@ -487,12 +488,18 @@ final class UdpTransportAgent {
         return 1;
     }
 
+    /**
+     * Runs the frame's handler without the lock (held once, by this poll), so other threads send meanwhile; the
+     * stream stays marked, and the buffer held, until it returns.
+     */
     private void deliver(ConduitListener listener, UdpReceiveStream r, UdpBuffer b, int offset, int length) {
         r.delivering = true;
         counters.framesDelivered++;
+        lock.unlock();
         try {
             listener.onFrame(r.channel, b.buffer, offset, length);
         } finally {
+            lock.lock();
             r.delivering = false;
         }
     }
