@@ -13,6 +13,8 @@ final class UdpSendStream {
     /** Oldest fragment not acknowledged cumulatively; the window is [base, base + W). */
     long base;
     final UdpBuffer[] slotFrame;
+    /** The sequence number a slot holds now: a late acknowledgement of its previous one must not release it. */
+    final long[] slotSequence;
     final int[] slotOffset;
     final int[] slotLength;
     final long[] slotSentAt;
@@ -22,6 +24,8 @@ final class UdpSendStream {
     final UdpBuffer[] queue;
     int queueHead;
     int queued;
+    /** When an acknowledgement was last asked for. */
+    long probedAt;
     /** Claimed or committed frames not yet acknowledged whole, and their bytes. */
     int frames;
     long bytes;
@@ -30,6 +34,7 @@ final class UdpSendStream {
         this.peer = peer;
         this.channel = channel;
         slotFrame = new UdpBuffer[window];
+        slotSequence = new long[window];
         slotOffset = new int[window];
         slotLength = new int[window];
         slotSentAt = new long[window];

@@ -115,6 +115,29 @@ final class UdpTransportAgent {
         }
     }
 
+    /** Each stream's position, for diagnostics: what a stalled exchange waits for. */
+    String state() {
+        lock.lock();
+        try {
+            final StringBuilder b = new StringBuilder("rank ").append(rank).append(':');
+            for (int i = 0; i < sends.length; i++) {
+                final UdpSendStream s = sends[i];
+                final UdpReceiveStream r = receives[i];
+                if (s.next == 0 && r.next == 0 && r.held == 0) {
+                    continue;
+                }
+                b.append(" [peer ").append(s.peer).append(" ch ").append(s.channel).append(": sent ").append(s.next)
+                    .append(" acked ").append(s.base).append(" queued ").append(s.queued).append(" frames ")
+                    .append(s.frames).append("; received ").append(r.next).append(" held ").append(r.held)
+                    .append(r.assembly != null ? " assembling " + r.assembled : "")
+                    .append(r.ready != null ? " ready" : "").append(r.delivering ? " delivering" : "").append(']');
+            }
+            return b.toString();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     int fragmentLength() {
         return fragment;
     }
@@ -205,6 +228,7 @@ final class UdpTransportAgent {
             final long sequence = s.next++;
             final int at = (int) (sequence % window);
             s.slotFrame[at] = b;
+            s.slotSequence[at] = sequence;
             s.slotOffset[at] = offset;
             s.slotLength[at] = Math.min(fragment, b.frameLength - offset);
             s.slotRetries[at] = 0;
@@ -272,8 +296,8 @@ final class UdpTransportAgent {
         return bits;
     }
 
-    private void sendAck(int peer) {
-        out.wrap(ackBuffer.buffer, ackBuffer.bytes, 0).ack(cookie, rank, peer);
+    private void sendAck(int peer, boolean request) {
+        out.wrap(ackBuffer.buffer, ackBuffer.bytes, 0).ack(cookie, rank, peer, request);
         acknowledgements(peer);
         out.seal(HEADER);
         if (!port.send(peer, ackBuffer.bytes, 0, HEADER)) {
@@ -298,7 +322,7 @@ final class UdpTransportAgent {
                 }
                 while (delivered < limit) {
                     final int n = port.receive(into.bytes, 0, into.capacity());
-                    if (n <= 0) {
+                    if (n < 0) {
                         break;
                     }
                     counters.datagramsReceived++;
@@ -333,6 +357,9 @@ final class UdpTransportAgent {
             acknowledged(sends[2 * peer + c], h.next(c), h.selective(c), now);
         }
         if (h.type() != UdpHeaderFlyweight.TYPE_DATA) {
+            if (h.ackRequested()) {
+                dueAck(peer, now, true);
+            }
             return 0;
         }
         final UdpReceiveStream r = receives[2 * peer + h.channel()];
@@ -394,7 +421,7 @@ final class UdpTransportAgent {
         for (int p = 0; p < size && acksDue > 0; p++) {
             if (ackDue[p] && (ackNow[p] || ackDueCount[p] >= Math.max(1, window / 4)
                 || now - ackDueSince[p] >= settings.ackDelayNanos())) {
-                sendAck(p);
+                sendAck(p, false);
             }
         }
     }
@@ -422,6 +449,7 @@ final class UdpTransportAgent {
     /** Delivers the held fragments of {@code r} that are next, while the poll takes their channel. */
     private int drain(ConduitListener listener, UdpReceiveStream r, int mask, int budget) {
         int delivered = 0;
+        boolean advanced = false;
         final boolean taken = (mask & (1 << r.channel)) != 0;
         if (r.ready != null) {
             if (!taken || r.delivering || budget <= 0) {
@@ -449,16 +477,22 @@ final class UdpTransportAgent {
                 deliver(listener, r, b, 0, length);
                 unhold(r, at);
                 delivered++;
+                advanced = true;
             } else if (offset == (r.assembly == null ? 0 : r.assembled)) {
                 r.next++;
                 delivered += assemble(listener, r, taken ? mask : 0, b, 0, frameLength, offset, length);
                 unhold(r, at);
+                advanced = true;
             } else {
                 // a fragment that cannot follow the frame being reassembled: only a sender bug makes one
                 counters.droppedMalformed++;
                 r.next++;
                 unhold(r, at);
             }
+        }
+        if (advanced) {
+            // the sender knows these fragments only as held: tell it they are delivered, so its window moves
+            dueAck(r.peer, System.nanoTime(), false);
         }
         return delivered;
     }
@@ -531,7 +565,8 @@ final class UdpTransportAgent {
             long highest = -1;
             for (long bits = selective; bits != 0; bits &= bits - 1) {
                 final long sequence = next + Long.numberOfTrailingZeros(bits);
-                if (sequence < s.next) {
+                // a late acknowledgement may name fragments acknowledged since, whose slots now hold others
+                if (sequence >= s.base && sequence < s.next) {
                     ackSlot(s, sequence);
                     highest = sequence;
                 }
@@ -551,7 +586,7 @@ final class UdpTransportAgent {
 
     private void ackSlot(UdpSendStream s, long sequence) {
         final int at = (int) (sequence % window);
-        if (s.slotAcked[at] || s.slotFrame[at] == null) {
+        if (s.slotAcked[at] || s.slotFrame[at] == null || s.slotSequence[at] != sequence) {
             return;
         }
         s.slotAcked[at] = true;
@@ -576,6 +611,13 @@ final class UdpTransportAgent {
                 fail(s.peer, "udp: rank " + s.peer + " sent nothing for " + settings.peerTimeoutNanos() / 1_000_000_000L
                     + " s while owing acknowledgements (" + UdpSettings.PEER_TIMEOUT + ")");
                 continue;
+            }
+            final int first = (int) (s.base % window);
+            if (s.slotAcked[first] && now - s.probedAt >= settings.rtoNanos()) {
+                // everything unacknowledged is held there: only the cumulative acknowledgement is missing, and the
+                // receiver, which has nothing to repeat, must be asked for it
+                s.probedAt = now;
+                sendAck(s.peer, true);
             }
             for (long q = s.base; q < s.next; q++) {
                 final int at = (int) (q % window);
@@ -626,7 +668,7 @@ final class UdpTransportAgent {
         try {
             for (int p = 0; p < size; p++) {
                 if (ackDue[p]) {
-                    sendAck(p);
+                    sendAck(p, false);
                 }
             }
         } finally {

@@ -20,7 +20,7 @@ public interface DatagramPort extends AutoCloseable {
     /**
      * Receives one waiting datagram into {@code [from, to)} of the direct buffer {@code into}.
      *
-     * @return its length, or 0 if none is waiting
+     * @return its length (0 for an empty datagram), or -1 if none is waiting
      */
     int receive(ByteBuffer into, int from, int to);
 

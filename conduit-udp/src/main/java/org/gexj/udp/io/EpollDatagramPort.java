@@ -92,9 +92,11 @@ public final class EpollDatagramPort implements DatagramPort {
     @Override
     public int receive(ByteBuffer into, int from, int to) {
         try {
-            return receiver.recv(into, from, to);
+            // Netty's recv: 0 when nothing waits (EAGAIN), -1 for an empty datagram
+            final int n = receiver.recv(into, from, to);
+            return n == 0 ? -1 : n < 0 ? 0 : n;
         } catch (IOException e) {
-            return 0;
+            return -1;
         }
     }
 

@@ -68,9 +68,9 @@ public final class NioDatagramPort implements DatagramPort {
     public int receive(ByteBuffer into, int from, int to) {
         try {
             into.limit(to).position(from);
-            return receiver.receive(into) == null ? 0 : into.position() - from;
+            return receiver.receive(into) == null ? -1 : into.position() - from;
         } catch (IOException e) {
-            return 0;
+            return -1;
         } finally {
             into.clear();
         }

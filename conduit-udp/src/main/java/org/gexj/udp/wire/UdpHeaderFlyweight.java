@@ -12,7 +12,7 @@ import java.util.zip.CRC32C;
  * receiver of this datagram sends to its sender, the next sequence number delivered (cumulative) and which of the
  * 64 after it are held (selective).
  * <pre>
- *   0 version  1 type  2 channel  3 unused  4 checksum (CRC32C of the whole datagram, this field zero)
+ *   0 version  1 type  2 channel  3 flags (ACK: 1 = answer with an acknowledgement at once)  4 checksum (CRC32C of the whole datagram, this field zero)
  *   8 job cookie (int64)
  *  16 source rank   20 target rank
  *  24 sequence number of this fragment in its (source, target, channel) stream (int64)
@@ -32,6 +32,8 @@ public final class UdpHeaderFlyweight {
     private static final int VERSION_OFFSET = 0;
     private static final int TYPE_OFFSET = 1;
     private static final int CHANNEL_OFFSET = 2;
+    private static final int FLAGS_OFFSET = 3;
+    private static final byte FLAG_ACK_REQUEST = 1;
     private static final int CHECKSUM_OFFSET = 4;
     private static final int COOKIE_OFFSET = 8;
     private static final int SOURCE_OFFSET = 16;
@@ -78,8 +80,10 @@ public final class UdpHeaderFlyweight {
         return this;
     }
 
-    public UdpHeaderFlyweight ack(long cookie, int source, int target) {
+    /** An acknowledgement; with {@code request}, one that asks for an acknowledgement back at once. */
+    public UdpHeaderFlyweight ack(long cookie, int source, int target, boolean request) {
         start(TYPE_ACK, cookie, source, target, 0);
+        buffer.putByte(offset + FLAGS_OFFSET, request ? FLAG_ACK_REQUEST : 0);
         buffer.putLong(offset + SEQUENCE_OFFSET, 0, ORDER);
         buffer.putInt(offset + FRAME_LENGTH_OFFSET, 0, ORDER);
         buffer.putInt(offset + FRAGMENT_OFFSET_OFFSET, 0, ORDER);
@@ -91,7 +95,7 @@ public final class UdpHeaderFlyweight {
         buffer.putByte(offset + VERSION_OFFSET, VERSION);
         buffer.putByte(offset + TYPE_OFFSET, type);
         buffer.putByte(offset + CHANNEL_OFFSET, (byte) channel);
-        buffer.putByte(offset + 3, (byte) 0);
+        buffer.putByte(offset + FLAGS_OFFSET, (byte) 0);
         buffer.putLong(offset + COOKIE_OFFSET, cookie, ORDER);
         buffer.putInt(offset + SOURCE_OFFSET, source, ORDER);
         buffer.putInt(offset + TARGET_OFFSET, target, ORDER);
@@ -159,6 +163,11 @@ public final class UdpHeaderFlyweight {
             return MALFORMED;
         }
         return VALID;
+    }
+
+    /** The sender asks for an acknowledgement at once: it holds fragments only selectively acknowledged. */
+    public boolean ackRequested() {
+        return type() == TYPE_ACK && buffer.getByte(offset + FLAGS_OFFSET) == FLAG_ACK_REQUEST;
     }
 
     public byte type() {
