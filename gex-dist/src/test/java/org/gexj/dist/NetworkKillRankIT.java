@@ -2,10 +2,11 @@ package org.gexj.dist;
 
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -16,19 +17,22 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * kill -9 of one rank of a job on the ofi conduit (tcp;ofi_rxm): the launcher and the other ranks exit non-zero
- * within 10 s, naming the dead rank, whether the survivors poll, compute without calling GEX/J, or wait in a barrier
- * the dead rank never enters. Unlike smp, the dead rank's peers also hold libfabric connections to it, which must not
- * keep them waiting.
+ * kill -9 of one rank of a job on a network conduit (ofi on tcp;ofi_rxm, udp): the launcher and the other ranks exit
+ * non-zero within 10 s, naming the dead rank, whether the survivors poll, compute without calling GEX/J, or wait in a
+ * barrier the dead rank never enters. Unlike smp, the dead rank's peers also hold connections to it (libfabric's) or
+ * unacknowledged datagrams for it (udp's), which must not keep them waiting.
  */
-class OfiKillRankIT {
-    @ParameterizedTest
-    @ValueSource(strings = {"poll", "compute", "barrier"})
+class NetworkKillRankIT {
+    @ParameterizedTest(name = "{0}, survivors {1}")
+    @CsvSource({"ofi, poll", "ofi, compute", "ofi, barrier", "udp, poll", "udp, compute", "udp, barrier"})
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    void killNineOfARankEndsTheJobWithinTenSeconds(String mode) throws Exception {
+    void killNineOfARankEndsTheJobWithinTenSeconds(String conduit, String mode) throws Exception {
+        final Map<String, String> env = conduit.equals("ofi") ? OfiRuns.env(OfiRuns.TCP)
+            : Map.of("GEX_CLASSPATH", Jobs.ROOT.resolve("gex-dist/target/test-classes").toString());
+        final String conduitLine = conduit.equals("ofi") ? OfiRuns.conduitLine(3, OfiRuns.TCP) : "gex: udp conduit over";
         final Jobs job = mode.equals("barrier")
-            ? Jobs.start(OfiRuns.env(OfiRuns.TCP), "-n", "3", "--conduit", "ofi", "--", BarrierWait.class.getName(), "1")
-            : Jobs.start(OfiRuns.env(OfiRuns.TCP), "-n", "3", "--conduit", "ofi", "--", StayAlive.class.getName(), mode);
+            ? Jobs.start(env, "-n", "3", "--conduit", conduit, "--", BarrierWait.class.getName(), "1")
+            : Jobs.start(env, "-n", "3", "--conduit", conduit, "--", StayAlive.class.getName(), mode);
         try {
             final long[] pids = readyPids(job);
             final long killedAt = System.nanoTime();
@@ -37,8 +41,7 @@ class OfiKillRankIT {
                 + "):\n" + job.output());
             final double seconds = (System.nanoTime() - killedAt) / 1e9;
             assertNotEquals(0, job.process.exitValue(), job.output());
-            assertTrue(job.lines.stream().anyMatch(l -> l.startsWith(OfiRuns.conduitLine(3, OfiRuns.TCP))),
-                job.output());
+            assertTrue(job.lines.stream().anyMatch(l -> l.startsWith(conduitLine)), job.output());
             assertTrue(job.lines.stream().anyMatch(l -> l.equals("gexrun: rank 1 was killed by signal 9; ending the job")
                     || l.startsWith("gexrun: rank 1 failed: its bootstrap connection ended without goodbye")),
                 "the launcher names the dead rank:\n" + job.output());
@@ -62,7 +65,7 @@ class OfiKillRankIT {
                     + " survived");
             }
             assertEquals(List.of(), job.cleanupReports(), job.output());
-            System.out.printf("ofi job ended %.2f s after kill -9 (%s)%n", seconds, mode);
+            System.out.printf("%s job ended %.2f s after kill -9 (%s)%n", conduit, seconds, mode);
         } finally {
             if (job.process.isAlive()) {
                 OfiRuns.destroy(job);

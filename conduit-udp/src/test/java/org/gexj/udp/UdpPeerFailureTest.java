@@ -1,0 +1,68 @@
+package org.gexj.udp;
+
+import org.agrona.DirectBuffer;
+import org.gexj.spi.Claim;
+import org.gexj.spi.Conduit;
+import org.gexj.spi.ConduitListener;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A peer that stops answering is reported failed, naming it and the setting that decided, instead of being waited
+ * for: after {@code GEX_UDP_RETRIES} retransmissions of one datagram, or after {@code GEX_UDP_PEER_TIMEOUT} of silence
+ * while it owes acknowledgements. Afterwards sends to it are refused (back-pressured; the job's health ends waits).
+ */
+class UdpPeerFailureTest {
+    private static final ConduitListener NONE = new ConduitListener() {
+        @Override
+        public void onFrame(int channel, DirectBuffer buffer, int offset, int length) {
+        }
+    };
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void retransmissionsRunOutAfterTheRetryLimit() {
+        final String reason = silentPeer(new UdpSettings(8, 1024, 1 << 20, 1 << 20, 1 << 20, 100_000, 400_000, 5,
+            60_000_000_000L, 0, "auto", null));
+        assertTrue(reason.startsWith("udp: rank 1 did not acknowledge a datagram sent 6 times (GEX_UDP_RETRIES=5)"),
+            reason);
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aSilentPeerTimesOut() {
+        final String reason = silentPeer(new UdpSettings(8, 1024, 1 << 20, 1 << 20, 1 << 20, 100_000, 100_000_000,
+            1_000_000, 1_000_000_000L, 0, "auto", null));
+        assertEquals("udp: rank 1 sent nothing for 1 s while owing acknowledgements (GEX_UDP_PEER_TIMEOUT)", reason);
+    }
+
+    /** Rank 0 sends one frame to rank 1, which never polls; returns the failure reported about rank 1. */
+    private static String silentPeer(UdpSettings settings) {
+        final LossyNetwork net = new LossyNetwork(1, new LossyNetwork.Faults(0, 0, 0, 0, 0, 0, 0), 2, 7);
+        final List<String> failures = new ArrayList<>();
+        final UdpTransportAgent sender = new UdpTransportAgent(0, 2, 7, settings, net.port(0),
+            (peer, why) -> failures.add(peer + ":" + why));
+        final Claim claim = new Claim();
+        assertEquals(Conduit.OK, sender.claim(claim, 1, Conduit.REQUEST, 3000));
+        sender.commit(claim);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (failures.isEmpty() && System.nanoTime() < deadline) {
+            sender.poll(NONE, Conduit.ALL_CHANNELS, 16);
+            Thread.onSpinWait();
+        }
+        assertEquals(1, failures.size(), failures.toString());
+        assertEquals(Conduit.BACK_PRESSURED, sender.claim(claim, 1, Conduit.REQUEST, 10), "sends to a failed peer");
+        assertTrue(sender.settled(), "a failed peer's datagrams are no longer waited for");
+        sender.close();
+        final String f = failures.get(0);
+        assertTrue(f.startsWith("1:"), f);
+        return f.substring(2);
+    }
+}
