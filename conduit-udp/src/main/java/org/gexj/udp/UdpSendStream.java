@@ -24,6 +24,8 @@ final class UdpSendStream {
     final UdpBuffer[] queue;
     int queueHead;
     int queued;
+    /** When an acknowledgement last led to a scan for timed-out fragments. */
+    long scannedAt;
     /** When an acknowledgement was last asked for. */
     long probedAt;
     /** Claimed or committed frames not yet acknowledged whole, and their bytes. */

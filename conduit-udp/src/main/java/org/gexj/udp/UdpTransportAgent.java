@@ -19,7 +19,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * carries what this rank has delivered of both its streams from that peer (cumulative) and which of the next 64
  * fragments it holds (selective); with no traffic to carry it, an acknowledgement goes alone after
  * {@code GEX_UDP_ACK_DELAY_US}, after {@code depth / 4} fragments, or at once on a duplicate. A fragment not
- * acknowledged in its timeout is sent again, the timeout doubling up to {@code GEX_UDP_RTO_MAX_US}; one that the
+ * acknowledged in its timeout is sent again, the timeout doubling up to {@code GEX_UDP_RTO_MAX_US} (the oldest one
+ * alone while the peer is silent; the others once it answers); one that the
  * selective bits show was passed over by three later fragments is sent again at once. After {@code GEX_UDP_RETRIES}
  * retransmissions, or {@code GEX_UDP_PEER_TIMEOUT} without a datagram from a peer that owes acknowledgements, the peer
  * is reported failed.
@@ -581,6 +582,9 @@ final class UdpTransportAgent {
                 }
             }
         }
+        if (s.base != s.next && now - s.scannedAt >= settings.rtoNanos() / 4) {
+            resendExpired(s, now);
+        }
         pump(s, now);
     }
 
@@ -619,14 +623,15 @@ final class UdpTransportAgent {
                 s.probedAt = now;
                 sendAck(s.peer, true);
             }
+            // a timeout resends the oldest fragment only: a peer busy in a handler gets one datagram per timeout, not
+            // the window; once it answers, the acknowledgement resends the rest that timed out (resendExpired)
             for (long q = s.base; q < s.next; q++) {
                 final int at = (int) (q % window);
                 if (s.slotAcked[at]) {
                     continue;
                 }
                 final int retries = s.slotRetries[at];
-                final long rto = Math.min(settings.rtoMaxNanos(), settings.rtoNanos() << Math.min(retries, 30));
-                if (now - s.slotSentAt[at] >= rto) {
+                if (now - s.slotSentAt[at] >= rto(retries)) {
                     if (retries >= settings.retries()) {
                         fail(s.peer, "udp: rank " + s.peer + " did not acknowledge a datagram sent "
                             + (retries + 1) + " times (" + UdpSettings.RETRIES + "=" + settings.retries() + ")");
@@ -636,6 +641,24 @@ final class UdpTransportAgent {
                     counters.retransmitted++;
                     transmit(s, q, now);
                 }
+                break;
+            }
+        }
+    }
+
+    private long rto(int retries) {
+        return Math.min(settings.rtoMaxNanos(), settings.rtoNanos() << Math.min(retries, 30));
+    }
+
+    /** After an acknowledgement from a peer that was silent: resends what timed out meanwhile. */
+    private void resendExpired(UdpSendStream s, long now) {
+        s.scannedAt = now;
+        for (long q = s.base; q < s.next; q++) {
+            final int at = (int) (q % window);
+            if (!s.slotAcked[at] && now - s.slotSentAt[at] >= rto(s.slotRetries[at])) {
+                s.slotRetries[at]++;
+                counters.retransmitted++;
+                transmit(s, q, now);
             }
         }
     }

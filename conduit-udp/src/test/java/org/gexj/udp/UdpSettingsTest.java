@@ -1,0 +1,51 @@
+package org.gexj.udp;
+
+import org.gexj.Config;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The udp conduit's settings: defaults, ranges named in the error, and what {@code GEX_UDP_BIND} accepts. */
+class UdpSettingsTest {
+    @Test
+    void defaultsAreGasnetsDepthAndTheLargestDatagram() {
+        final UdpSettings s = UdpSettings.from(Config.of(Map.of()));
+        assertEquals(128, s.depth());
+        assertEquals(65507, s.datagram());
+        assertEquals(1 << 30, s.maxFrame());
+        assertEquals(60_000_000_000L, s.peerTimeoutNanos());
+        assertEquals(null, s.bind());
+    }
+
+    @Test
+    void outOfRangeValuesAreNamedWithTheirRange() {
+        final IllegalArgumentException depth = assertThrows(IllegalArgumentException.class,
+            () -> UdpSettings.from(Config.of(Map.of("GEX_UDP_NETWORK_DEPTH", "0"))));
+        assertTrue(depth.getMessage().contains("GEX_UDP_NETWORK_DEPTH") && depth.getMessage().contains("4096"),
+            depth.getMessage());
+        final IllegalArgumentException datagram = assertThrows(IllegalArgumentException.class,
+            () -> UdpSettings.from(Config.of(Map.of("GEX_UDP_DATAGRAM", "70000"))));
+        assertTrue(datagram.getMessage().contains("GEX_UDP_DATAGRAM") && datagram.getMessage().contains("65507"),
+            datagram.getMessage());
+        final IllegalArgumentException transport = assertThrows(IllegalArgumentException.class,
+            () -> UdpSettings.from(Config.of(Map.of("GEX_UDP_TRANSPORT", "dpdk"))));
+        assertEquals("GEX_UDP_TRANSPORT=dpdk is not one of auto, epoll, nio", transport.getMessage());
+    }
+
+    @Test
+    void bindTakesAnInterfaceNameOrAnAddress() throws Exception {
+        final InetAddress bootstrap = InetAddress.getByName("127.0.0.1");
+        assertEquals(bootstrap, UdpConduit.bindAddress(null, bootstrap), "default: the bootstrap's address");
+        assertEquals(InetAddress.getByName("127.0.0.1"), UdpConduit.bindAddress("lo", bootstrap));
+        assertEquals(InetAddress.getByName("127.0.0.2"), UdpConduit.bindAddress("127.0.0.2", bootstrap));
+        final IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+            () -> UdpConduit.bindAddress("no-such-nic.invalid", bootstrap));
+        assertTrue(bad.getMessage().startsWith("GEX_UDP_BIND=no-such-nic.invalid is neither an interface"),
+            bad.getMessage());
+    }
+}
