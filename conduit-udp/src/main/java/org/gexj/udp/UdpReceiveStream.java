@@ -17,11 +17,13 @@ final class UdpReceiveStream {
     final int[] slotFragmentOffset;
     final int[] slotLength;
     int held;
-    /** The frame being reassembled, and how many of its bytes are in. */
+    /** The frame being reassembled, where in its buffer it starts, and how many of its bytes are in. */
     UdpBuffer assembly;
+    int assemblyBase;
     int assembled;
     /** A reassembled frame waiting for a poll that takes its channel. */
     UdpBuffer ready;
+    int readyBase;
     int readyLength;
     /** A frame of this stream is being delivered: a poll from inside its handler must not deliver past it. */
     boolean delivering;

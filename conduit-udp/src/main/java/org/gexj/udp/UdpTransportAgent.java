@@ -317,12 +317,13 @@ final class UdpTransportAgent {
             depth++;
             int delivered = heldTotal > 0 ? deliverHeld(listener, channelMask, limit) : 0;
             if (depth <= MAX_DEPTH) {
-                UdpBuffer into = staging[depth];
-                if (into == null) {
-                    into = staging[depth] = pool.take(settings.datagram());
-                }
                 while (delivered < limit) {
-                    final int n = port.receive(into.bytes, 0, into.capacity());
+                    UdpBuffer into = staging[depth];
+                    if (into == null) {
+                        // room for a frame of a few fragments, so that its first fragment's buffer can keep it
+                        into = staging[depth] = pool.take(2L * settings.datagram());
+                    }
+                    final int n = port.receive(into.bytes, 0, settings.datagram() + 1);
                     if (n < 0) {
                         break;
                     }
@@ -386,6 +387,14 @@ final class UdpTransportAgent {
                     deliver(listener, r, into, HEADER, length);
                     return 1 + (r.held > 0 ? drain(listener, r, mask, budget - 1) : 0);
                 }
+            } else if (r.assembly == null && offset == 0 && HEADER + frameLength <= into.capacity()) {
+                // the first fragment stays where it landed and the frame is completed around it: no copy of it
+                r.next++;
+                r.assembly = into;
+                r.assemblyBase = HEADER;
+                r.assembled = length;
+                staging[depth] = null;
+                return r.held > 0 ? drain(listener, r, mask, budget) : 0;
             } else if (offset == (r.assembly == null ? 0 : r.assembled)) {
                 r.next++;
                 return assemble(listener, r, mask, into, HEADER, frameLength, offset, length)
@@ -458,10 +467,13 @@ final class UdpTransportAgent {
             }
             final UdpBuffer b = r.ready;
             r.ready = null;
-            deliver(listener, r, b, 0, r.readyLength);
-            pool.give(b);
             heldTotal--;
             delivered++;
+            try {
+                deliver(listener, r, b, r.readyBase, r.readyLength);
+            } finally {
+                pool.give(b);
+            }
         }
         while (!r.delivering && r.ready == null && r.held > 0 && r.holds(r.next)) {
             final int at = (int) (r.next % window);
@@ -475,15 +487,21 @@ final class UdpTransportAgent {
                 }
                 r.next++;
                 // the slot stays held while its frame is delivered: a poll inside the handler leaves it alone
-                deliver(listener, r, b, 0, length);
-                unhold(r, at);
                 delivered++;
                 advanced = true;
+                try {
+                    deliver(listener, r, b, 0, length);
+                } finally {
+                    unhold(r, at);
+                }
             } else if (offset == (r.assembly == null ? 0 : r.assembled)) {
                 r.next++;
-                delivered += assemble(listener, r, taken ? mask : 0, b, 0, frameLength, offset, length);
-                unhold(r, at);
                 advanced = true;
+                try {
+                    delivered += assemble(listener, r, taken ? mask : 0, b, 0, frameLength, offset, length);
+                } finally {
+                    unhold(r, at);
+                }
             } else {
                 // a fragment that cannot follow the frame being reassembled: only a sender bug makes one
                 counters.droppedMalformed++;
@@ -503,23 +521,29 @@ final class UdpTransportAgent {
                          int frameLength, int offset, int length) {
         if (r.assembly == null) {
             r.assembly = pool.take(Math.max(1, frameLength));
+            r.assemblyBase = 0;
             r.assembled = 0;
         }
-        r.assembly.buffer.putBytes(offset, from.buffer, at, length);
+        r.assembly.buffer.putBytes(r.assemblyBase + offset, from.buffer, at, length);
         r.assembled += length;
         if (r.assembled < frameLength) {
             return 0;
         }
         final UdpBuffer whole = r.assembly;
+        final int base = r.assemblyBase;
         r.assembly = null;
         if ((mask & (1 << r.channel)) == 0) {
             r.ready = whole;
+            r.readyBase = base;
             r.readyLength = frameLength;
             heldTotal++;
             return 0;
         }
-        deliver(listener, r, whole, 0, frameLength);
-        pool.give(whole);
+        try {
+            deliver(listener, r, whole, base, frameLength);
+        } finally {
+            pool.give(whole);
+        }
         return 1;
     }
 
