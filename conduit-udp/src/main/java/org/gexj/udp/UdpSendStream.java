@@ -24,8 +24,10 @@ final class UdpSendStream {
     final UdpBuffer[] queue;
     int queueHead;
     int queued;
-    /** When an acknowledgement last led to a scan for timed-out fragments. */
-    long scannedAt;
+    /** When an acknowledgement last acknowledged something new: the retransmission timer runs from it. */
+    long progressAt;
+    /** The latest send time of any fragment acknowledged: fragments sent well before it were lost. */
+    long deliveredSentAt = Long.MIN_VALUE;
     /** When an acknowledgement was last asked for. */
     long probedAt;
     /** Claimed or committed frames not yet acknowledged whole, and their bytes. */

@@ -18,10 +18,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * place, and the bytes it covers are put back after the send), and kept until acknowledged. Every datagram to a peer
  * carries what this rank has delivered of both its streams from that peer (cumulative) and which of the next 64
  * fragments it holds (selective); with no traffic to carry it, an acknowledgement goes alone after
- * {@code GEX_UDP_ACK_DELAY_US}, after {@code depth / 4} fragments, or at once on a duplicate. A fragment not
- * acknowledged in its timeout is sent again, the timeout doubling up to {@code GEX_UDP_RTO_MAX_US} (the oldest one
- * alone while the peer is silent; the others once it answers); one that the
- * selective bits show was passed over by three later fragments is sent again at once. After {@code GEX_UDP_RETRIES}
+ * {@code GEX_UDP_ACK_DELAY_US}, after {@code depth / 4} fragments, or at once on a duplicate. Losses are found two
+ * ways: a fragment sent well before one that has arrived is sent again at once (by time, as RACK does); and when a
+ * stream makes no progress for a timeout ({@code GEX_UDP_RTO_US}, doubling per retry up to
+ * {@code GEX_UDP_RTO_MAX_US}) its oldest fragment alone is sent again. After {@code GEX_UDP_RETRIES}
  * retransmissions, or {@code GEX_UDP_PEER_TIMEOUT} without a datagram from a peer that owes acknowledgements, the peer
  * is reported failed.
  *
@@ -39,6 +39,8 @@ final class UdpTransportAgent {
     /** Polls deeper than this inside handlers receive nothing more: they only deliver what is held. */
     private static final int MAX_DEPTH = 16;
     private static final long TICK_NANOS = 20_000;
+    /** What {@link #ackSlot} returns for a fragment acknowledged first but sent more than once. */
+    private static final long RESENT = Long.MIN_VALUE + 1;
 
     /** Where a peer's failure goes: the job's health. */
     interface FailureSink {
@@ -65,6 +67,9 @@ final class UdpTransportAgent {
     private final int[] ackDueCount;
     private final boolean[] failed;
     private int acksDue;
+    /** Some peer is owed an acknowledgement now (a duplicate came, or a quarter window), not at the poll's end. */
+    private boolean urgentAcks;
+    private final int ackEvery;
     private int heldTotal;
     private final UdpBuffer[] staging = new UdpBuffer[MAX_DEPTH + 1];
     private final UdpBuffer ackBuffer;
@@ -84,6 +89,7 @@ final class UdpTransportAgent {
         this.failures = failures;
         this.window = settings.depth();
         this.fragment = settings.datagram() - HEADER;
+        this.ackEvery = Math.max(1, window / 4);
         this.sends = new UdpSendStream[2 * size];
         this.receives = new UdpReceiveStream[2 * size];
         for (int p = 0; p < size; p++) {
@@ -329,6 +335,10 @@ final class UdpTransportAgent {
                     }
                     counters.datagramsReceived++;
                     delivered += onDatagram(listener, channelMask, into, n, limit - delivered);
+                    if (urgentAcks) {
+                        // a poll may drain megabytes: the senders' windows must not wait for its end
+                        sendDueAcks(System.nanoTime());
+                    }
                 }
             }
             final long now = System.nanoTime();
@@ -425,11 +435,13 @@ final class UdpTransportAgent {
         }
         ackDueCount[peer]++;
         ackNow[peer] |= immediately;
+        urgentAcks |= immediately || ackDueCount[peer] >= ackEvery;
     }
 
     private void sendDueAcks(long now) {
+        urgentAcks = false;
         for (int p = 0; p < size && acksDue > 0; p++) {
-            if (ackDue[p] && (ackNow[p] || ackDueCount[p] >= Math.max(1, window / 4)
+            if (ackDue[p] && (ackNow[p] || ackDueCount[p] >= ackEvery
                 || now - ackDueSince[p] >= settings.ackDelayNanos())) {
                 sendAck(p, false);
             }
@@ -582,40 +594,57 @@ final class UdpTransportAgent {
             counters.droppedMalformed++;
             return;
         }
+        long newest = Long.MIN_VALUE;
         while (s.base < next) {
-            ackSlot(s, s.base);
+            newest = Math.max(newest, ackSlot(s, s.base));
             s.base++;
         }
-        if (selective != 0) {
-            long highest = -1;
-            for (long bits = selective; bits != 0; bits &= bits - 1) {
-                final long sequence = next + Long.numberOfTrailingZeros(bits);
-                // a late acknowledgement may name fragments acknowledged since, whose slots now hold others
-                if (sequence >= s.base && sequence < s.next) {
-                    ackSlot(s, sequence);
-                    highest = sequence;
-                }
-            }
-            // fragments three or more behind the highest one held were lost, unless just sent
-            for (long q = s.base; q <= highest - 3; q++) {
-                final int at = (int) (q % window);
-                if (!s.slotAcked[at] && now - s.slotSentAt[at] >= settings.rtoNanos() / 4) {
-                    counters.fastRetransmitted++;
-                    counters.retransmitted++;
-                    transmit(s, q, now);
-                }
+        for (long bits = selective; bits != 0; bits &= bits - 1) {
+            final long sequence = next + Long.numberOfTrailingZeros(bits);
+            // a late acknowledgement may name fragments acknowledged since, whose slots now hold others
+            if (sequence >= s.base && sequence < s.next) {
+                newest = Math.max(newest, ackSlot(s, sequence));
             }
         }
-        if (s.base != s.next && now - s.scannedAt >= settings.rtoNanos() / 4) {
-            resendExpired(s, now);
+        if (newest != Long.MIN_VALUE) {
+            s.progressAt = now;
+            if (newest > RESENT && newest > s.deliveredSentAt) {
+                s.deliveredSentAt = newest;
+            }
+            if (s.base != s.next) {
+                resendOvertaken(s, now);
+            }
         }
         pump(s, now);
     }
 
-    private void ackSlot(UdpSendStream s, long sequence) {
+    /**
+     * Loss detection by time (RACK, RFC 8985, simplified): a fragment sent more than {@code GEX_UDP_RTO_US / 8} before
+     * one that has since arrived was lost, since datagrams between two hosts rarely pass each other by more. This
+     * repairs holes the selective bits show and, after a timeout's single resend came back, the tail sent before it.
+     */
+    private void resendOvertaken(UdpSendStream s, long now) {
+        final long before = s.deliveredSentAt - settings.rtoNanos() / 8;
+        for (long q = s.base; q < s.next; q++) {
+            final int at = (int) (q % window);
+            if (!s.slotAcked[at] && s.slotSentAt[at] < before) {
+                s.slotRetries[at]++;
+                counters.fastRetransmitted++;
+                counters.retransmitted++;
+                transmit(s, q, now);
+            }
+        }
+    }
+
+    /**
+     * @return when the fragment was sent, if this acknowledges it first; {@link #RESENT} if it was sent more than once
+     *         (the acknowledgement may be the first send's: its time says nothing, Karn's rule); else
+     *         {@link Long#MIN_VALUE}
+     */
+    private long ackSlot(UdpSendStream s, long sequence) {
         final int at = (int) (sequence % window);
         if (s.slotAcked[at] || s.slotFrame[at] == null || s.slotSequence[at] != sequence) {
-            return;
+            return Long.MIN_VALUE;
         }
         s.slotAcked[at] = true;
         final UdpBuffer b = s.slotFrame[at];
@@ -624,6 +653,7 @@ final class UdpTransportAgent {
         if (b.fragmentsUnacked == 0 && b.fragmentsAssigned == b.fragmentCount) {
             release(s, b);
         }
+        return s.slotRetries[at] == 0 ? s.slotSentAt[at] : RESENT;
     }
 
     // ------------------------------------------------------------------------------------------------ timers
@@ -647,15 +677,17 @@ final class UdpTransportAgent {
                 s.probedAt = now;
                 sendAck(s.peer, true);
             }
-            // a timeout resends the oldest fragment only: a peer busy in a handler gets one datagram per timeout, not
-            // the window; once it answers, the acknowledgement resends the rest that timed out (resendExpired)
+            // the timer runs from the later of the oldest fragment's send and the stream's last progress, so a
+            // fragment queued behind megabytes still in flight is not resent; a timeout resends the oldest fragment
+            // only, so a peer busy in a handler gets one datagram per timeout, and once that one is acknowledged the
+            // fragments sent before it are resent (resendOvertaken)
             for (long q = s.base; q < s.next; q++) {
                 final int at = (int) (q % window);
                 if (s.slotAcked[at]) {
                     continue;
                 }
                 final int retries = s.slotRetries[at];
-                if (now - s.slotSentAt[at] >= rto(retries)) {
+                if (now - Math.max(s.slotSentAt[at], s.progressAt) >= rto(retries)) {
                     if (retries >= settings.retries()) {
                         fail(s.peer, "udp: rank " + s.peer + " did not acknowledge a datagram sent "
                             + (retries + 1) + " times (" + UdpSettings.RETRIES + "=" + settings.retries() + ")");
@@ -672,19 +704,6 @@ final class UdpTransportAgent {
 
     private long rto(int retries) {
         return Math.min(settings.rtoMaxNanos(), settings.rtoNanos() << Math.min(retries, 30));
-    }
-
-    /** After an acknowledgement from a peer that was silent: resends what timed out meanwhile. */
-    private void resendExpired(UdpSendStream s, long now) {
-        s.scannedAt = now;
-        for (long q = s.base; q < s.next; q++) {
-            final int at = (int) (q % window);
-            if (!s.slotAcked[at] && now - s.slotSentAt[at] >= rto(s.slotRetries[at])) {
-                s.slotRetries[at]++;
-                counters.retransmitted++;
-                transmit(s, q, now);
-            }
-        }
     }
 
     private void fail(int peer, String reason) {
