@@ -49,6 +49,45 @@ need_libfabric() {
   exit 2
 }
 
+# the udp conduit's tests put ranks in network namespaces (ip, from iproute2) and drop datagrams there with iptables:
+# they run wherever the suite runs as root, so a new machine gets both as it gets Maven. Not root: they skip themselves.
+netns_tools_missing() {
+  local m=()
+  command -v ip >/dev/null || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || m+=(iproute2)
+  command -v iptables >/dev/null || [ -x /usr/sbin/iptables ] || [ -x /sbin/iptables ] || m+=(iptables)
+  echo "${m[*]}"
+}
+
+need_netns_tools() {
+  local missing; missing="$(netns_tools_missing)"
+  if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq >/dev/null 2>&1 || true
+    # shellcheck disable=SC2086 # one word per package
+    apt-get install -y -qq $missing >/dev/null 2>&1 || true
+    missing="$(netns_tools_missing)"
+  fi
+  if [ -n "$missing" ]; then
+    if [ "$(id -u)" = 0 ]; then
+      echo "gexj.sh: missing Debian package(s) $missing: the udp conduit's network-namespace tests (UdpNetns*Test," >&2
+      echo "         UdpNetnsLossIT) will fail; install them with apt-get install $missing" >&2
+    else
+      echo "gexj.sh: missing Debian package(s) $missing (needs root to install); the udp conduit's network-namespace" >&2
+      echo "         tests also need root, and skip themselves when not root" >&2
+    fi
+    return 0
+  fi
+  [ "$(id -u)" = 0 ] || return 0
+  # Debian's iptables is the nf_tables flavour; a kernel without nf_tables needs the legacy (x_tables) one
+  local ipt; ipt="$(command -v iptables || echo /usr/sbin/iptables)"
+  if ! "$ipt" -w -L -n >/dev/null 2>&1 && [ -x /usr/sbin/iptables-legacy ] \
+      && /usr/sbin/iptables-legacy -w -L -n >/dev/null 2>&1; then
+    update-alternatives --set iptables /usr/sbin/iptables-legacy >/dev/null 2>&1 || true
+  fi
+  if ! "$ipt" -w -L -n >/dev/null 2>&1; then
+    echo "gexj.sh: iptables fails in this kernel (nf_tables and legacy): UdpNetnsLossIT will fail" >&2
+  fi
+}
+
 mvn_() { mvn -B -ntp "$@"; }
 
 build() { mvn_ -q package -DskipTests; }
@@ -56,6 +95,7 @@ build() { mvn_ -q package -DskipTests; }
 need_jdk
 need_maven
 need_libfabric
+need_netns_tools
 cmd="${1:-}"; shift || true
 case "$cmd" in
   testam)

@@ -3,6 +3,8 @@ module org.gexj.testkit {
     requires transitive org.gexj.rma;
     requires transitive org.junit.jupiter.api;
     requires quicktheories;
+    // AllocationKit reads the per-thread allocation counter of com.sun.management.ThreadMXBean
+    requires jdk.management;
 
     exports org.gexj.testkit;
 

@@ -16,8 +16,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The launcher's side of the bootstrap: a TCP rendezvous on 127.0.0.1 where the ranks of one job authenticate with
- * the job secret, then exchange blobs ({@code allgather}, of which {@code barrier} is the empty case).
+ * The launcher's side of the bootstrap: a TCP rendezvous, on 127.0.0.1 unless the launcher is given another address
+ * ({@code gexrun --bind}), where the ranks of one job authenticate with the job secret, then exchange blobs
+ * ({@code allgather}, of which {@code barrier} is the empty case).
  *
  * <p>A connection that fails authentication is closed and counted without disturbing the job. A rank whose
  * connection ends without BYE is taken as dead: every other rank receives ABORT naming it, and
@@ -44,6 +45,14 @@ public final class RendezvousServer implements AutoCloseable {
 
     /** Binds 127.0.0.1 on an ephemeral port and starts accepting. */
     public RendezvousServer(int size, byte[] secret) throws IOException {
+        this(size, secret, InetAddress.getLoopbackAddress());
+    }
+
+    /**
+     * Binds {@code address} on an ephemeral port and starts accepting. Off loopback, anyone on the network can
+     * connect: a connection that cannot prove the job secret is rejected, as on loopback.
+     */
+    public RendezvousServer(int size, byte[] secret, InetAddress address) throws IOException {
         if (size < 1) {
             throw new IllegalArgumentException("job size " + size + " must be at least 1");
         }
@@ -53,7 +62,12 @@ public final class RendezvousServer implements AutoCloseable {
         this.finished = new boolean[size];
         this.round = new byte[size][];
         this.server = new ServerSocket();
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), size + 16);
+        try {
+            server.bind(new InetSocketAddress(address, 0), size + 16);
+        } catch (IOException e) {
+            server.close();
+            throw e;
+        }
         this.acceptor = new Thread(this::accept, "gex-rendezvous-accept");
         acceptor.setDaemon(true);
         acceptor.start();

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 
 /**
- * The launcher ({@code bin/gexrun}): forks the ranks of a job on this host, serves their bootstrap rendezvous, and
+ * The launcher ({@code bin/gexrun}): forks the ranks of a job on this host (each through {@code --wrap}'s command when
+ * given, which may put it elsewhere: another network namespace, another host), serves their bootstrap rendezvous, and
  * ends the job when a rank dies — the others are told through the bootstrap, then terminated if they do not exit
  * by themselves — so a job never hangs on a dead rank. Exits with 0 when every rank did, else non-zero.
  */
@@ -118,11 +119,13 @@ public final class GexRun {
         final List<String> command = childCommand(options, java, cp, System.getenv("GEX_JVM_OPTS"));
         final Process[] ranks = new Process[options.ranks()];
         final RankOutputForwarder output = new RankOutputForwarder(System.out, System.err);
-        try (RendezvousServer server = new RendezvousServer(options.ranks(), secret)) {
+        try (RendezvousServer server = rendezvous(options, secret)) {
             final Thread cleanup = new Thread(() -> destroyAll(ranks, true), "gexrun-shutdown");
             Runtime.getRuntime().addShutdownHook(cleanup);
             for (int r = 0; r < ranks.length; r++) {
-                final ProcessBuilder pb = new ProcessBuilder(command)
+                final List<String> rankCommand = new ArrayList<>(options.wrapFor(r));
+                rankCommand.addAll(command);
+                final ProcessBuilder pb = new ProcessBuilder(rankCommand)
                     .redirectInput(ProcessBuilder.Redirect.INHERIT);
                 final Map<String, String> env = pb.environment();
                 env.putAll(options.env());
@@ -137,9 +140,17 @@ public final class GexRun {
                     env.put("GEX_CONDUIT", options.conduit());
                 }
                 if (options.verbose()) {
-                    output.launcherLine("gexrun: rank " + r + ": " + String.join(" ", command));
+                    output.launcherLine("gexrun: rank " + r + ": " + String.join(" ", rankCommand));
                 }
-                ranks[r] = pb.start();
+                try {
+                    ranks[r] = pb.start();
+                } catch (IOException e) {
+                    if (options.wrap().isEmpty()) {
+                        throw e;
+                    }
+                    throw new IOException("--wrap " + String.join(" ", options.wrap()) + ": cannot start rank " + r
+                        + ": " + e.getMessage(), e);
+                }
                 output.forward(r, ranks[r]);
             }
             final int code = supervise(ranks, server, output);
@@ -155,6 +166,20 @@ public final class GexRun {
             if (!removed.isEmpty()) {
                 output.launcherLine(leftoversReport(jobId, removed));
             }
+        }
+    }
+
+    /** The rendezvous on loopback, or on {@code --bind}'s address, with an error naming the option if it cannot. */
+    private static RendezvousServer rendezvous(GexRunOptions options, byte[] secret) throws IOException {
+        if (options.bind() == null) {
+            return new RendezvousServer(options.ranks(), secret);
+        }
+        try {
+            return new RendezvousServer(options.ranks(), secret, options.bind());
+        } catch (IOException e) {
+            // typically "Cannot assign requested address": not an address of this host (or of this network namespace)
+            throw new IllegalArgumentException("--bind " + options.bind().getHostAddress() + ": cannot listen there: "
+                + e.getMessage(), e);
         }
     }
 

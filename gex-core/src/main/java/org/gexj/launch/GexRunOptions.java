@@ -1,13 +1,15 @@
 package org.gexj.launch;
 
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The launcher's command line: {@code gexrun -n N [--conduit C] [-E VAR=VALUE]... [-v] [--] PROGRAM args...}, where
- * PROGRAM is a main class, a jar with a Main-Class, or one of the short names {@code testam} and {@code testqueue}.
+ * The launcher's command line: {@code gexrun -n N [--conduit C] [-E VAR=VALUE]... [--bind ADDRESS] [--wrap PREFIX]
+ * [-v] [--] PROGRAM args...}, where PROGRAM is a main class, a jar with a Main-Class, or one of the short names
+ * {@code testam} and {@code testqueue}.
  *
  * @param ranks   number of ranks, 1..{@link #MAX_RANKS}
  * @param conduit conduit name, or null to inherit {@code GEX_CONDUIT} (default smp)
@@ -15,16 +17,36 @@ import java.util.Map;
  * @param verbose print the child command lines
  * @param program main class or jar path
  * @param args    the program's arguments
+ * @param bind    {@code --bind}: the IP address the rendezvous listens on (and {@code GEX_BOOTSTRAP} names), or null
+ *                for loopback; ranks that are not on the launcher's loopback (another network namespace, another
+ *                host) need it
+ * @param wrap    {@code --wrap}: words put in front of every rank's command, {@code %r} in them standing for the rank
+ *                ({@link #wrapFor}); empty for none
  */
 public record GexRunOptions(int ranks, String conduit, Map<String, String> env, boolean verbose, String program,
-                            List<String> args) {
+                            List<String> args, InetAddress bind, List<String> wrap) {
     public static final int MAX_RANKS = 1024;
     public static final String USAGE =
-        "usage: gexrun -n N [--conduit smp] [-E VAR=VALUE]... [-v] [--] <main-class | program.jar | testam | testqueue> [args...]";
+        "usage: gexrun -n N [--conduit smp] [-E VAR=VALUE]... [--bind ADDRESS] [--wrap 'PREFIX %r'] [-v] [--]"
+            + " <main-class | program.jar | testam | testqueue> [args...]\n"
+            + "  --bind ADDRESS  the rendezvous listens on this IP address of the launcher's host instead of loopback\n"
+            + "  --wrap PREFIX   run each rank as PREFIX's words + its command, %r standing for the rank, %% for %\n"
+            + "                  (e.g. --wrap 'ip netns exec gexns%r')";
+
     /** Short names of the programs shipped with GEX/J. */
     public static final Map<String, String> PROGRAMS = Map.of(
         "testam", "org.gexj.testam.TestAm",
         "testqueue", "org.gexj.testqueue.TestQueue");
+
+    public GexRunOptions {
+        wrap = wrap == null ? List.of() : List.copyOf(wrap);
+    }
+
+    /** Without {@code --bind} and {@code --wrap}: the rendezvous on loopback, ranks started as they are. */
+    public GexRunOptions(int ranks, String conduit, Map<String, String> env, boolean verbose, String program,
+                         List<String> args) {
+        this(ranks, conduit, env, verbose, program, args, null, List.of());
+    }
 
     /**
      * @throws IllegalArgumentException naming the bad argument, with the usage
@@ -33,6 +55,8 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
         int ranks = -1;
         String conduit = null;
         boolean verbose = false;
+        InetAddress bind = null;
+        List<String> wrap = List.of();
         final Map<String, String> env = new LinkedHashMap<>();
         int i = 0;
         while (i < argv.length) {
@@ -55,6 +79,8 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
                     }
                     env.put(kv.substring(0, eq), kv.substring(eq + 1));
                 }
+                case "--bind" -> bind = parseBind(value(argv, ++i, a));
+                case "--wrap" -> wrap = parseWrap(value(argv, ++i, a));
                 case "-v", "--verbose" -> verbose = true;
                 default -> {
                     if (a.startsWith("-n") && a.length() > 2) {
@@ -74,7 +100,16 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
         }
         final String program = argv[i];
         final List<String> args = new ArrayList<>(List.of(argv).subList(i + 1, argv.length));
-        return new GexRunOptions(ranks, conduit, env, verbose, program, args);
+        return new GexRunOptions(ranks, conduit, env, verbose, program, args, bind, wrap);
+    }
+
+    /** The words that {@code --wrap} puts in front of rank {@code rank}'s command: {@code %r} replaced by the rank. */
+    public List<String> wrapFor(int rank) {
+        final List<String> words = new ArrayList<>(wrap.size());
+        for (String w : wrap) {
+            words.add(substitute(w, rank));
+        }
+        return words;
     }
 
     /** The main class to run: a short name's class, or the program itself (jars are resolved by the launcher). */
@@ -97,6 +132,57 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
             throw bad("-n " + n + " outside [1, " + MAX_RANKS + "]");
         }
         return n;
+    }
+
+    /**
+     * An IP literal only: a host name would make the launcher depend on name resolution (and could resolve to an
+     * address it cannot bind), and the ranks must be given one address they can all connect to, so not the wildcard.
+     */
+    private static InetAddress parseBind(String s) {
+        final InetAddress address;
+        try {
+            address = InetAddress.ofLiteral(s);
+        } catch (IllegalArgumentException e) {
+            throw bad("--bind " + s + " is not an IP address (IPv4 or IPv6 literal)");
+        }
+        if (address.isAnyLocalAddress() || address.isMulticastAddress()) {
+            throw bad("--bind " + s + " is a " + (address.isAnyLocalAddress() ? "wildcard" : "multicast")
+                + " address: give one the ranks can connect to");
+        }
+        return address;
+    }
+
+    /** The words of {@code --wrap}, split on white space; each {@code %} must be {@code %r} or {@code %%}. */
+    private static List<String> parseWrap(String s) {
+        final String trimmed = s.strip();
+        if (trimmed.isEmpty()) {
+            throw bad("--wrap '" + s + "' is empty: give the words to put in front of each rank's command");
+        }
+        final List<String> words = List.of(trimmed.split("\\s+"));
+        for (String w : words) {
+            for (int at = w.indexOf('%'); at >= 0; at = w.indexOf('%', at + 2)) {
+                if (at + 1 >= w.length() || (w.charAt(at + 1) != 'r' && w.charAt(at + 1) != '%')) {
+                    throw bad("--wrap '" + s + "': '" + w + "' has a % that is neither %r (the rank) nor %% (a %)");
+                }
+            }
+        }
+        return words;
+    }
+
+    private static String substitute(String word, int rank) {
+        if (word.indexOf('%') < 0) {
+            return word;
+        }
+        final StringBuilder out = new StringBuilder(word.length() + 4);
+        for (int i = 0; i < word.length(); i++) {
+            final char c = word.charAt(i);
+            if (c == '%' && i + 1 < word.length()) {
+                out.append(word.charAt(++i) == 'r' ? Integer.toString(rank) : "%");
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
     }
 
     private static String value(String[] argv, int i, String option) {

@@ -66,6 +66,27 @@ class TcpBootstrapTest {
         }
     }
 
+    /**
+     * gexrun --bind: the rendezvous listens on the given address only and names it for GEX_BOOTSTRAP. 127.0.0.2 is a
+     * local address on Linux without any set-up, and is not the default 127.0.0.1.
+     */
+    @Test
+    void aRendezvousBoundToAnAddressIsReachedThereAndGivesTheRanksTheirAddress() throws Exception {
+        final java.net.InetAddress address = java.net.InetAddress.ofLiteral("127.0.0.2");
+        try (RendezvousServer server = new RendezvousServer(1, secret, address)) {
+            assertEquals("127.0.0.2:" + server.port(), server.address());
+            final TcpBootstrap b = TcpBootstrap.connect(config(server, secret), 0, 1, new JobHealth());
+            assertTrue(b.localAddress().isLoopbackAddress(), b.localAddress().toString()); // the route's source
+            b.barrier();
+            b.close();
+            assertThrows(java.io.IOException.class, () -> new Socket("127.0.0.1", server.port()).close(),
+                "nothing listens on the default address");
+        }
+        assertThrows(java.net.BindException.class,
+            () -> new RendezvousServer(1, secret, java.net.InetAddress.ofLiteral("192.0.2.1")).close(),
+            "an address of no interface here (TEST-NET-1) cannot be bound");
+    }
+
     @Test
     void aConnectionWithoutTheSecretIsRejectedAndTheJobGoesOn() throws Exception {
         try (RendezvousServer server = new RendezvousServer(2, secret);

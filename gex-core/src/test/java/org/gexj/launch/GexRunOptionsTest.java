@@ -2,11 +2,13 @@ package org.gexj.launch;
 
 import org.junit.jupiter.api.Test;
 
+import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,6 +27,39 @@ class GexRunOptionsTest {
         assertEquals("com.example.Main", p.mainClass());
         assertFalse(p.isJar());
         assertTrue(GexRunOptions.parse("-n", "1", "app.jar").isJar());
+        // without --bind and --wrap: loopback and ranks started as they are, as before the options existed
+        assertNull(p.bind());
+        assertEquals(List.of(), p.wrap());
+        assertEquals(List.of(), p.wrapFor(3));
+    }
+
+    @Test
+    void bindAndWrapPutRanksElsewhere() {
+        final GexRunOptions o = GexRunOptions.parse("-n", "4", "--bind", "10.231.7.1", "--wrap",
+            " ip netns exec  gexns%r ", "--conduit", "udp", "--", "Main", "--wrap", "x");
+        assertEquals(InetAddress.ofLiteral("10.231.7.1"), o.bind());
+        assertEquals(List.of("ip", "netns", "exec", "gexns%r"), o.wrap());
+        assertEquals(List.of("ip", "netns", "exec", "gexns0"), o.wrapFor(0));
+        assertEquals(List.of("ip", "netns", "exec", "gexns13"), o.wrapFor(13));
+        assertEquals("udp", o.conduit());
+        assertEquals(List.of("--wrap", "x"), o.args(), "options after the program are its own");
+        // every %r of every word, and %% for a literal %
+        assertEquals(List.of("ssh", "node%r-3", "env", "R=3", "P=50%"),
+            GexRunOptions.parse("-n", "4", "--wrap", "ssh node%%r-%r env R=%r P=50%%", "Main").wrapFor(3));
+        assertEquals(InetAddress.ofLiteral("::1"), GexRunOptions.parse("-n", "1", "--bind", "::1", "Main").bind());
+    }
+
+    @Test
+    void badBindAndWrapValuesAreNamed() {
+        assertTrue(message("-n", "2", "--bind", "node7", "Main").contains("--bind node7 is not an IP address"));
+        assertTrue(message("-n", "2", "--bind", "10.0.0.256", "Main").contains("10.0.0.256"));
+        assertTrue(message("-n", "2", "--bind", "0.0.0.0", "Main").contains("--bind 0.0.0.0 is a wildcard"));
+        assertTrue(message("-n", "2", "--bind", "239.1.1.1", "Main").contains("--bind 239.1.1.1 is a multicast"));
+        assertTrue(message("-n", "2", "--bind").contains("--bind needs a value"));
+        assertTrue(message("-n", "2", "--wrap", "  ", "Main").contains("--wrap '  ' is empty"));
+        assertTrue(message("-n", "2", "--wrap", "ssh node%d", "Main").contains("'node%d'"));
+        assertTrue(message("-n", "2", "--wrap", "ssh node%", "Main").contains("--wrap 'ssh node%'"));
+        assertTrue(message("-n", "2", "--wrap").contains("--wrap needs a value"));
     }
 
     @Test
@@ -51,5 +86,8 @@ class GexRunOptionsTest {
             "-Dx=1", "-cp", "a.jar:b.jar", "org.gexj.testqueue.TestQueue", "-l"), cmd);
         assertThrows(IllegalArgumentException.class,
             () -> GexRun.childCommand(GexRunOptions.parse("-n", "1", "/no/such.jar"), "java", "", null));
+        // --wrap goes in front of each rank's command, not into it
+        assertEquals(cmd, GexRun.childCommand(GexRunOptions.parse("-n", "2", "--wrap", "ip netns exec ns%r",
+            "testqueue", "-l"), "/jdk/bin/java", "a.jar:b.jar", "-Xmx64m -Dx=1"));
     }
 }

@@ -36,7 +36,12 @@ final class Jobs {
     }
 
     static Jobs start(Map<String, String> env, String... args) throws IOException {
-        final List<String> command = new ArrayList<>();
+        return start(List.of(), env, args);
+    }
+
+    /** With {@code prefix} in front of gexrun's command, e.g. {@code ip netns exec NS} to start it elsewhere. */
+    static Jobs start(List<String> prefix, Map<String, String> env, String... args) throws IOException {
+        final List<String> command = new ArrayList<>(prefix);
         command.add(GEXRUN.toString());
         command.addAll(List.of(args));
         final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);

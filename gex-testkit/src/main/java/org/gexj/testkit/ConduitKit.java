@@ -52,6 +52,24 @@ public abstract class ConduitKit {
     }
 
     /**
+     * With {@link Launch#GEXRUN}: options given to gexrun before its program, e.g. {@code --bind ADDRESS} and
+     * {@code --wrap PREFIX} to put the ranks elsewhere (another network namespace, later another host); none by
+     * default. Called in the driver only.
+     */
+    protected List<String> gexrunOptions() {
+        return List.of();
+    }
+
+    /**
+     * With {@link Launch#GEXRUN}: words run in front of the gexrun launcher's own command, e.g.
+     * {@code ip netns exec NS} to start it in the network namespace it binds its rendezvous in; none by default.
+     * Called in the driver only.
+     */
+    protected List<String> launcherPrefix() {
+        return List.of();
+    }
+
+    /**
      * How many ranks a test written for {@code ranks} runs with: as written by default; a subclass may run the
      * tests that are written for any job size with more.
      */
@@ -115,7 +133,8 @@ public abstract class ConduitKit {
             KitRank.job(ranks, body);
         } else if (launch() == Launch.GEXRUN) {
             try {
-                GexrunKitJob.run(getClass(), testMethod, verdicts, ranks, env, seed, timeout());
+                GexrunKitJob.run(getClass(), testMethod, verdicts, ranks, env, seed, timeout(),
+                    new GexrunKitJob.Placement(launcherPrefix(), gexrunOptions()));
                 verdicts.add(null);
             } catch (AssertionError e) {
                 verdicts.add(e);

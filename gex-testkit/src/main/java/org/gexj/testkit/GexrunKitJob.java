@@ -18,9 +18,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The driver's side of a kit job of processes: runs {@code gexrun -n N -E ... KitRank KIT METHOD JOB} as a user runs
- * gexrun, waits for it with a timeout (then kills the launcher and its ranks), and fails with the job's output when
- * the launcher exits non-zero.
+ * The driver's side of a kit job of processes: runs {@code [PREFIX] gexrun -n N [OPTIONS] -E ... KitRank KIT METHOD
+ * JOB} as a user runs gexrun, waits for it with a timeout (then kills the launcher and its ranks), and fails with the
+ * job's output when the launcher exits non-zero.
  */
 final class GexrunKitJob {
     /** What a failed job's message keeps of its output. */
@@ -50,6 +50,17 @@ final class GexrunKitJob {
         }
     }
 
+    /**
+     * Where the job runs: words in front of the launcher's command ({@code ip netns exec NS}), and gexrun options
+     * ({@code --bind}, {@code --wrap}) for where its ranks run; both empty for a job on this host's loopback.
+     */
+    record Placement(List<String> launcherPrefix, List<String> gexrunOptions) {
+        Placement {
+            launcherPrefix = List.copyOf(launcherPrefix);
+            gexrunOptions = List.copyOf(gexrunOptions);
+        }
+    }
+
     /** A job of processes that failed; its message is the job's output. */
     static final class Failure extends RuntimeException {
         Failure(String output) {
@@ -62,7 +73,7 @@ final class GexrunKitJob {
      * order (null: passed), which the rank processes replay.
      */
     static void run(Class<?> kit, String method, List<AssertionError> earlier, int ranks, Map<String, String> env,
-                    long seed, Duration timeout) {
+                    long seed, Duration timeout, Placement placement) {
         final int job = earlier.size();
         final Path signals;
         try {
@@ -78,7 +89,7 @@ final class GexrunKitJob {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        final List<String> command = new ArrayList<>();
+        final List<String> command = new ArrayList<>(placement.launcherPrefix());
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("--enable-native-access=ALL-UNNAMED");
         command.add("-cp");
@@ -86,6 +97,7 @@ final class GexrunKitJob {
         command.add("org.gexj.launch.GexRun");
         command.add("-n");
         command.add(Integer.toString(ranks));
+        command.addAll(placement.gexrunOptions());
         env.forEach((k, v) -> {
             command.add("-E");
             command.add(k + "=" + v);

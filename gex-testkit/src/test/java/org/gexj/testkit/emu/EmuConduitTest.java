@@ -7,6 +7,7 @@ import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.RmaTransport;
+import org.gexj.testkit.AllocationKit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -555,7 +556,7 @@ class EmuConduitTest {
             long before = 0;
             for (int round = 0; round < warmup + measured; round++) {
                 if (round == warmup) {
-                    before = ThreadAllocation.bytes();
+                    before = AllocationKit.allocatedBytes();
                 }
                 final int frames = atA.frames + atB.frames + 2;
                 final int completions = atA.completions + 3;
@@ -575,7 +576,7 @@ class EmuConduitTest {
                     a.poll(atA, Conduit.ALL_CHANNELS, 64);
                 }
             }
-            final long bytes = ThreadAllocation.bytes() - before;
+            final long bytes = AllocationKit.allocatedBytes() - before;
             // one allocation per round would be at least 16 bytes x measured
             assertTrue(bytes < measured / 10, bytes + " bytes allocated over " + measured + " rounds");
         }

@@ -1,0 +1,46 @@
+package org.gexj.udp;
+
+import org.gexj.testkit.AmConformanceKit;
+import org.gexj.testkit.NetnsPair;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * AM conformance over udp, 4 ranks (wherever a test is written for any job size) as gexrun processes on two "hosts":
+ * the launcher and the even ranks in one network namespace, the odd ranks in another, joined by a veth pair
+ * ({@link NetnsPair}), so each rank has a peer beside it and peers across the link. Unlike loopback, each rank binds its own interface's address (the conduit's default: the local
+ * end of its bootstrap connection, which here crosses the link to the launcher's rendezvous), the addresses the ranks
+ * publish must be reachable from the other namespace, and the link's 1500-byte MTU splits large datagrams into IP
+ * fragments, as on Ethernet (loopback's MTU is 64 KiB). Skipped, with a line on stderr, when not root.
+ */
+class UdpNetns4RankAmConformanceTest extends AmConformanceKit {
+    @RegisterExtension
+    static final NetnsPair NETNS = new NetnsPair();
+
+    @Override
+    protected Map<String, String> environment() {
+        return Map.of("GEX_CONDUIT", "udp");
+    }
+
+    @Override
+    protected Launch launch() {
+        return Launch.GEXRUN;
+    }
+
+    @Override
+    protected List<String> gexrunOptions() {
+        return NETNS.gexrunOptions();
+    }
+
+    @Override
+    protected List<String> launcherPrefix() {
+        return NETNS.launcherPrefix();
+    }
+
+    @Override
+    protected int ranks(int ranks) {
+        return Math.max(ranks, 4);
+    }
+}
