@@ -15,6 +15,7 @@ public final class UdpCounters {
     long bytesSent;
     long retransmitted;
     long fastRetransmitted;
+    long needlessReported;
     long acksSent;
     long duplicates;
     long droppedTruncated;
@@ -37,6 +38,7 @@ public final class UdpCounters {
         m.put("udp.bytes.sent", bytesSent);
         m.put("udp.retransmitted", retransmitted);
         m.put("udp.retransmitted.fast", fastRetransmitted);
+        m.put("udp.retransmitted.needless", needlessReported);
         m.put("udp.acks.sent", acksSent);
         m.put("udp.duplicates", duplicates);
         m.put("udp.dropped.truncated", droppedTruncated);

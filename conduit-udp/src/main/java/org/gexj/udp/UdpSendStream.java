@@ -28,15 +28,23 @@ final class UdpSendStream {
     long progressAt;
     /** The latest send time of any fragment acknowledged: fragments sent well before it were lost. */
     long deliveredSentAt = Long.MIN_VALUE;
+    /**
+     * How long before an acknowledged fragment one must have been sent to count as lost: grows when the peer reports
+     * duplicates (the datagrams were reordered, not lost), shrinks back after long clean runs.
+     */
+    long reorderNanos;
+    long reorderRaisedAt;
+    int acksSinceDuplicate;
     /** When an acknowledgement was last asked for. */
     long probedAt;
     /** Claimed or committed frames not yet acknowledged whole, and their bytes. */
     int frames;
     long bytes;
 
-    UdpSendStream(int peer, int channel, int window) {
+    UdpSendStream(int peer, int channel, int window, long reorderNanos) {
         this.peer = peer;
         this.channel = channel;
+        this.reorderNanos = reorderNanos;
         slotFrame = new UdpBuffer[window];
         slotSequence = new long[window];
         slotOffset = new int[window];

@@ -18,10 +18,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * place, and the bytes it covers are put back after the send), and kept until acknowledged. Every datagram to a peer
  * carries what this rank has delivered of both its streams from that peer (cumulative) and which of the next 64
  * fragments it holds (selective); with no traffic to carry it, an acknowledgement goes alone after
- * {@code GEX_UDP_ACK_DELAY_US}, after {@code depth / 4} fragments, or at once on a duplicate. Losses are found two
- * ways: a fragment sent well before one that has arrived is sent again at once (by time, as RACK does); and when a
- * stream makes no progress for a timeout ({@code GEX_UDP_RTO_US}, doubling per retry up to
- * {@code GEX_UDP_RTO_MAX_US}) its oldest fragment alone is sent again. After {@code GEX_UDP_RETRIES}
+ * {@code GEX_UDP_ACK_DELAY_US}, after {@code depth / 4} fragments, or at once on a duplicate, which it reports so
+ * that the sender learns its resend was needless. Losses are found two ways: a fragment sent well before one that
+ * has arrived is sent again at once (by time, as RACK does, with a reorder window that grows on reported
+ * duplicates); and when a stream makes no progress for a timeout ({@code GEX_UDP_RTO_US}, doubling per retry up
+ * to {@code GEX_UDP_RTO_MAX_US}) its oldest fragment alone is sent again. After {@code GEX_UDP_RETRIES}
  * retransmissions, or {@code GEX_UDP_PEER_TIMEOUT} without a datagram from a peer that owes acknowledgements, the peer
  * is reported failed.
  *
@@ -39,6 +40,8 @@ final class UdpTransportAgent {
     /** Polls deeper than this inside handlers receive nothing more: they only deliver what is held. */
     private static final int MAX_DEPTH = 16;
     private static final long TICK_NANOS = 20_000;
+    /** Acknowledgements with progress, with no duplicate reported, after which a grown reorder window halves. */
+    private static final int REORDER_DECAY_ACKS = 1 << 16;
     /** What {@link #ackSlot} returns for a fragment acknowledged first but sent more than once. */
     private static final long RESENT = Long.MIN_VALUE + 1;
 
@@ -65,6 +68,8 @@ final class UdpTransportAgent {
     private final boolean[] ackNow;
     private final long[] ackDueSince;
     private final int[] ackDueCount;
+    /** Per peer, the channels on which a duplicate came since this rank last told the peer (bit per channel). */
+    private final int[] duplicatesSeen;
     private final boolean[] failed;
     private int acksDue;
     /** Some peer is owed an acknowledgement now (a duplicate came, or a quarter window), not at the poll's end. */
@@ -94,7 +99,7 @@ final class UdpTransportAgent {
         this.receives = new UdpReceiveStream[2 * size];
         for (int p = 0; p < size; p++) {
             for (int c = 0; c < 2; c++) {
-                sends[2 * p + c] = new UdpSendStream(p, c, window);
+                sends[2 * p + c] = new UdpSendStream(p, c, window, settings.rtoNanos() / 8);
                 receives[2 * p + c] = new UdpReceiveStream(p, c, window);
             }
         }
@@ -104,6 +109,7 @@ final class UdpTransportAgent {
         this.ackNow = new boolean[size];
         this.ackDueSince = new long[size];
         this.ackDueCount = new int[size];
+        this.duplicatesSeen = new int[size];
         this.failed = new boolean[size];
         this.ackBuffer = pool.take(HEADER);
     }
@@ -282,6 +288,8 @@ final class UdpTransportAgent {
             final UdpReceiveStream r = receives[2 * peer + c];
             out.acknowledgement(c, r.next, selective(r));
         }
+        out.duplicates(duplicatesSeen[peer]);
+        duplicatesSeen[peer] = 0;
         if (ackDue[peer]) {
             ackDue[peer] = false;
             ackNow[peer] = false;
@@ -366,7 +374,11 @@ final class UdpTransportAgent {
         final long now = System.nanoTime();
         lastHeard[peer] = now;
         for (int c = 0; c < 2; c++) {
-            acknowledged(sends[2 * peer + c], h.next(c), h.selective(c), now);
+            final UdpSendStream s = sends[2 * peer + c];
+            if (h.duplicateReported(c)) {
+                resentNeedlessly(s, now);
+            }
+            acknowledged(s, h.next(c), h.selective(c), now);
         }
         if (h.type() != UdpHeaderFlyweight.TYPE_DATA) {
             if (h.ackRequested()) {
@@ -378,6 +390,7 @@ final class UdpTransportAgent {
         final long sequence = h.sequence();
         if (sequence < r.next || r.holds(sequence)) {
             counters.duplicates++;
+            duplicatesSeen[peer] |= 1 << h.channel();
             // the sender repeats itself: our acknowledgement was lost or late
             dueAck(peer, now, true);
             return 0;
@@ -608,6 +621,10 @@ final class UdpTransportAgent {
         }
         if (newest != Long.MIN_VALUE) {
             s.progressAt = now;
+            if (++s.acksSinceDuplicate >= REORDER_DECAY_ACKS) {
+                s.acksSinceDuplicate = 0;
+                s.reorderNanos = Math.max(settings.rtoNanos() / 8, s.reorderNanos / 2);
+            }
             if (newest > RESENT && newest > s.deliveredSentAt) {
                 s.deliveredSentAt = newest;
             }
@@ -619,12 +636,31 @@ final class UdpTransportAgent {
     }
 
     /**
-     * Loss detection by time (RACK, RFC 8985, simplified): a fragment sent more than {@code GEX_UDP_RTO_US / 8} before
-     * one that has since arrived was lost, since datagrams between two hosts rarely pass each other by more. This
-     * repairs holes the selective bits show and, after a timeout's single resend came back, the tail sent before it.
+     * The peer got a duplicate on {@code s}: a fragment resent as lost had only been overtaken (a loopback or veth
+     * datagram queued on a busy core's backlog arrives milliseconds late) or delayed. The reorder window doubles, at
+     * most once per window's length and up to {@code GEX_UDP_RTO_US}, as RACK's does on a D-SACK (RFC 8985 6.2.4).
+     */
+    private void resentNeedlessly(UdpSendStream s, long now) {
+        counters.needlessReported++;
+        s.acksSinceDuplicate = 0;
+        if (now - s.reorderRaisedAt > s.reorderNanos) {
+            s.reorderRaisedAt = now;
+            s.reorderNanos = Math.min(settings.rtoNanos(), 2 * s.reorderNanos);
+        }
+    }
+
+    /**
+     * Loss detection by time (RACK, RFC 8985, simplified): a fragment sent more than the stream's reorder window
+     * before one that has since arrived was lost. The window starts at {@code GEX_UDP_RTO_US / 8}, grows when the
+     * peer reports duplicates and shrinks back after {@value #REORDER_DECAY_ACKS} clean acknowledgements. This repairs
+     * holes the selective bits show and, after a timeout's single resend came back, the tail sent before it.
      */
     private void resendOvertaken(UdpSendStream s, long now) {
-        final long before = s.deliveredSentAt - settings.rtoNanos() / 8;
+        if (s.deliveredSentAt == Long.MIN_VALUE) {
+            // only resent fragments were acknowledged yet: no send time to measure against (MIN_VALUE - w wraps)
+            return;
+        }
+        final long before = s.deliveredSentAt - s.reorderNanos;
         for (long q = s.base; q < s.next; q++) {
             final int at = (int) (q % window);
             if (!s.slotAcked[at] && s.slotSentAt[at] < before) {

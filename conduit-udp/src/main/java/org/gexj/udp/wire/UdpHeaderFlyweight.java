@@ -12,7 +12,7 @@ import java.util.zip.CRC32C;
  * receiver of this datagram sends to its sender, the next sequence number delivered (cumulative) and which of the
  * 64 after it are held (selective).
  * <pre>
- *   0 version  1 type  2 channel  3 flags (ACK: 1 = answer with an acknowledgement at once)  4 checksum (CRC32C of the whole datagram, this field zero)
+ *   0 version  1 type  2 channel  3 flags  4 checksum (CRC32C of the whole datagram, this field zero)
  *   8 job cookie (int64)
  *  16 source rank   20 target rank
  *  24 sequence number of this fragment in its (source, target, channel) stream (int64)
@@ -22,6 +22,8 @@ import java.util.zip.CRC32C;
  *  80 bytes, little-endian; the fragment's bytes follow a DATA header.
  * </pre>
  * Selective bit {@code k} set means sequence number {@code next + k} is held by the receiver, not yet delivered.
+ * Flags: 1 (ACK only) = answer with an acknowledgement at once; 2 and 4 = since its last report the receiver got a
+ * duplicate on the request (2) or reply (4) stream, so a retransmission of its sender was needless (as TCP's D-SACK).
  */
 public final class UdpHeaderFlyweight {
     public static final int LENGTH = 80;
@@ -34,6 +36,7 @@ public final class UdpHeaderFlyweight {
     private static final int CHANNEL_OFFSET = 2;
     private static final int FLAGS_OFFSET = 3;
     private static final byte FLAG_ACK_REQUEST = 1;
+    private static final int FLAG_DUPLICATE_SHIFT = 1;
     private static final int CHECKSUM_OFFSET = 4;
     private static final int COOKIE_OFFSET = 8;
     private static final int SOURCE_OFFSET = 16;
@@ -102,6 +105,18 @@ public final class UdpHeaderFlyweight {
         buffer.putInt(offset + 76, 0, ORDER);
     }
 
+    /** Reports duplicates received since the last report: bit {@code c} of {@code channels} for channel {@code c}. */
+    public UdpHeaderFlyweight duplicates(int channels) {
+        final byte flags = buffer.getByte(offset + FLAGS_OFFSET);
+        buffer.putByte(offset + FLAGS_OFFSET, (byte) (flags | (channels & 3) << FLAG_DUPLICATE_SHIFT));
+        return this;
+    }
+
+    /** The datagram's sender got a duplicate on stream {@code channel} from this rank: a retransmission was needless. */
+    public boolean duplicateReported(int channel) {
+        return (buffer.getByte(offset + FLAGS_OFFSET) & 1 << FLAG_DUPLICATE_SHIFT + channel) != 0;
+    }
+
     /** Sets what the datagram's receiver learns of its stream {@code channel} towards the datagram's sender. */
     public UdpHeaderFlyweight acknowledgement(int channel, long next, long selective) {
         buffer.putLong(offset + ACK_OFFSET + 16 * channel, next, ORDER);
@@ -167,7 +182,7 @@ public final class UdpHeaderFlyweight {
 
     /** The sender asks for an acknowledgement at once: it holds fragments only selectively acknowledged. */
     public boolean ackRequested() {
-        return type() == TYPE_ACK && buffer.getByte(offset + FLAGS_OFFSET) == FLAG_ACK_REQUEST;
+        return type() == TYPE_ACK && (buffer.getByte(offset + FLAGS_OFFSET) & FLAG_ACK_REQUEST) != 0;
     }
 
     public byte type() {
