@@ -26,6 +26,8 @@ final class UdpSendStream {
     int queued;
     /** When an acknowledgement last acknowledged something new: the retransmission timer runs from it. */
     long progressAt;
+    /** One past the highest sequence number acknowledged, cumulatively or selectively: below it are holes. */
+    long ackedAbove;
     /** The latest send time of any fragment acknowledged: fragments sent well before it were lost. */
     long deliveredSentAt = Long.MIN_VALUE;
     /**

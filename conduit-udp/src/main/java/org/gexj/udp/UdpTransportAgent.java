@@ -612,11 +612,13 @@ final class UdpTransportAgent {
             newest = Math.max(newest, ackSlot(s, s.base));
             s.base++;
         }
+        s.ackedAbove = Math.max(s.ackedAbove, next);
         for (long bits = selective; bits != 0; bits &= bits - 1) {
             final long sequence = next + Long.numberOfTrailingZeros(bits);
             // a late acknowledgement may name fragments acknowledged since, whose slots now hold others
             if (sequence >= s.base && sequence < s.next) {
                 newest = Math.max(newest, ackSlot(s, sequence));
+                s.ackedAbove = Math.max(s.ackedAbove, sequence + 1);
             }
         }
         if (newest != Long.MIN_VALUE) {
@@ -650,20 +652,25 @@ final class UdpTransportAgent {
     }
 
     /**
-     * Loss detection by time (RACK, RFC 8985, simplified): a fragment sent more than the stream's reorder window
-     * before one that has since arrived was lost. The window starts at {@code GEX_UDP_RTO_US / 8}, grows when the
-     * peer reports duplicates and shrinks back after {@value #REORDER_DECAY_ACKS} clean acknowledgements. This repairs
-     * holes the selective bits show and, after a timeout's single resend came back, the tail sent before it.
+     * Loss detection by time (RACK, RFC 8985, simplified), with a reorder window that starts at
+     * {@code GEX_UDP_RTO_US / 8}, grows when the peer reports duplicates and shrinks back after
+     * {@value #REORDER_DECAY_ACKS} clean acknowledgements. A fragment is lost when it was sent more than the window
+     * before one that has since arrived (this repairs what was sent before a timeout's resend came back); or when the
+     * peer holds fragments after it and it was sent, once, more than the window ago: a hole in a burst, whose
+     * fragments were sent at the same time, is repaired by this timer (RACK's reorder timer) and not one timeout at a
+     * time. Called on acknowledgements and from {@link #tick} while there are holes.
      */
     private void resendOvertaken(UdpSendStream s, long now) {
-        if (s.deliveredSentAt == Long.MIN_VALUE) {
-            // only resent fragments were acknowledged yet: no send time to measure against (MIN_VALUE - w wraps)
-            return;
-        }
-        final long before = s.deliveredSentAt - s.reorderNanos;
+        // MIN_VALUE: only resent fragments were acknowledged yet, no send time to measure against (and - w wraps)
+        final long before = s.deliveredSentAt == Long.MIN_VALUE ? Long.MIN_VALUE : s.deliveredSentAt - s.reorderNanos;
+        final long holesBelow = Math.min(s.ackedAbove, s.next);
         for (long q = s.base; q < s.next; q++) {
             final int at = (int) (q % window);
-            if (!s.slotAcked[at] && s.slotSentAt[at] < before) {
+            if (s.slotAcked[at]) {
+                continue;
+            }
+            final long sentAt = s.slotSentAt[at];
+            if (sentAt < before || (q < holesBelow && s.slotRetries[at] == 0 && now - sentAt >= s.reorderNanos)) {
                 s.slotRetries[at]++;
                 counters.fastRetransmitted++;
                 counters.retransmitted++;
@@ -705,6 +712,9 @@ final class UdpTransportAgent {
                 fail(s.peer, "udp: rank " + s.peer + " sent nothing for " + settings.peerTimeoutNanos() / 1_000_000_000L
                     + " s while owing acknowledgements (" + UdpSettings.PEER_TIMEOUT + ")");
                 continue;
+            }
+            if (s.ackedAbove > s.base) {
+                resendOvertaken(s, now);
             }
             final int first = (int) (s.base % window);
             if (s.slotAcked[first] && now - s.probedAt >= settings.rtoNanos()) {
