@@ -8,12 +8,22 @@ import java.util.ServiceLoader;
 
 /** The conduits on the class path, found through {@link ServiceLoader}. */
 public final class Conduits {
+    /** The conduit of a job that names none ({@code GEX_CONDUIT} unset). */
+    public static final String DEFAULT = "smp";
+
     private Conduits() {
     }
 
     public static List<ConduitProvider> all() {
         final List<ConduitProvider> list = new ArrayList<>();
         ServiceLoader.load(ConduitProvider.class).forEach(list::add);
+        return list;
+    }
+
+    /** The conduits {@code loader} finds (the launcher's: its own class path and {@code GEX_CLASSPATH}). */
+    public static List<ConduitProvider> all(ClassLoader loader) {
+        final List<ConduitProvider> list = new ArrayList<>();
+        ServiceLoader.load(ConduitProvider.class, loader).forEach(list::add);
         return list;
     }
 

@@ -59,7 +59,7 @@ public final class Gex {
             : TcpBootstrap.connect(config, rank, size, health);
         Conduit conduit = null;
         try {
-            final String conduitName = config.get("GEX_CONDUIT", "smp");
+            final String conduitName = config.get("GEX_CONDUIT", Conduits.DEFAULT);
             conduit = Conduits.find(conduitName)
                 .open(new ConduitContext(rank, size, jobId, bootstrap, config, health));
             final Client client = new Client(clientName, rank, size, jobId, conduit, bootstrap, health, config);

@@ -56,6 +56,18 @@ public final class GexRun {
     }
 
     public static void main(String[] argv) {
+        final GexRunOptions.Request request = GexRunOptions.request(argv);
+        if (request == GexRunOptions.Request.HELP) {
+            System.out.println(GexRunOptions.HELP);
+            System.exit(0);
+            return;
+        }
+        if (request == GexRunOptions.Request.LIST_CONDUITS) {
+            System.out.println(ConduitCatalog.of(System.getenv("GEX_CLASSPATH")).listing(
+                GexRunOptions.defaultConduit(System.getenv("GEX_CONDUIT"))));
+            System.exit(0);
+            return;
+        }
         final GexRunOptions options;
         try {
             options = GexRunOptions.parse(argv);
@@ -66,6 +78,14 @@ public final class GexRun {
         }
         int code;
         try {
+            final String conduit = options.effectiveConduit(System.getenv("GEX_CONDUIT"));
+            final var problem = ConduitCatalog.of(System.getenv("GEX_CLASSPATH"))
+                .problem(conduit, options.wrap().isEmpty());
+            if (problem.isPresent()) {
+                System.err.println(problem.get());
+                System.exit(2);
+                return;
+            }
             code = run(options);
         } catch (IllegalArgumentException | IOException e) {
             System.err.println("gexrun: " + e.getMessage());

@@ -1,10 +1,13 @@
 package org.gexj.launch;
 
+import org.gexj.Conduits;
+
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The launcher's command line: {@code gexrun -n N [--conduit C] [-E VAR=VALUE]... [--bind ADDRESS] [--wrap PREFIX]
@@ -27,11 +30,32 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
                             List<String> args, InetAddress bind, List<String> wrap) {
     public static final int MAX_RANKS = 1024;
     public static final String USAGE =
-        "usage: gexrun -n N [--conduit smp] [-E VAR=VALUE]... [--bind ADDRESS] [--wrap 'PREFIX %r'] [-v] [--]"
+        "usage: gexrun -n N [--conduit NAME] [-E VAR=VALUE]... [--bind ADDRESS] [--wrap 'PREFIX %r'] [-v] [--]"
             + " <main-class | program.jar | testam | testqueue> [args...]\n"
-            + "  --bind ADDRESS  the rendezvous listens on this IP address of the launcher's host instead of loopback\n"
-            + "  --wrap PREFIX   run each rank as PREFIX's words + its command, %r standing for the rank, %% for %\n"
-            + "                  (e.g. --wrap 'ip netns exec gexns%r')";
+            + "       gexrun --list-conduits | -h | --help";
+    /** {@code gexrun --help}: every option, one line each, and examples. */
+    public static final String HELP = USAGE + "\n"
+        + "Starts N ranks of a GEX/J job on this host and supervises them: a rank that fails ends the job.\n"
+        + "  -n, --ranks N       number of ranks, 1.." + MAX_RANKS + "\n"
+        + "  -c, --conduit NAME  the conduit (sets GEX_CONDUIT; default smp); gexrun --list-conduits shows them\n"
+        + "  -E VAR=VALUE        set a variable in every rank's environment (GEX_* settings), repeatable\n"
+        + "  --bind ADDRESS      the rendezvous listens on this IP address of the launcher's host instead of loopback\n"
+        + "  --wrap PREFIX       run each rank as PREFIX's words + its command, %r standing for the rank, %% for %\n"
+        + "                      (e.g. --wrap 'ip netns exec gexns%r')\n"
+        + "  -v, --verbose       print each rank's command line\n"
+        + "  --list-conduits     list the conduits, available or not and why, and exit\n"
+        + "  -h, --help          print this help and exit\n"
+        + "Environment: GEX_CLASSPATH (entries put before GEX/J's), GEX_JVM_OPTS (extra JVM options of the ranks).\n"
+        + "Examples:\n"
+        + "  gexrun -n 2 testam 10000 65536\n"
+        + "  gexrun -n 4 --conduit udp -E GEX_STATS=1 -- com.example.Main arg1";
+
+    /** What a command line asks for: a job, or only help or the list of conduits. */
+    public enum Request { RUN, HELP, LIST_CONDUITS }
+
+    /** The options that take a value, which the scan for {@link #request} steps over. */
+    private static final Set<String> TAKES_VALUE = Set.of("-n", "-np", "--ranks", "--conduit", "-c", "-E", "--bind",
+        "--wrap");
 
     /** Short names of the programs shipped with GEX/J. */
     public static final Map<String, String> PROGRAMS = Map.of(
@@ -46,6 +70,29 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
     public GexRunOptions(int ranks, String conduit, Map<String, String> env, boolean verbose, String program,
                          List<String> args) {
         this(ranks, conduit, env, verbose, program, args, null, List.of());
+    }
+
+    /**
+     * {@link Request#HELP} or {@link Request#LIST_CONDUITS} if the launcher's options (those before the program) name
+     * one of them, else {@link Request#RUN}; then {@link #parse} reads the job's options.
+     */
+    public static Request request(String... argv) {
+        for (int i = 0; i < argv.length; i++) {
+            final String a = argv[i];
+            if (a.equals("--") || !a.startsWith("-")) {
+                break;
+            }
+            switch (a) {
+                case "-h", "--help" -> {
+                    return Request.HELP;
+                }
+                case "--list-conduits" -> {
+                    return Request.LIST_CONDUITS;
+                }
+                default -> i += TAKES_VALUE.contains(a) ? 1 : 0;
+            }
+        }
+        return Request.RUN;
     }
 
     /**
@@ -101,6 +148,26 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
         final String program = argv[i];
         final List<String> args = new ArrayList<>(List.of(argv).subList(i + 1, argv.length));
         return new GexRunOptions(ranks, conduit, env, verbose, program, args, bind, wrap);
+    }
+
+    /**
+     * The conduit the ranks will use: {@code --conduit}, else {@code -E GEX_CONDUIT=}, else {@code inherited} (the
+     * launcher's own {@code GEX_CONDUIT}), else smp; the same order in which the ranks' environment is built.
+     */
+    public String effectiveConduit(String inherited) {
+        if (conduit != null) {
+            return conduit;
+        }
+        final String fromEnv = env.get("GEX_CONDUIT");
+        if (fromEnv != null) {
+            return fromEnv;
+        }
+        return defaultConduit(inherited);
+    }
+
+    /** The conduit of a job that names none: {@code inherited} (the launcher's {@code GEX_CONDUIT}) if set, else smp. */
+    public static String defaultConduit(String inherited) {
+        return inherited == null || inherited.isBlank() ? Conduits.DEFAULT : inherited;
     }
 
     /** The words that {@code --wrap} puts in front of rank {@code rank}'s command: {@code %r} replaced by the rank. */

@@ -43,4 +43,45 @@ class GexRunIT {
         assertTrue(job.process.exitValue() != 0);
         assertTrue(job.output().contains("0"), job.output());
     }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void helpIsPrintedAndExitsZero() throws Exception {
+        for (String flag : List.of("--help", "-h")) {
+            final Jobs job = Jobs.start(Map.of(), flag);
+            assertTrue(job.process.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(0, job.process.exitValue(), job.output());
+            assertEquals(org.gexj.launch.GexRunOptions.HELP, job.output());
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theConduitsAreListedWithTheirAvailability() throws Exception {
+        final Jobs job = Jobs.start(Map.of(), "--list-conduits");
+        assertTrue(job.process.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, job.process.exitValue(), job.output());
+        assertEquals("conduits (default: smp):", job.lines.get(0), job.output());
+        // libfabric is installed by ./gexj.sh, so every conduit of the distribution runs here
+        assertEquals(List.of("  ofi    available", "  smp    available", "  udp    available"),
+            job.lines.subList(1, job.lines.size()).stream().sorted().toList(), job.output());
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void anUnknownConduitIsOneLineFromTheLauncherAndNoRankStarts() throws Exception {
+        for (List<String> args : List.of(List.of("-n", "2", "--conduit", "foo", "testam"),
+                                          List.of("-n", "2", "-E", "GEX_CONDUIT=foo", "testam"))) {
+            final Jobs job = Jobs.start(Map.of(), args.toArray(String[]::new));
+            assertTrue(job.process.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(2, job.process.exitValue(), job.output());
+            // a rank would print testam's banner or a stack trace
+            assertEquals(List.of("gexrun: conduit foo is not known; available: ofi, smp, udp (gexrun"
+                + " --list-conduits says more)"), job.lines, job.output());
+        }
+        final Jobs inherited = Jobs.start(Map.of("GEX_CONDUIT", "bar"), "-n", "2", "testam");
+        assertTrue(inherited.process.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(2, inherited.process.exitValue(), inherited.output());
+        assertTrue(inherited.output().startsWith("gexrun: conduit bar is not known"), inherited.output());
+    }
 }
