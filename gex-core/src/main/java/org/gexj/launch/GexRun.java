@@ -138,6 +138,8 @@ public final class GexRun {
         }
         final List<String> command = childCommand(options, java, cp, System.getenv("GEX_JVM_OPTS"));
         final Process[] ranks = new Process[options.ranks()];
+        // the ranks' stderr is a pipe to this launcher: whether to show progress is this launcher's terminal's call
+        final boolean progress = Progress.stderrIsTerminal();
         final RankOutputForwarder output = new RankOutputForwarder(System.out, System.err);
         try (RendezvousServer server = rendezvous(options, secret)) {
             final Thread cleanup = new Thread(() -> destroyAll(ranks, true), "gexrun-shutdown");
@@ -148,6 +150,9 @@ public final class GexRun {
                 final ProcessBuilder pb = new ProcessBuilder(rankCommand)
                     .redirectInput(ProcessBuilder.Redirect.INHERIT);
                 final Map<String, String> env = pb.environment();
+                if (progress && System.getenv(Progress.VARIABLE) == null) {
+                    env.put(Progress.VARIABLE, "1");
+                }
                 env.putAll(options.env());
                 env.put("GEX_RANK", Integer.toString(r));
                 env.put("GEX_SIZE", Integer.toString(ranks.length));

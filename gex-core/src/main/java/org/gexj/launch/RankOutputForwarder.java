@@ -9,7 +9,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Copies the ranks' stdout and stderr to the launcher's, whole lines at a time, and prints the launcher's own messages
+ * Copies the ranks' stdout and stderr to the launcher's, whole lines (or pieces ended by a carriage return) at a time,
+ * and prints the launcher's own messages
  * between those lines. With inherited descriptors every process writes straight to the terminal, and a JVM prints
  * {@code Exception in thread "main" } and the exception in separate writes: a launcher line landing between them is
  * no longer a line of its own (mpirun forwards output line by line for the same reason).
@@ -76,7 +77,8 @@ final class RankOutputForwarder {
             while ((n = in.read(chunk)) > 0) {
                 int start = 0;
                 for (int i = 0; i < n; i++) {
-                    if (chunk[i] == '\n') {
+                    // a carriage return ends a piece too: a progress line rewritten in place goes out at once
+                    if (chunk[i] == '\n' || chunk[i] == '\r') {
                         synchronized (this) {
                             to.write(pending, 0, held);
                             to.write(chunk, start, i + 1 - start);

@@ -11,6 +11,7 @@ import org.gexj.am.Payload;
 import org.gexj.am.SrcDesc;
 import org.gexj.am.Token;
 import org.gexj.launch.JitQuiescence;
+import org.gexj.launch.Progress;
 import org.gexj.launch.TimerGranularity;
 
 import java.io.BufferedOutputStream;
@@ -69,6 +70,8 @@ public final class TestAm {
     private final Client client;
     private final Am am;
     private final TestAmOptions options;
+    /** Rank 0's progress line on stderr during the timed pass (the warm-up shows none). */
+    private Progress progress = Progress.none();
     private final PrintStream out;
     private Sections sections;
     private final int rank;
@@ -177,7 +180,9 @@ public final class TestAm {
             if (options.warmupFor(client.capabilities().crossMapped()) > 0) {
                 warmUp();
             }
+            progress = Progress.forRank(rank);
             pass(options.iters(), options.maxSize(), out, 1);
+            progress.done();
             if (recvr) {
                 am.requestShort(rank, DONE); // as GASNet: the receiver ends its pollers with a message to itself
             }
@@ -406,6 +411,15 @@ public final class TestAm {
         }
         print.println(resultLine(sections.name(), rank, size, description, nanos / 1000.0, iters, sz, roundTrip));
         print.flush();
+        if (progress.due()) {
+            progress.update("testam " + sections.name() + ": " + description.strip().replaceAll(" +", " "),
+                sizeFraction(sz, options.maxSize()));
+        }
+    }
+
+    /** How far a section's sizes (0, 1, 2, 4... max) have come at {@code sz}. */
+    static double sizeFraction(long sz, long max) {
+        return sz <= 0 ? 0 : (double) (64 - Long.numberOfLeadingZeros(sz)) / (64 - Long.numberOfLeadingZeros(max));
     }
 
     /**

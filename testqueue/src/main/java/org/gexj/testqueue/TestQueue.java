@@ -8,6 +8,7 @@ import org.gexj.Lc;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
 import org.gexj.launch.JitQuiescence;
+import org.gexj.launch.Progress;
 import org.gexj.launch.TimerGranularity;
 import org.gexj.rma.Rma;
 
@@ -51,6 +52,11 @@ public final class TestQueue {
     /** The current pass: warm-up passes are silent and use their own iterations and largest size. */
     /** Where the current pass prints: the output, or in a warm-up pass /dev/null through the same classes. */
     private PrintStream print;
+    /** Rank 0's progress line on stderr during the timed pass, updated within cells too (one may take minutes). */
+    private Progress progress = Progress.none();
+    private String progressTitle = "";
+    private int progressCell;
+    private int progressCells;
     private int passIters;
     private int passMaxSize;
 
@@ -144,7 +150,9 @@ public final class TestQueue {
             JitQuiescence.await();
             client.barrier();
         }
+        progress = Progress.forRank(rank);
         pass(out, o.iters(), o.maxSize());
+        progress.done();
         client.barrier();
         return 0;
     }
@@ -293,6 +301,9 @@ public final class TestQueue {
             print.flush();
         }
         final int lastPayload = payloadLimit <= 0 ? passMaxSize : Math.min(passMaxSize, payloadLimit);
+        progressTitle = title;
+        progressCell = 0;
+        progressCells = (32 - Integer.numberOfLeadingZeros(lastPayload)) * (32 - Integer.numberOfLeadingZeros(o.maxDepth()));
         for (int payload = 1; payload <= lastPayload && payload > 0; payload *= 2) {
             final StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-8d", payload));
             if (sender) {
@@ -306,6 +317,7 @@ public final class TestQueue {
                 client.barrier();
                 if (sender) {
                     row.append(cell(timeCell(op, sync, receiverSync, payload, depth) / 1000.0 / passIters / depth));
+                    progressCell++;
                 } else {
                     receiveCell(receiverSync, depth);
                 }
@@ -342,6 +354,10 @@ public final class TestQueue {
             }
             client.barrier();
             total += end - begin;
+            if (progress.due()) {
+                progress.update("testqueue " + progressTitle + ": size " + payload + " depth " + depth,
+                    (progressCell + (iter + 1.0) / passIters) / progressCells);
+            }
         }
         return total;
     }
