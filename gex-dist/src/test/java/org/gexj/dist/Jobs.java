@@ -10,6 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Starts bin/gexrun from the repository root as a user would, capturing its output line by line. */
 final class Jobs {
@@ -47,6 +50,30 @@ final class Jobs {
         final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().putAll(env);
         return new Jobs(pb.start());
+    }
+
+    /**
+     * Waits (up to 60 s) for the {@code n} lines "ready RANK PID" that {@link StayAlive}'s ranks print; returns the
+     * pids by rank.
+     */
+    long[] readyPids(int n) throws InterruptedException {
+        final long[] pids = new long[n];
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        int ready = 0;
+        while (ready < n) {
+            assertTrue(System.nanoTime() < deadline, "ranks did not start: " + output());
+            assertTrue(process.isAlive(), "launcher ended early: " + output());
+            ready = 0;
+            for (String line : new ArrayList<>(lines)) {
+                final String[] w = line.split(" ");
+                if (w.length == 3 && w[0].equals("ready")) {
+                    pids[Integer.parseInt(w[1])] = Long.parseLong(w[2]);
+                    ready++;
+                }
+            }
+            Thread.sleep(50);
+        }
+        return pids;
     }
 
     String output() {

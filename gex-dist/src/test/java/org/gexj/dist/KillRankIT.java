@@ -33,22 +33,7 @@ class KillRankIT {
     void killNineOfARankEndsTheJobQuicklyAndCleanly(String mode) throws Exception {
         final List<String> before = Jobs.shmFiles();
         final Jobs job = Jobs.start(CLASSES, "-n", "3", "--", StayAlive.class.getName(), mode);
-        final long[] pids = new long[3];
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        int ready = 0;
-        while (ready < 3) {
-            assertTrue(System.nanoTime() < deadline, "ranks did not start: " + job.output());
-            assertTrue(job.process.isAlive(), "launcher ended early: " + job.output());
-            ready = 0;
-            for (String line : new ArrayList<>(job.lines)) {
-                final String[] w = line.split(" ");
-                if (w.length == 3 && w[0].equals("ready")) {
-                    pids[Integer.parseInt(w[1])] = Long.parseLong(w[2]);
-                    ready++;
-                }
-            }
-            Thread.sleep(50);
-        }
+        final long[] pids = job.readyPids(3);
         final long killedAt = System.nanoTime();
         new ProcessBuilder("kill", "-9", Long.toString(pids[1])).start().waitFor();
         assertTrue(job.process.waitFor(10, TimeUnit.SECONDS), "job still running 10 s after kill -9:\n" + job.output());

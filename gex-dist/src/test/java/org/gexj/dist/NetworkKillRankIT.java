@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +33,7 @@ class NetworkKillRankIT {
             ? Jobs.start(env, "-n", "3", "--conduit", conduit, "--", BarrierWait.class.getName(), "1")
             : Jobs.start(env, "-n", "3", "--conduit", conduit, "--", StayAlive.class.getName(), mode);
         try {
-            final long[] pids = readyPids(job);
+            final long[] pids = job.readyPids(3);
             final long killedAt = System.nanoTime();
             new ProcessBuilder("kill", "-9", Long.toString(pids[1])).start().waitFor();
             assertTrue(job.process.waitFor(10, TimeUnit.SECONDS), "job still running 10 s after kill -9 (" + mode
@@ -71,26 +70,5 @@ class NetworkKillRankIT {
                 OfiRuns.destroy(job);
             }
         }
-    }
-
-    /** Waits for the three "ready RANK PID" lines; returns the pids by rank. */
-    private static long[] readyPids(Jobs job) throws InterruptedException {
-        final long[] pids = new long[3];
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        int ready = 0;
-        while (ready < 3) {
-            assertTrue(System.nanoTime() < deadline, "ranks did not start: " + job.output());
-            assertTrue(job.process.isAlive(), "launcher ended early: " + job.output());
-            ready = 0;
-            for (String line : new ArrayList<>(job.lines)) {
-                final String[] w = line.split(" ");
-                if (w.length == 3 && w[0].equals("ready")) {
-                    pids[Integer.parseInt(w[1])] = Long.parseLong(w[2]);
-                    ready++;
-                }
-            }
-            Thread.sleep(50);
-        }
-        return pids;
     }
 }
