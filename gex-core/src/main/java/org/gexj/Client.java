@@ -68,6 +68,9 @@ public final class Client implements AutoCloseable {
 
     /** The AM layer's listener: frames other than the core's, remote writes. */
     private volatile ConduitListener amListener;
+    /** The layers' counters (AM, RMA), in the order the layers were created. */
+    private final java.util.List<java.util.function.Supplier<java.util.Map<String, Long>>> layerStats =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Where RMA completions go, by the owner in an operation id's top byte ({@link CoreAccess#OWNER_SHIFT}). */
     private final ConduitListener[] rmaSinks = new ConduitListener[CoreAccess.OWNERS];
     private final ConduitListener dispatch = new Dispatch();
@@ -529,11 +532,40 @@ public final class Client implements AutoCloseable {
         return conduit.counters();
     }
 
-    /** {@code GEX_STATS=1}: one line per rank on stderr at close, as GASNet's {@code GASNET_STATS} prints. */
+    /**
+     * Everything this rank counted, by stable name: the AM layer's ({@code am.sent.short.request},
+     * {@code am.received.long.reply}, {@code am.bytes.sent}, {@code am.stalls}...), the RMA layer's
+     * ({@code rma.put.blocking}, {@code rma.get.nbi}, {@code rma.bytes.put}...) once they are in use, then the
+     * conduit's ({@link #conduitCounters()}). A snapshot; also readable after {@link #close()}.
+     */
+    public java.util.Map<String, Long> stats() {
+        final java.util.Map<String, Long> all = new java.util.LinkedHashMap<>();
+        for (java.util.function.Supplier<java.util.Map<String, Long>> layer : layerStats) {
+            all.putAll(layer.get());
+        }
+        all.putAll(conduit.counters());
+        return java.util.Collections.unmodifiableMap(all);
+    }
+
+    /**
+     * {@code GEX_STATS=1}: at close, a line per layer on stderr ({@code gex: stats rank R am: ...}, {@code rma},
+     * then the conduit's, named after it), as GASNet's {@code GASNET_STATS} prints.
+     */
     private void printStats() {
-        final StringBuilder line = new StringBuilder("gex: stats rank ").append(rank).append(' ')
-            .append(conduit.capabilities().conduit()).append(':');
-        conduit.counters().forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
+        for (java.util.function.Supplier<java.util.Map<String, Long>> layer : layerStats) {
+            final java.util.Map<String, Long> counters = layer.get();
+            if (!counters.isEmpty()) {
+                final String name = counters.keySet().iterator().next();
+                printStatsLine(name.substring(0, name.indexOf('.')), counters);
+            }
+        }
+        printStatsLine(conduit.capabilities().conduit(), conduit.counters());
+    }
+
+    private void printStatsLine(String layer, java.util.Map<String, Long> counters) {
+        final StringBuilder line = new StringBuilder("gex: stats rank ").append(rank).append(' ').append(layer)
+            .append(':');
+        counters.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
         System.err.println(line);
     }
 
@@ -611,6 +643,11 @@ public final class Client implements AutoCloseable {
         @Override
         public void setListener(Client client, ConduitListener listener) {
             client.amListener = listener;
+        }
+
+        @Override
+        public void addStats(Client client, java.util.function.Supplier<java.util.Map<String, Long>> counters) {
+            client.layerStats.add(counters);
         }
 
         @Override

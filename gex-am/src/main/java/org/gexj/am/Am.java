@@ -68,6 +68,7 @@ public final class Am {
     private final long maxLong;
     /** How Long payloads travel on conduits that do not cross-map segments; null on those that do. */
     private final AmLongEngine longEngine;
+    final AmStats stats = new AmStats();
     /**
      * The reply a request handler's dispatcher sends when the handler did not reply to a request that holds a credit
      * slot: it carries the slot back (GASNet's implicit reply).
@@ -98,6 +99,7 @@ public final class Am {
         this.srcDescs = ThreadLocal.withInitial(() -> new SrcDesc(this));
         registerSystem(CREDIT_RETURN, AmHandler.shortReply(0, (token, args) -> { }).named("credit-return"));
         CORE.setListener(client, new AmDispatcher(this, client, longEngine));
+        CORE.addStats(client, stats::snapshot);
     }
 
     /** The client's AM layer, created on first use. Create it on every rank before peers send. */
@@ -417,7 +419,7 @@ public final class Am {
         for (int i = 0; i < nargs; i++) {
             AmFrameFlyweight.encodeArg(c.buffer(), c.offset(), i, args[i]);
         }
-        conduit.commit(c);
+        commit(c);
         if (sd.token != null) {
             sd.token.replied = true;
         }
@@ -626,6 +628,12 @@ public final class Am {
         return token == null ? -1 : token.creditSlot;
     }
 
+    /** Sends a filled frame, counted by what its header says. */
+    void commit(Claim c) {
+        stats.sent(c.buffer(), c.offset());
+        conduit.commit(c);
+    }
+
     /** @return {@code claim}, filled, or null if IMMEDIATE and the path was full */
     Claim claimRoom(Claim claim, int peer, int channel, int length, int flags) {
         if (conduit.claim(claim, peer, channel, length) == Conduit.OK) {
@@ -638,6 +646,7 @@ public final class Am {
     }
 
     private Claim claimSlowly(Claim claim, int peer, int channel, int length) {
+        stats.stalled();
         CORE.resetBackoff(client);
         final long start = System.nanoTime();
         while (true) {
@@ -680,7 +689,7 @@ public final class Am {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -694,7 +703,7 @@ public final class Am {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -709,7 +718,7 @@ public final class Am {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -725,7 +734,7 @@ public final class Am {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -742,7 +751,7 @@ public final class Am {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -759,7 +768,7 @@ public final class Am {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -777,7 +786,7 @@ public final class Am {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -796,7 +805,7 @@ public final class Am {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -816,7 +825,7 @@ public final class Am {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -837,7 +846,7 @@ public final class Am {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -859,7 +868,7 @@ public final class Am {
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -872,7 +881,7 @@ public final class Am {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -886,7 +895,7 @@ public final class Am {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -901,7 +910,7 @@ public final class Am {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -917,7 +926,7 @@ public final class Am {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -934,7 +943,7 @@ public final class Am {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -951,7 +960,7 @@ public final class Am {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -969,7 +978,7 @@ public final class Am {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -988,7 +997,7 @@ public final class Am {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1008,7 +1017,7 @@ public final class Am {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1029,7 +1038,7 @@ public final class Am {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1051,7 +1060,7 @@ public final class Am {
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1064,7 +1073,7 @@ public final class Am {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1078,7 +1087,7 @@ public final class Am {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1093,7 +1102,7 @@ public final class Am {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1109,7 +1118,7 @@ public final class Am {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1126,7 +1135,7 @@ public final class Am {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1143,7 +1152,7 @@ public final class Am {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1161,7 +1170,7 @@ public final class Am {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1180,7 +1189,7 @@ public final class Am {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1200,7 +1209,7 @@ public final class Am {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1221,7 +1230,7 @@ public final class Am {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
 
@@ -1243,7 +1252,7 @@ public final class Am {
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        this.conduit.commit(c);
+        this.commit(c);
         return Am.OK;
     }
     // END GENERATED SENDS

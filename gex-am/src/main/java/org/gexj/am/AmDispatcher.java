@@ -29,8 +29,10 @@ final class AmDispatcher implements ConduitListener {
     private final Payload[] payloads = {new Payload(), new Payload()};
 
     private final AmLongEngine longEngine;
+    private final AmStats stats;
 
     AmDispatcher(Am am, Client client, AmLongEngine longEngine) {
+        this.stats = am.stats;
         this.am = am;
         this.client = client;
         this.longEngine = longEngine;
@@ -118,6 +120,7 @@ final class AmDispatcher implements ConduitListener {
         } else if (category == AmFrameFlyweight.CATEGORY_LONG && !deliverLong(channel, frame, payload)) {
             return;
         }
+        stats.received(category, request, frame.payloadLength());
         final Token token = tokens[channel];
         final Args a = args[channel];
         // credits exist only where Long payloads may be reassembled: smp reads neither field

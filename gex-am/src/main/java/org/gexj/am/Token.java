@@ -125,7 +125,7 @@ public final class Token {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -140,7 +140,7 @@ public final class Token {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -156,7 +156,7 @@ public final class Token {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -173,7 +173,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -191,7 +191,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -209,7 +209,7 @@ public final class Token {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -228,7 +228,7 @@ public final class Token {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -248,7 +248,7 @@ public final class Token {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -269,7 +269,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -291,7 +291,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -314,7 +314,7 @@ public final class Token {
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -328,7 +328,7 @@ public final class Token {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -343,7 +343,7 @@ public final class Token {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -359,7 +359,7 @@ public final class Token {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -376,7 +376,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -394,7 +394,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -412,7 +412,7 @@ public final class Token {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -431,7 +431,7 @@ public final class Token {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -451,7 +451,7 @@ public final class Token {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -472,7 +472,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -494,7 +494,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -517,7 +517,7 @@ public final class Token {
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -531,7 +531,7 @@ public final class Token {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -546,7 +546,7 @@ public final class Token {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -562,7 +562,7 @@ public final class Token {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -579,7 +579,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -597,7 +597,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -615,7 +615,7 @@ public final class Token {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -634,7 +634,7 @@ public final class Token {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -654,7 +654,7 @@ public final class Token {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -675,7 +675,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -697,7 +697,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -720,7 +720,7 @@ public final class Token {
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -734,7 +734,7 @@ public final class Token {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -749,7 +749,7 @@ public final class Token {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -765,7 +765,7 @@ public final class Token {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -782,7 +782,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -800,7 +800,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -818,7 +818,7 @@ public final class Token {
         }
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -837,7 +837,7 @@ public final class Token {
         final AtomicBuffer b = c.buffer();
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -857,7 +857,7 @@ public final class Token {
         final int at = c.offset();
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -878,7 +878,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -900,7 +900,7 @@ public final class Token {
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
         b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }
@@ -923,7 +923,7 @@ public final class Token {
         for (int i = 0; i < nargs; i++) {
             b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
         }
-        am.conduit.commit(c);
+        am.commit(c);
         replied = true;
         return Am.OK;
     }

@@ -56,6 +56,9 @@ public abstract class CoreAccess {
     /** The AM layer installs the listener of inbound frames and remote writes. */
     public abstract void setListener(Client client, ConduitListener listener);
 
+    /** A layer's counters, by stable name ({@code am.*}, {@code rma.*}), for {@code Client.stats()} and GEX_STATS. */
+    public abstract void addStats(Client client, java.util.function.Supplier<java.util.Map<String, Long>> counters);
+
     /** How many layers can own RMA operations: the top byte of an operation id names its owner. */
     public static final int OWNERS = 4;
     public static final int OWNER_SHIFT = 56;

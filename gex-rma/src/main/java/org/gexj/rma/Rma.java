@@ -49,6 +49,7 @@ public final class Rma {
     /** Puts read their source after the call returns (native RMA on such a conduit). */
     private final boolean deferredLocalCompletion;
     private final ThreadLocal<MemorySegment> valueBuffer;
+    private final RmaStats stats = new RmaStats();
 
     private Rma(Client client) {
         this.client = client;
@@ -67,6 +68,7 @@ public final class Rma {
         this.deferredLocalCompletion = client.capabilities().deferredLocalCompletion() && !engine.synchronous()
             && !(engine instanceof AmRmaEngine);
         this.valueBuffer = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(8, 8));
+        CORE.addStats(client, stats::snapshot);
     }
 
     /** The client's RMA layer, created on first use (collectively: every rank, before a barrier). */
@@ -84,6 +86,7 @@ public final class Rma {
     /** Blocking put: returns when the data is at the target. */
     public void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes) {
         checkPut(peer, remoteOffset, src, srcOffset, nbytes);
+        stats.put(RmaStats.BLOCKING, nbytes);
         final Event e = blocking.get();
         engine.put(peer, remoteOffset, src, srcOffset, nbytes, e, null);
         e.await();
@@ -98,6 +101,7 @@ public final class Rma {
     public Event putNb(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
         checkPut(peer, remoteOffset, src, srcOffset, nbytes);
         checkLc(lc, false);
+        stats.put(RmaStats.NB, nbytes);
         final Event e = engine.synchronous() ? Event.DONE : CORE.pooledEvent(client);
         final Event local = localEvent(lc);
         engine.put(peer, remoteOffset, src, srcOffset, nbytes, e, local);
@@ -113,6 +117,7 @@ public final class Rma {
     public void putNbi(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
         checkPut(peer, remoteOffset, src, srcOffset, nbytes);
         checkLc(lc, true);
+        stats.put(RmaStats.NBI, nbytes);
         final Event local = localEvent(lc);
         engine.put(peer, remoteOffset, src, srcOffset, nbytes, CORE.nbiEvent(client, Ec.PUT), local);
         localCompletion(lc, local);
@@ -123,6 +128,7 @@ public final class Rma {
     /** Blocking get into {@code dst} at {@code dstOffset}. */
     public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
         checkGet(dst, dstOffset, peer, remoteOffset, nbytes);
+        stats.get(RmaStats.BLOCKING, nbytes);
         final Event e = blocking.get();
         engine.get(dst, dstOffset, peer, remoteOffset, nbytes, e);
         e.await();
@@ -131,6 +137,7 @@ public final class Rma {
     /** Non-blocking get; the data is in {@code dst} when the event completes. */
     public Event getNb(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
         checkGet(dst, dstOffset, peer, remoteOffset, nbytes);
+        stats.get(RmaStats.NB, nbytes);
         final Event e = engine.synchronous() ? Event.DONE : CORE.pooledEvent(client);
         engine.get(dst, dstOffset, peer, remoteOffset, nbytes, e);
         return e;
@@ -139,6 +146,7 @@ public final class Rma {
     /** Implicit-handle get, completed by {@code nbiWait(Ec.GET)} or the enclosing access region. */
     public void getNbi(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
         checkGet(dst, dstOffset, peer, remoteOffset, nbytes);
+        stats.get(RmaStats.NBI, nbytes);
         engine.get(dst, dstOffset, peer, remoteOffset, nbytes, CORE.nbiEvent(client, Ec.GET));
     }
 
