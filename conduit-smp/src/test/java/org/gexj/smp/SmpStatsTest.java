@@ -28,7 +28,7 @@ class SmpStatsTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aKnownPatternIsCountedExactly() {
         final Map<Integer, Map<String, Long>> after = new ConcurrentHashMap<>();
-        InProcessJob.run(2, Duration.ofSeconds(50), Map.of("GEX_CONDUIT", "smp"), client -> {
+        InProcessJob.run(2, Duration.ofSeconds(50), Map.of("GEX_CONDUIT", "smp", "GEX_STATS", "1"), client -> {
             final Am am = Am.of(client);
             final Rma rma = Rma.of(client);
             final MemorySegment segment = client.attachSegment(1 << 16).memory();
@@ -81,6 +81,26 @@ class SmpStatsTest {
             "am.received.long.request", 2, "am.sent.short.reply", 5, "am.sent.medium.reply", 3,
             "am.sent.long.reply", 2, "am.sent.short.request", 0, "am.bytes.sent", 3 * 10 + 2 * 20,
             "am.bytes.received", 3 * 100 + 2 * 1000, "rma.put.blocking", 0, "rma.bytes.get", 0);
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void withoutGexStatsTheLayersCountNothing() {
+        final Map<Integer, Map<String, Long>> after = new ConcurrentHashMap<>();
+        InProcessJob.run(2, Duration.ofSeconds(50), Map.of("GEX_CONDUIT", "smp"), client -> {
+            final Am am = Am.of(client);
+            final AtomicInteger got = new AtomicInteger();
+            final int request = am.register(AmHandler.shortRequest(0, (t, a) -> got.incrementAndGet()));
+            client.barrier();
+            am.requestShort(1 - client.rank(), request);
+            while (got.get() < 1) {
+                client.poll();
+            }
+            client.barrier();
+            after.put(client.rank(), client.stats());
+        });
+        assertEquals(0L, after.get(0).get("am.sent.short.request"), after.get(0).toString());
+        assertEquals(0L, after.get(1).get("am.received.short.request"), after.get(1).toString());
     }
 
     private static void expect(Map<String, Long> stats, Object... nameValue) {

@@ -68,7 +68,7 @@ public final class Am {
     private final long maxLong;
     /** How Long payloads travel on conduits that do not cross-map segments; null on those that do. */
     private final AmLongEngine longEngine;
-    final AmStats stats = new AmStats();
+    final AmStats stats;
     /**
      * The reply a request handler's dispatcher sends when the handler did not reply to a request that holds a credit
      * slot: it carries the slot back (GASNet's implicit reply).
@@ -84,6 +84,7 @@ public final class Am {
 
     private Am(Client client) {
         this.client = client;
+        this.stats = new AmStats(client.config().getBoolean("GEX_STATS", false));
         this.conduit = CORE.conduit(client);
         this.capabilities = conduit.capabilities();
         this.rank = client.rank();

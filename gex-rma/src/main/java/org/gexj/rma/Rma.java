@@ -49,10 +49,11 @@ public final class Rma {
     /** Puts read their source after the call returns (native RMA on such a conduit). */
     private final boolean deferredLocalCompletion;
     private final ThreadLocal<MemorySegment> valueBuffer;
-    private final RmaStats stats = new RmaStats();
+    private final RmaStats stats;
 
     private Rma(Client client) {
         this.client = client;
+        this.stats = new RmaStats(client.config().getBoolean("GEX_STATS", false));
         final Am am = Am.of(client);
         final boolean overAm = client.config().getBoolean("GEX_RMA_OVER_AM", false);
         final var capabilities = client.capabilities();

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code rma.put.nbi}, the same for get) and bytes ({@code rma.bytes.put}, {@code rma.bytes.get}); value puts and
  * gets count as the blocking or non-blocking operation they are. RMA over AM also shows in the AM layer's counters,
  * as the AMs that carry it. {@link LongAdder}s: any thread starts operations, and an uncontended increment allocates
- * nothing.
+ * nothing. Counting is on only with {@code GEX_STATS=1}, as the AM layer's.
  */
 final class RmaStats {
     static final int BLOCKING = 0;
@@ -20,13 +20,24 @@ final class RmaStats {
     private final LongAdder[] gets = {new LongAdder(), new LongAdder(), new LongAdder()};
     private final LongAdder bytesPut = new LongAdder();
     private final LongAdder bytesGot = new LongAdder();
+    private final boolean on;
+
+    RmaStats(boolean on) {
+        this.on = on;
+    }
 
     void put(int kind, long nbytes) {
+        if (!on) {
+            return;
+        }
         puts[kind].increment();
         bytesPut.add(nbytes);
     }
 
     void get(int kind, long nbytes) {
+        if (!on) {
+            return;
+        }
         gets[kind].increment();
         bytesGot.add(nbytes);
     }
