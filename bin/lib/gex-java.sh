@@ -1,4 +1,4 @@
-# Sourced by bin/gexrun and bin/gexbench: sets JAVA_HOME to a Java 25+ runtime and GEX_LIB_CP to the jars that
+# Sourced by bin/gexrun, bin/gexbench and bin/gexplot: sets JAVA_HOME to a Java 25+ runtime and GEX_LIB_CP to the jars that
 # `./gexj.sh build` (mvn package) collects in gex-dist/target/lib, or exits 2 naming what is missing.
 # $1: the calling command's name, for messages.
 gex_lib="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/gex-dist/target/lib"
