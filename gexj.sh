@@ -27,13 +27,11 @@ need_jdk() {
   exit 2
 }
 
+# Maven comes from the wrapper (./mvnw pins 3.9.16 and fetches it from Maven Central on first use), so a machine needs
+# only the JDK; .mvn/jvm.config quiets what Maven's own libraries print on JDK 25
 need_maven() {
-  command -v mvn >/dev/null && return 0
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    apt-get update -qq >/dev/null 2>&1 || true
-    apt-get install -y -qq maven >/dev/null 2>&1 && return 0
-  fi
-  echo "gexj.sh: missing Maven (mvn): install the Debian package 'maven' (needs root) or put mvn >= 3.8 on PATH." >&2
+  [ -x ./mvnw ] && return 0
+  echo "gexj.sh: missing ./mvnw (the Maven wrapper) in $(pwd): is this a whole checkout?" >&2
   exit 2
 }
 
@@ -88,7 +86,7 @@ need_netns_tools() {
   fi
 }
 
-mvn_() { mvn -B -ntp "$@"; }
+mvn_() { ./mvnw -B -ntp "$@"; }
 
 build() { mvn_ -q package -DskipTests; }
 
