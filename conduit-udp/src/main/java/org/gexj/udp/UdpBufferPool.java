@@ -4,20 +4,30 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 
 /**
- * Power-of-two buffers, kept once made: after warm-up no frame or datagram allocates. Buffers above
- * {@value #RETAIN_ALL_CLASS} size class (128 KiB) are kept {@value #RETAIN_LARGE} per class and freed beyond, so that
- * one huge Long does not pin its memory for ever. Not thread-safe: the conduit's lock covers it.
+ * Power-of-two buffers, kept once made: after warm-up no frame or datagram allocates. Free buffers above the
+ * {@value #RETAIN_ALL_CLASS} size class (128 KiB) are kept up to a byte budget (the conduit gives the buffers that one
+ * stream's window of frames may fill), so that a flood of large Longs reuses its buffers while one huge Long does not
+ * pin its memory for ever. Freeing is dear: closing a shared arena waits for a handshake with every Java thread
+ * (about a millisecond here), which once per message made 128 KiB Longs at depth 32 cost 1 ms each. Not
+ * thread-safe: the conduit's lock covers it.
  */
 final class UdpBufferPool {
     private static final int MIN_CLASS = 11;
     private static final int RETAIN_ALL_CLASS = 17;
-    private static final int RETAIN_LARGE = 2;
+
+    private final long retainLargeBytes;
+    private long largeFreeBytes;
 
     private final ArrayList<UdpBuffer> byId = new ArrayList<>();
     private final ArrayDeque<Integer> freeIds = new ArrayDeque<>();
     @SuppressWarnings("unchecked")
     private final ArrayDeque<UdpBuffer>[] free = new ArrayDeque[32];
     private long bytesHeld;
+
+    /** @param retainLargeBytes how many bytes of free buffers above 128 KiB to keep for reuse */
+    UdpBufferPool(long retainLargeBytes) {
+        this.retainLargeBytes = retainLargeBytes;
+    }
 
     UdpBuffer take(long bytes) {
         final int sizeClass = Math.max(MIN_CLASS, 64 - Long.numberOfLeadingZeros(Math.max(1, bytes - 1)));
@@ -27,6 +37,9 @@ final class UdpBufferPool {
         final ArrayDeque<UdpBuffer> list = free[sizeClass];
         final UdpBuffer kept = list == null ? null : list.pollLast();
         if (kept != null) {
+            if (sizeClass > RETAIN_ALL_CLASS) {
+                largeFreeBytes -= kept.capacity();
+            }
             return kept;
         }
         final Integer reuse = freeIds.pollLast();
@@ -46,14 +59,37 @@ final class UdpBufferPool {
             free[b.sizeClass] = new ArrayDeque<>();
         }
         final ArrayDeque<UdpBuffer> list = free[b.sizeClass];
-        if (b.sizeClass > RETAIN_ALL_CLASS && list.size() >= RETAIN_LARGE) {
-            byId.set(b.id, null);
-            freeIds.addLast(b.id);
-            bytesHeld -= b.capacity();
-            b.arena.close();
-            return;
+        if (b.sizeClass > RETAIN_ALL_CLASS) {
+            // the sizes in use now come first: a flood of 2 MiB Longs after one of 512 KiB reuses its own buffers
+            while (largeFreeBytes + b.capacity() > retainLargeBytes) {
+                if (!releaseOtherThan(b.sizeClass)) {
+                    release(b);
+                    return;
+                }
+            }
+            largeFreeBytes += b.capacity();
         }
         list.addLast(b);
+    }
+
+    /** Frees the oldest free buffer of the largest class other than {@code sizeClass}; false if there is none. */
+    private boolean releaseOtherThan(int sizeClass) {
+        for (int c = free.length - 1; c > RETAIN_ALL_CLASS; c--) {
+            if (c != sizeClass && free[c] != null && !free[c].isEmpty()) {
+                final UdpBuffer old = free[c].pollFirst();
+                largeFreeBytes -= old.capacity();
+                release(old);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void release(UdpBuffer b) {
+        byId.set(b.id, null);
+        freeIds.addLast(b.id);
+        bytesHeld -= b.capacity();
+        b.arena.close();
     }
 
     UdpBuffer byId(long id) {
@@ -76,5 +112,6 @@ final class UdpBufferPool {
         byId.clear();
         java.util.Arrays.fill(free, null);
         bytesHeld = 0;
+        largeFreeBytes = 0;
     }
 }

@@ -60,7 +60,7 @@ final class UdpTransportAgent {
     private final int window;
     private final int fragment;
     private final ReentrantLock lock = new ReentrantLock();
-    private final UdpBufferPool pool = new UdpBufferPool();
+    private final UdpBufferPool pool;
     private final UdpSendStream[] sends;
     private final UdpReceiveStream[] receives;
     private final long[] lastHeard;
@@ -92,6 +92,8 @@ final class UdpTransportAgent {
         this.settings = settings;
         this.port = port;
         this.failures = failures;
+        // a stream's window holds GEX_UDP_SEND_BYTES of frames, in buffers of up to twice their size
+        this.pool = new UdpBufferPool(2 * settings.sendBytes());
         this.window = settings.depth();
         this.fragment = settings.datagram() - HEADER;
         this.ackEvery = Math.max(1, window / 4);
@@ -163,10 +165,9 @@ final class UdpTransportAgent {
             ensureOpen();
             final UdpSendStream s = sends[2 * target + channel];
             if (failed[target] || s.frames >= window || (s.frames > 0 && s.bytes + length > settings.sendBytes())) {
+                // no timers here: acknowledgements may wait unread in the socket while this rank sent, and only a
+                // poll, which reads them first, knows whether a fragment is overdue
                 counters.windowStalls++;
-                if (s.frames > 0) {
-                    tick(System.nanoTime());
-                }
                 return Conduit.BACK_PRESSURED;
             }
             final UdpBuffer b = pool.take((long) HEADER + length);
