@@ -72,7 +72,7 @@ public final class JobSecret {
      * {@code config} with {@code GEX_JOB_SECRET} in hexadecimal: as it is, or, when it is {@value #FROM_STDIN}, with
      * the first line of this process's stdin (read once, then kept; the rest of stdin stays for the program).
      *
-     * @throws GexException if stdin gives no line within {@value #STDIN_TIMEOUT_MS} ms
+     * @throws GexException if stdin gives no line within 10 s
      */
     public static Config resolve(Config config) {
         if (!FROM_STDIN.equals(config.get("GEX_JOB_SECRET", null))) {

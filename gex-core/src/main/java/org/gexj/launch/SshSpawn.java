@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
  * command that starts it there, as GASNet's ssh spawner does. The launcher's java, class path and working directory
  * are assumed to exist at the same paths on every host.
  *
- * <p>A rank's command is {@code COMMAND -o BatchMode=yes HOST 'cd DIR && env VAR=VALUE... JAVA ...; exit $?'}: every
- * word is quoted for the remote shell. The remote shell waits for the rank instead of exec'ing it, so a rank killed by
+ * <p>A rank's command is {@code COMMAND -o BatchMode=yes -o ... HOST 'cd DIR && env VAR=VALUE... JAVA ...; exit $?'}:
+ * every word is quoted for the remote shell. The remote shell waits for the rank instead of exec'ing it, so a rank killed by
  * a signal reaches the launcher as ssh's exit status 128 + signal, as a local rank's does; ssh's own failures (no
  * connection, login refused, connection lost) are its status 255. The job secret is never in a command line: the rank
  * is told {@code GEX_JOB_SECRET=-} and reads the secret from the first line of its stdin, which the launcher writes
@@ -28,8 +28,13 @@ import java.util.regex.Pattern;
 public record SshSpawn(List<String> hosts, int ppn, List<String> command) {
     /** What {@code ssh} exits with when it fails itself rather than passing on the remote command's status. */
     public static final int SSH_FAILED = 255;
-    /** Options put after the command's own words; options given first win in OpenSSH, so the user's take precedence. */
-    static final List<String> OPTIONS = List.of("-o", "BatchMode=yes");
+    /**
+     * Options put after the command's own words (options given first win in OpenSSH, so the user's take precedence):
+     * never a question that nobody will answer, a bounded wait for a host that does not answer, and a connection that
+     * dies silently noticed within 30 s (ssh then exits with 255, which ends the job).
+     */
+    static final List<String> OPTIONS = List.of("-o", "BatchMode=yes", "-o", "ConnectTimeout=30",
+        "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3");
     /** A host as ssh takes it: letters, digits and {@code . _ - : %} (IPv6 literals, scopes), an optional user. */
     private static final Pattern HOST = Pattern.compile("([A-Za-z0-9._-]+@)?[A-Za-z0-9._:%-]+");
     /** Words the remote shell takes literally without quotes. */
@@ -76,7 +81,7 @@ public record SshSpawn(List<String> hosts, int ppn, List<String> command) {
         return new SshSpawn(names, perHost, words);
     }
 
-    /** The host rank {@code rank} runs on: round robin, or blocks of {@link #ppn} ranks. */
+    /** The host rank {@code rank} runs on: round robin, or blocks of {@link #ppn()} ranks. */
     public String host(int rank) {
         if (rank < 0) {
             throw new IllegalArgumentException("rank " + rank + " is negative");
@@ -85,8 +90,8 @@ public record SshSpawn(List<String> hosts, int ppn, List<String> command) {
     }
 
     /**
-     * The words that start rank {@code rankCommand} on {@code host}: the ssh command, {@link #OPTIONS}, the host, then
-     * one word the remote shell runs: {@code cd DIRECTORY && env VAR=VALUE... RANK-COMMAND...; exit $?}.
+     * The words that start {@code rankCommand} on {@code host}: the ssh command, {@code -o BatchMode=yes} and
+     * time-outs, the host, then one word the remote shell runs: {@code cd DIRECTORY && env VAR=VALUE... RANK-COMMAND...; exit $?}.
      */
     public List<String> commandFor(String host, String directory, Map<String, String> environment,
                                    List<String> rankCommand) {

@@ -77,8 +77,8 @@ public final class NetnsSshHosts implements BeforeAllCallback, AfterAllCallback 
             final String sshTool = NetnsPair.tool("ssh").map(Path::toString).orElse(null);
             final String keygen = NetnsPair.tool("ssh-keygen").map(Path::toString).orElse(null);
             if (!Files.isExecutable(sshdTool) || sshTool == null || keygen == null) {
-                throw new IllegalStateException(who + ": OpenSSH is missing (/usr/sbin/sshd, ssh, ssh-keygen): ./gexj.sh"
-                    + " installs it as root, or apt-get install openssh-server openssh-client");
+                throw new IllegalStateException(who + ": OpenSSH is missing (/usr/sbin/sshd, ssh, ssh-keygen):"
+                    + " ./gexj.sh installs it as root, or apt-get install openssh-server openssh-client");
             }
             directory = Files.createTempDirectory("gexssh");
             if (directory.toString().matches(".*\\s.*")) {
