@@ -303,7 +303,9 @@ public final class GexRun {
                     failedAt = System.currentTimeMillis();
                     final String why = why(code, overSsh);
                     output.launcherLine("gexrun: " + who.apply(r) + " " + why + "; ending the job");
-                    server.abort(r, who.apply(r) + " " + why);
+                    // a lost ssh session may leave its rank running: then it is told too (rank -1: all ranks)
+                    final boolean rankMayLive = overSsh && code == SshSpawn.SSH_FAILED;
+                    server.abort(rankMayLive ? -1 : r, who.apply(r) + " " + why);
                 }
             }
             if (failedRank < 0 && server.failure() != null) {
