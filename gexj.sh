@@ -86,6 +86,30 @@ need_netns_tools() {
   fi
 }
 
+# gexrun --hosts starts ranks over ssh; its tests run an sshd in each of two network namespaces (NetnsSshHosts) and log
+# in as root with a key of their own: root gets both OpenSSH packages as it gets iproute2. Not root: the tests skip.
+ssh_tools_missing() {
+  local m=()
+  [ -x /usr/sbin/sshd ] || m+=(openssh-server)
+  { command -v ssh >/dev/null && command -v ssh-keygen >/dev/null; } || m+=(openssh-client)
+  echo "${m[*]}"
+}
+
+need_ssh_tools() {
+  local missing; missing="$(ssh_tools_missing)"
+  if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq >/dev/null 2>&1 || true
+    # shellcheck disable=SC2086 # one word per package
+    apt-get install -y -qq $missing >/dev/null 2>&1 || true
+    missing="$(ssh_tools_missing)"
+  fi
+  if [ -n "$missing" ]; then
+    echo "gexj.sh: missing Debian package(s) $missing: the ssh spawner's tests (*Ssh*Test, SshSpawnIT) need them as root;" >&2
+    echo "         install them with apt-get install $missing" >&2
+  fi
+  return 0
+}
+
 mvn_() { ./mvnw -B -ntp "$@"; }
 
 build() { mvn_ -q package -DskipTests; }
@@ -94,6 +118,7 @@ need_jdk
 need_maven
 need_libfabric
 need_netns_tools
+need_ssh_tools
 cmd="${1:-}"; shift || true
 case "$cmd" in
   testam)

@@ -1,5 +1,6 @@
 package org.gexj;
 
+import org.gexj.bootstrap.JobSecret;
 import org.gexj.bootstrap.SingletonBootstrap;
 import org.gexj.bootstrap.TcpBootstrap;
 import org.gexj.spi.Bootstrap;
@@ -14,7 +15,8 @@ import java.util.regex.Pattern;
 /**
  * Entry point ({@code gex_Client_Init}). The launcher ({@code gexrun} or {@code InProcessJob}) tells each rank
  * where it is through {@code GEX_RANK}, {@code GEX_SIZE}, {@code GEX_BOOTSTRAP}, {@code GEX_JOB_SECRET},
- * {@code GEX_JOB_ID}; {@code GEX_CONDUIT} chooses the conduit (default {@code smp}). Without a launcher the
+ * {@code GEX_JOB_ID} ({@code GEX_JOB_SECRET=-}: the secret is the first line of stdin, as gexrun's ssh spawner sends
+ * it); {@code GEX_CONDUIT} chooses the conduit (default {@code smp}). Without a launcher the
  * process is a one-rank job.
  */
 public final class Gex {
@@ -54,6 +56,10 @@ public final class Gex {
         final String address = config.get("GEX_BOOTSTRAP", null);
         if (address == null && size > 1) {
             throw new IllegalArgumentException("GEX_SIZE=" + size + " needs GEX_BOOTSTRAP (start the job with gexrun)");
+        }
+        if (address != null) {
+            // before the conduit opens: conduits use the secret too (udp's job cookie)
+            config = JobSecret.resolve(config);
         }
         final Bootstrap bootstrap = address == null ? new SingletonBootstrap()
             : TcpBootstrap.connect(config, rank, size, health);

@@ -167,7 +167,7 @@ final class OfiConduit implements Conduit {
         this.size = context.size();
         this.health = context.health();
         this.bootstrap = context.bootstrap();
-        this.settings = OfiSettings.from(context.config());
+        this.settings = OfiSettings.from(context.config(), context.bootstrap().localAddress());
         this.processEndsOnFailure = context.config().getBoolean("GEX_EXIT_ON_FAILURE", false);
         final int frame = settings.frameLength();
         this.slotBytes = align(OfiHeaderFlyweight.LENGTH + frame, 64);

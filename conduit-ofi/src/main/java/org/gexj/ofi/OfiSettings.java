@@ -8,8 +8,10 @@ import org.gexj.Config;
  *
  * @param provider     {@code GEX_OFI_PROVIDER}, else {@code FI_PROVIDER}: the provider to use (e.g.
  *                     {@code tcp;ofi_rxm}), or null to take the first available in {@link OfiFabric#PREFERENCE}
- * @param node         {@code GEX_OFI_NODE}: the address the endpoint binds to, default {@code 127.0.0.1}; when no
- *                     provider binds there (shm, verbs), any address
+ * @param node         {@code GEX_OFI_NODE}: the address the endpoint binds to, default the local address of the rank's
+ *                     bootstrap connection ({@code 127.0.0.1} for a job on one host, the address that routes to the
+ *                     launcher for a job across hosts, as the udp conduit binds); when no provider binds there (shm,
+ *                     verbs), any address
  * @param frameLength  {@code GEX_OFI_FRAME}: largest AM frame in bytes (header, arguments and Medium payload)
  * @param creditBytes  {@code GEX_OFI_CREDIT_BYTES}: receive-buffer bytes each peer may fill per channel before this
  *                     rank returns credits; with the number of ranks it sizes the receive buffers
@@ -38,7 +40,8 @@ record OfiSettings(String provider, String node, int frameLength, long creditByt
     static final int MIN_FRAME = 1024;
     static final int MAX_FRAME = 1 << 20;
 
-    static OfiSettings from(Config config) {
+    /** The settings of {@code config}, the endpoint bound by default to {@code bootstrapAddress}. */
+    static OfiSettings from(Config config, java.net.InetAddress bootstrapAddress) {
         String provider = config.get(PROVIDER, null);
         if (provider == null || provider.isBlank()) {
             provider = config.get(FI_PROVIDER, null);
@@ -46,7 +49,7 @@ record OfiSettings(String provider, String node, int frameLength, long creditByt
         if (provider != null && provider.isBlank()) {
             provider = null;
         }
-        final String node = config.get(NODE, "127.0.0.1");
+        final String node = config.get(NODE, bootstrapAddress.getHostAddress());
         final int frame = config.getInt(FRAME, DEFAULT_FRAME, MIN_FRAME, MAX_FRAME);
         // udp;ofi_rxd resends what the kernel drops with a backoff that grew to tens of seconds under a 3-rank flood
         // on 2 cores: a small window keeps its datagrams within the sockets' buffers

@@ -59,7 +59,8 @@ public final class TcpBootstrap implements Bootstrap {
     }
 
     /**
-     * Connects to {@code GEX_BOOTSTRAP} (retrying for up to 10 s) and proves {@code GEX_JOB_SECRET}.
+     * Connects to {@code GEX_BOOTSTRAP} (retrying for up to 10 s) and proves {@code GEX_JOB_SECRET} (read from stdin
+     * when it is {@value JobSecret#FROM_STDIN}: {@link JobSecret#resolve}).
      *
      * @throws GexException if the rendezvous cannot be reached or rejects this rank
      */
@@ -76,7 +77,7 @@ public final class TcpBootstrap implements Bootstrap {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("GEX_BOOTSTRAP=" + address + " has no numeric port");
         }
-        final byte[] secret = JobSecret.fromHex(config.require("GEX_JOB_SECRET"));
+        final byte[] secret = JobSecret.fromHex(JobSecret.resolve(config).require("GEX_JOB_SECRET"));
         final boolean exit = config.getBoolean("GEX_EXIT_ON_FAILURE", false);
         final long grace = config.getLong("GEX_FAILURE_GRACE_MS", 1500, 0, 60_000);
         final long collectiveTimeout = TimeUnit.SECONDS.toNanos(config.getLong(COLLECTIVE_TIMEOUT, 300, 1, 86_400));

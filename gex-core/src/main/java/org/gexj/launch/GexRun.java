@@ -7,21 +7,29 @@ import org.gexj.spi.ConduitProvider;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.jar.JarFile;
 
 /**
  * The launcher ({@code bin/gexrun}): forks the ranks of a job on this host (each through {@code --wrap}'s command when
- * given, which may put it elsewhere: another network namespace, another host), serves their bootstrap rendezvous, and
+ * given, which may put it elsewhere: another network namespace, another host), or starts them on {@code --hosts} over
+ * ssh ({@link SshSpawn}), serves their bootstrap rendezvous, and
  * ends the job when a rank dies — the others are told through the bootstrap, then terminated if they do not exit
  * by themselves — so a job never hangs on a dead rank. Exits with 0 when every rank did, else non-zero.
  */
@@ -80,7 +88,7 @@ public final class GexRun {
         try {
             final String conduit = options.effectiveConduit(System.getenv("GEX_CONDUIT"));
             final var problem = ConduitCatalog.of(System.getenv("GEX_CLASSPATH"))
-                .problem(conduit, options.wrap().isEmpty());
+                .problem(conduit, options.ranksAreLocal());
             if (problem.isPresent()) {
                 System.err.println(problem.get());
                 System.exit(2);
@@ -141,44 +149,64 @@ public final class GexRun {
         // the ranks' stderr is a pipe to this launcher: whether to show progress is this launcher's terminal's call
         final boolean progress = Progress.stderrIsTerminal();
         final RankOutputForwarder output = new RankOutputForwarder(System.out, System.err);
+        final SshSpawn ssh = options.ssh();
         try (RendezvousServer server = rendezvous(options, secret)) {
             final Thread cleanup = new Thread(() -> destroyAll(ranks, true), "gexrun-shutdown");
             Runtime.getRuntime().addShutdownHook(cleanup);
             for (int r = 0; r < ranks.length; r++) {
-                final List<String> rankCommand = new ArrayList<>(options.wrapFor(r));
-                rankCommand.addAll(command);
-                final ProcessBuilder pb = new ProcessBuilder(rankCommand)
-                    .redirectInput(ProcessBuilder.Redirect.INHERIT);
-                final Map<String, String> env = pb.environment();
+                final Map<String, String> env = new LinkedHashMap<>();
                 if (progress && System.getenv(Progress.VARIABLE) == null) {
                     env.put(Progress.VARIABLE, "1");
+                }
+                if (ssh != null) {
+                    // a remote shell starts with sshd's environment: what a local rank inherits goes with it
+                    env.putAll(forwardedToHosts(System.getenv()));
                 }
                 env.putAll(options.env());
                 env.put("GEX_RANK", Integer.toString(r));
                 env.put("GEX_SIZE", Integer.toString(ranks.length));
                 env.put("GEX_BOOTSTRAP", server.address());
-                env.put("GEX_JOB_SECRET", JobSecret.hex(secret));
+                // over ssh the secret goes on stdin, never on a command line (ps shows those to every user)
+                env.put("GEX_JOB_SECRET", ssh == null ? JobSecret.hex(secret) : JobSecret.FROM_STDIN);
                 env.put("GEX_JOB_ID", jobId);
                 env.put("GEX_EXIT_ON_FAILURE", "1");
-                preloadSignalChaining(env, java);
                 if (options.conduit() != null) {
                     env.put("GEX_CONDUIT", options.conduit());
                 }
+                final ProcessBuilder pb;
+                if (ssh == null) {
+                    final List<String> rankCommand = new ArrayList<>(options.wrapFor(r));
+                    rankCommand.addAll(command);
+                    pb = new ProcessBuilder(rankCommand).redirectInput(ProcessBuilder.Redirect.INHERIT);
+                    pb.environment().putAll(env);
+                    preloadSignalChaining(pb.environment(), java);
+                } else {
+                    preloadSignalChaining(env, java);
+                    pb = new ProcessBuilder(ssh.commandFor(ssh.host(r), System.getProperty("user.dir"), env, command));
+                }
                 if (options.verbose()) {
-                    output.launcherLine("gexrun: rank " + r + ": " + String.join(" ", rankCommand));
+                    output.launcherLine("gexrun: rank " + r + ": " + String.join(" ", pb.command()));
                 }
                 try {
                     ranks[r] = pb.start();
                 } catch (IOException e) {
+                    if (ssh != null) {
+                        throw new IOException("--hosts: cannot start " + ssh.command().getFirst() + " for rank " + r
+                            + " on " + ssh.host(r) + ": " + e.getMessage(), e);
+                    }
                     if (options.wrap().isEmpty()) {
                         throw e;
                     }
                     throw new IOException("--wrap " + String.join(" ", options.wrap()) + ": cannot start rank " + r
                         + ": " + e.getMessage(), e);
                 }
+                if (ssh != null) {
+                    sendSecret(ranks[r], secret);
+                }
                 output.forward(r, ranks[r]);
             }
-            final int code = supervise(ranks, server, output);
+            final int code = supervise(ranks, server, output, r -> ssh == null ? "rank " + r
+                : "rank " + r + " on " + ssh.host(r), ssh != null);
             Runtime.getRuntime().removeShutdownHook(cleanup);
             return code;
         } finally {
@@ -194,17 +222,51 @@ public final class GexRun {
         }
     }
 
-    /** The rendezvous on loopback, or on {@code --bind}'s address, with an error naming the option if it cannot. */
+    /**
+     * The rendezvous on loopback, on {@code --bind}'s address, or with {@code --hosts} on the address that routes to
+     * the first host, with an error naming the option if it cannot.
+     */
     private static RendezvousServer rendezvous(GexRunOptions options, byte[] secret) throws IOException {
-        if (options.bind() == null) {
+        if (options.bind() == null && options.ssh() == null) {
             return new RendezvousServer(options.ranks(), secret);
         }
+        final InetAddress address = options.bind() != null ? options.bind()
+            : SshSpawn.addressTowards(options.ssh().hosts().getFirst());
         try {
-            return new RendezvousServer(options.ranks(), secret, options.bind());
+            return new RendezvousServer(options.ranks(), secret, address);
         } catch (IOException e) {
             // typically "Cannot assign requested address": not an address of this host (or of this network namespace)
-            throw new IllegalArgumentException("--bind " + options.bind().getHostAddress() + ": cannot listen there: "
-                + e.getMessage(), e);
+            throw new IllegalArgumentException((options.bind() != null ? "--bind " : "--hosts: the route's address ")
+                + address.getHostAddress() + ": cannot listen there: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The launcher's variables that ranks on other hosts get: GEX/J's settings and libfabric's, as local ranks inherit
+     * them; not the launcher's own (its ssh command, class path and JVM options are used here) nor any job secret.
+     */
+    static Map<String, String> forwardedToHosts(Map<String, String> launcherEnvironment) {
+        final Map<String, String> forwarded = new TreeMap<>();
+        launcherEnvironment.forEach((k, v) -> {
+            if ((k.startsWith("GEX_") || k.startsWith("FI_")) && !LAUNCHER_ONLY.contains(k)) {
+                forwarded.put(k, v);
+            }
+        });
+        return forwarded;
+    }
+
+    private static final Set<String> LAUNCHER_ONLY = Set.of("GEX_JOB_SECRET", "GEX_SSH", "GEX_CLASSPATH",
+        "GEX_JVM_OPTS");
+
+    /**
+     * Writes the secret as the first line of a remote rank's stdin (ssh carries it), then closes it: the rank reads
+     * that line ({@code GEX_JOB_SECRET=-}) and then end of file. An ssh that ended already is reported by supervision.
+     */
+    private static void sendSecret(Process ssh, byte[] secret) {
+        try (OutputStream stdin = ssh.getOutputStream()) {
+            stdin.write((JobSecret.hex(secret) + "\n").getBytes(StandardCharsets.US_ASCII));
+        } catch (IOException e) {
+            // broken pipe: ssh exited, and its exit status ends the job
         }
     }
 
@@ -214,7 +276,8 @@ public final class GexRun {
      * every few milliseconds preempts a spinning rank. The bounded wait still notices failures that the rendezvous
      * reports and the terminate/kill deadlines.
      */
-    private static int supervise(Process[] ranks, RendezvousServer server, RankOutputForwarder output) {
+    private static int supervise(Process[] ranks, RendezvousServer server, RankOutputForwarder output,
+                                 IntFunction<String> who, boolean overSsh) {
         final BlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
         for (int r = 0; r < ranks.length; r++) {
             final int rank = r;
@@ -238,16 +301,19 @@ public final class GexRun {
                 if (code != 0 && failedRank < 0) {
                     failedRank = r;
                     failedAt = System.currentTimeMillis();
-                    final String why = code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
-                    output.launcherLine("gexrun: rank " + r + " " + why + "; ending the job");
-                    server.abort(r, "rank " + r + " " + why);
+                    final String why = why(code, overSsh);
+                    output.launcherLine("gexrun: " + who.apply(r) + " " + why + "; ending the job");
+                    // a lost ssh session may leave its rank running: then it is told too (rank -1: all ranks)
+                    final boolean rankMayLive = overSsh && code == SshSpawn.SSH_FAILED;
+                    server.abort(rankMayLive ? -1 : r, who.apply(r) + " " + why);
                 }
             }
             if (failedRank < 0 && server.failure() != null) {
                 failedRank = Math.max(server.failedRank(), 0);
                 failedAt = System.currentTimeMillis();
-                final String who = server.failedRank() >= 0 ? "rank " + server.failedRank() + " failed" : "the job failed";
-                output.launcherLine("gexrun: " + who + ": " + server.failure() + "; ending the job");
+                final String failed = server.failedRank() >= 0 ? who.apply(server.failedRank()) + " failed"
+                    : "the job failed";
+                output.launcherLine("gexrun: " + failed + ": " + server.failure() + "; ending the job");
             }
             if (failedRank >= 0) {
                 final long waited = System.currentTimeMillis() - failedAt;
@@ -268,6 +334,15 @@ public final class GexRun {
             return Math.max(1, codes.getOrDefault(failedRank, 1) & 0xff);
         }
         return codes.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+    }
+
+    /** How a rank's process ended, for the launcher's line; over ssh, 255 is ssh's own failure. */
+    static String why(int code, boolean overSsh) {
+        if (overSsh && code == SshSpawn.SSH_FAILED) {
+            return "lost its ssh session: ssh exited with " + code + " (connection refused or lost, or login"
+                + " failed: see ssh's message above)";
+        }
+        return code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
     }
 
     private static void destroyAll(Process[] ranks, boolean forcibly) {

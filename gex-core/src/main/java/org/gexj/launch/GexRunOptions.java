@@ -25,37 +25,50 @@ import java.util.Set;
  *                host) need it
  * @param wrap    {@code --wrap}: words put in front of every rank's command, {@code %r} in them standing for the rank
  *                ({@link #wrapFor}); empty for none
+ * @param ssh     {@code --hosts}, {@code --ppn} and {@code --ssh}: the hosts the ranks are started on over ssh, or null
+ *                to fork them on this host
  */
 public record GexRunOptions(int ranks, String conduit, Map<String, String> env, boolean verbose, String program,
-                            List<String> args, InetAddress bind, List<String> wrap) {
+                            List<String> args, InetAddress bind, List<String> wrap, SshSpawn ssh) {
     public static final int MAX_RANKS = 1024;
     public static final String USAGE =
-        "usage: gexrun -n N [--conduit NAME] [-E VAR=VALUE]... [--bind ADDRESS] [--wrap 'PREFIX %r'] [-v] [--]"
+        "usage: gexrun -n N [--conduit NAME] [-E VAR=VALUE]... [--bind ADDRESS] [--wrap 'PREFIX %r']"
+            + " [--hosts H1,H2,... [--ppn K] [--ssh 'COMMAND']] [-v] [--]"
             + " <main-class | program.jar | testam | testqueue> [args...]\n"
             + "       gexrun --list-conduits | -h | --help";
     /** {@code gexrun --help}: every option, one line each, and examples. */
     public static final String HELP = USAGE + "\n"
-        + "Starts N ranks of a GEX/J job on this host and supervises them: a rank that fails ends the job.\n"
+        + "Starts N ranks of a GEX/J job on this host, or on --hosts over ssh, and supervises them: a rank that fails"
+        + " ends the job.\n"
         + "  -n, --ranks N       number of ranks, 1.." + MAX_RANKS + "\n"
         + "  -c, --conduit NAME  the conduit (sets GEX_CONDUIT; default smp); gexrun --list-conduits shows them\n"
         + "  -E VAR=VALUE        set a variable in every rank's environment (GEX_* settings), repeatable\n"
         + "  --bind ADDRESS      the rendezvous listens on this IP address of the launcher's host instead of loopback\n"
         + "  --wrap PREFIX       run each rank as PREFIX's words + its command, %r standing for the rank, %% for %\n"
         + "                      (e.g. --wrap 'ip netns exec gexns%r')\n"
+        + "  --hosts H1,H2,...   start the ranks on these hosts over ssh ([user@]host), round robin; the launcher's\n"
+        + "                      java, class path and working directory must exist at the same paths on every host\n"
+        + "  --ppn K             with --hosts: K ranks per host, in blocks (ranks 0..K-1 on H1, ...), 1.." + MAX_RANKS
+        + "\n"
+        + "  --ssh COMMAND       with --hosts: the ssh command's words (default: $GEX_SSH, else ssh); gexrun adds\n"
+        + "                      -o BatchMode=yes and time-outs, the host and the rank's command; the job secret\n"
+        + "                      goes on its stdin\n"
         + "  -v, --verbose       print each rank's command line\n"
         + "  --list-conduits     list the conduits, available or not and why, and exit\n"
         + "  -h, --help          print this help and exit\n"
-        + "Environment: GEX_CLASSPATH (entries put before GEX/J's), GEX_JVM_OPTS (extra JVM options of the ranks).\n"
+        + "Environment: GEX_CLASSPATH (entries put before GEX/J's), GEX_JVM_OPTS (extra JVM options of the ranks),\n"
+        + "  GEX_SSH (the ssh command of --hosts); ranks on --hosts get the launcher's GEX_* and FI_* variables.\n"
         + "Examples:\n"
         + "  gexrun -n 2 testam 10000 65536\n"
-        + "  gexrun -n 4 --conduit udp -E GEX_STATS=1 -- com.example.Main arg1";
+        + "  gexrun -n 4 --conduit udp -E GEX_STATS=1 -- com.example.Main arg1\n"
+        + "  gexrun -n 8 --hosts node1,node2 --ppn 4 --conduit udp testam 1000 65536";
 
     /** What a command line asks for: a job, or only help or the list of conduits. */
     public enum Request { RUN, HELP, LIST_CONDUITS }
 
     /** The options that take a value, which the scan for {@link #request} steps over. */
     private static final Set<String> TAKES_VALUE = Set.of("-n", "-np", "--ranks", "--conduit", "-c", "-E", "--bind",
-        "--wrap");
+        "--wrap", "--hosts", "--ppn", "--ssh");
 
     /** Short names of the programs shipped with GEX/J. */
     public static final Map<String, String> PROGRAMS = Map.of(
@@ -66,10 +79,15 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
         wrap = wrap == null ? List.of() : List.copyOf(wrap);
     }
 
-    /** Without {@code --bind} and {@code --wrap}: the rendezvous on loopback, ranks started as they are. */
+    /** Without {@code --bind}, {@code --wrap} and {@code --hosts}: the rendezvous on loopback, ranks forked here. */
     public GexRunOptions(int ranks, String conduit, Map<String, String> env, boolean verbose, String program,
                          List<String> args) {
-        this(ranks, conduit, env, verbose, program, args, null, List.of());
+        this(ranks, conduit, env, verbose, program, args, null, List.of(), null);
+    }
+
+    /** Whether every rank runs on this host as forked (no {@code --wrap}, no {@code --hosts}). */
+    public boolean ranksAreLocal() {
+        return wrap.isEmpty() && ssh == null;
     }
 
     /**
@@ -99,7 +117,19 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
      * @throws IllegalArgumentException naming the bad argument, with the usage
      */
     public static GexRunOptions parse(String... argv) {
+        return parseWith(System.getenv("GEX_SSH"), argv);
+    }
+
+    /**
+     * @param sshFromEnvironment the launcher's {@code GEX_SSH} (the ssh command when {@code --ssh} is not given), or
+     *                           null
+     * @throws IllegalArgumentException naming the bad argument, with the usage
+     */
+    static GexRunOptions parseWith(String sshFromEnvironment, String... argv) {
         int ranks = -1;
+        String hosts = null;
+        String ppn = null;
+        String sshCommand = null;
         String conduit = null;
         boolean verbose = false;
         InetAddress bind = null;
@@ -128,6 +158,9 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
                 }
                 case "--bind" -> bind = parseBind(value(argv, ++i, a));
                 case "--wrap" -> wrap = parseWrap(value(argv, ++i, a));
+                case "--hosts" -> hosts = value(argv, ++i, a);
+                case "--ppn" -> ppn = value(argv, ++i, a);
+                case "--ssh" -> sshCommand = value(argv, ++i, a);
                 case "-v", "--verbose" -> verbose = true;
                 default -> {
                     if (a.startsWith("-n") && a.length() > 2) {
@@ -147,7 +180,17 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
         }
         final String program = argv[i];
         final List<String> args = new ArrayList<>(List.of(argv).subList(i + 1, argv.length));
-        return new GexRunOptions(ranks, conduit, env, verbose, program, args, bind, wrap);
+        final SshSpawn ssh;
+        try {
+            ssh = SshSpawn.parse(ranks, hosts, ppn, sshCommand, sshFromEnvironment);
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage());
+        }
+        if (ssh != null && !wrap.isEmpty()) {
+            throw bad("--wrap and --hosts do not combine: --hosts starts each rank through ssh (--ssh gives its"
+                + " command)");
+        }
+        return new GexRunOptions(ranks, conduit, env, verbose, program, args, bind, wrap, ssh);
     }
 
     /**

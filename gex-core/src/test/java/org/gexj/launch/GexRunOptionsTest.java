@@ -73,8 +73,51 @@ class GexRunOptionsTest {
         assertTrue(message("-n").contains("needs a value"));
     }
 
+    @Test
+    void hostsPlaceRanksRoundRobinOrInBlocks() {
+        final GexRunOptions round = GexRunOptions.parseWith(null, "-n", "5", "--hosts", "a,root@b, c", "--conduit", "udp",
+            "Main");
+        assertEquals(List.of("a", "root@b", "c"), round.ssh().hosts());
+        assertEquals(List.of("a", "root@b", "c", "a", "root@b"),
+            List.of(0, 1, 2, 3, 4).stream().map(round.ssh()::host).toList());
+        assertEquals(List.of("ssh"), round.ssh().command());
+        assertFalse(round.ranksAreLocal());
+        final GexRunOptions blocks = GexRunOptions.parseWith(null, "-n", "5", "--hosts", "a,b", "--ppn", "3", "Main");
+        assertEquals(List.of("a", "a", "a", "b", "b"), List.of(0, 1, 2, 3, 4).stream().map(blocks.ssh()::host).toList());
+        // the ssh command: --ssh, else GEX_SSH, else ssh
+        assertEquals(List.of("ssh", "-i", "/k/id", "-p", "2222"), GexRunOptions.parseWith("ssh -i /k/id",
+            "-n", "2", "--hosts", "a", "--ssh", " ssh -i /k/id  -p 2222 ", "Main").ssh().command());
+        assertEquals(List.of("ssh", "-i", "/k/id"), GexRunOptions.parseWith(" ssh -i /k/id ", "-n", "2", "--hosts", "a",
+            "Main").ssh().command());
+        assertNull(GexRunOptions.parseWith("ssh -i /k/id", "-n", "2", "Main").ssh(), "GEX_SSH alone starts nothing over ssh");
+        assertTrue(GexRunOptions.parseWith(null, "-n", "2", "Main").ranksAreLocal());
+        assertEquals(GexRunOptions.Request.HELP, GexRunOptions.request("--hosts", "a", "--ppn", "2", "--ssh", "s", "-h"));
+    }
+
+    @Test
+    void badHostsPpnAndSshNameTheValueAndWhatIsAllowed() {
+        assertTrue(message("-n", "2", "--hosts", "", "Main").contains("--hosts '' is empty"));
+        assertTrue(message("-n", "2", "--hosts", "a,,b", "Main").contains("--hosts a,,b: host 2 of 3 is empty"));
+        assertTrue(message("-n", "2", "--hosts", "a,", "Main").contains("host 2 of 2 is empty"));
+        assertTrue(message("-n", "2", "--hosts", "-oProxyCommand=x", "Main")
+            .contains("'-oProxyCommand=x' is not [user@]host"));
+        assertTrue(message("-n", "2", "--hosts", "a b", "Main").contains("'a b' is not [user@]host"));
+        assertTrue(message("-n", "2", "--hosts", "a", "--ppn", "0", "Main").contains("--ppn 0 outside [1, 1024]"));
+        assertTrue(message("-n", "2", "--hosts", "a", "--ppn", "two", "Main")
+            .contains("--ppn two is not a number; ranks per host must be in [1, 1024]"));
+        assertTrue(message("-n", "7", "--hosts", "a,b", "--ppn", "3", "Main").contains("-n 7 does not fit: --hosts"
+            + " names 2 host(s) x --ppn 3 = 6 ranks; give more hosts or a --ppn of at least 4"));
+        assertTrue(message("-n", "2", "--ppn", "2", "Main").contains("--ppn needs --hosts"));
+        assertTrue(message("-n", "2", "--ssh", "ssh -v", "Main").contains("--ssh needs --hosts"));
+        assertTrue(message("-n", "2", "--hosts", "a", "--ssh", " ", "Main").contains("--ssh ' ' is empty"));
+        assertTrue(message("-n", "2", "--hosts", "a", "--wrap", "x %r", "Main")
+            .contains("--wrap and --hosts do not combine"));
+        assertTrue(message("-n", "2", "--hosts").contains("--hosts needs a value"));
+        assertTrue(message("-n", "2", "--hosts", "a", "--ppn").contains("--ppn needs a value"));
+    }
+
     private static String message(String... argv) {
-        return assertThrows(IllegalArgumentException.class, () -> GexRunOptions.parse(argv)).getMessage();
+        return assertThrows(IllegalArgumentException.class, () -> GexRunOptions.parseWith(null, argv)).getMessage();
     }
 
     @Test
