@@ -73,4 +73,17 @@ class MpirunIT {
         assertNotEquals(0, job.process.exitValue(), job.output());
         assertTrue(job.output().contains("rank 1 fails on purpose"), job.output());
     }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void oneRanksExitEndsEveryRankAndMpirunWithItsCode() throws Exception {
+        for (int code : new int[] {3, 0}) {
+            final Mpirun job = Mpirun.start(3, Map.of(), ExitWith.class.getName(), Integer.toString(code), "1");
+            assertTrue(job.process.waitFor(90, TimeUnit.SECONDS), "the job hangs after rank 1's exit(" + code + "):\n"
+                + job.output());
+            assertEquals(code, job.process.exitValue(), job.output());
+            assertTrue(job.lines.contains("rank 1 exits with " + code), job.output());
+            assertTrue(job.lines.contains("gex: rank 1: ending the job: rank 1 called exit(" + code + ")"), job.output());
+        }
+    }
 }
