@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * on smp and on udp; a rank's failure ends the job through mpirun.
  */
 class MpirunIT {
-    private static void assertRanksOk(Mpirun job, int ranks) {
+    private static void assertRanksOk(ManagedJob job, int ranks) {
         for (int r = 0; r < ranks; r++) {
             final String prefix = "rank " + r + " of " + ranks + ": OK";
             assertTrue(job.lines.stream().anyMatch(l -> l.startsWith(prefix)), "no '" + prefix + "':\n" + job.output());
@@ -29,7 +29,7 @@ class MpirunIT {
     void twoAndFourRanksExchangeAmsPutsAndBarriersOnSmp() throws Exception {
         for (int ranks : new int[] {2, 4}) {
             final List<String> before = Jobs.shmFiles("pmix-");
-            final Mpirun job = Mpirun.start(ranks, Map.of("GEX_CONDUIT", "smp"), PmixRanks.class.getName(),
+            final ManagedJob job = ManagedJob.mpirun(ranks, Map.of("GEX_CONDUIT", "smp"), PmixRanks.class.getName(),
                 Integer.toString(ranks), "50");
             assertTrue(job.process.waitFor(120, TimeUnit.SECONDS), "mpirun did not finish:\n" + job.output());
             assertEquals(0, job.process.exitValue(), job.output());
@@ -41,7 +41,7 @@ class MpirunIT {
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void fourRanksOnUdp() throws Exception {
-        final Mpirun job = Mpirun.start(4, Map.of("GEX_CONDUIT", "udp"), PmixRanks.class.getName(), "4", "20");
+        final ManagedJob job = ManagedJob.mpirun(4, Map.of("GEX_CONDUIT", "udp"), PmixRanks.class.getName(), "4", "20");
         assertTrue(job.process.waitFor(120, TimeUnit.SECONDS), "mpirun did not finish:\n" + job.output());
         assertEquals(0, job.process.exitValue(), job.output());
         assertRanksOk(job, 4);
@@ -51,7 +51,7 @@ class MpirunIT {
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void testamRunsUnderMpirunOnSmpAndUdp() throws Exception {
         for (String conduit : List.of("smp", "udp")) {
-            final Mpirun job = Mpirun.start(2, Map.of("GEX_CONDUIT", conduit), "testam", "100", "1024");
+            final ManagedJob job = ManagedJob.mpirun(2, Map.of("GEX_CONDUIT", conduit), "testam", "100", "1024");
             assertTrue(job.process.waitFor(140, TimeUnit.SECONDS), conduit + ": testam did not finish:\n"
                 + job.output());
             assertEquals(0, job.process.exitValue(), conduit + ":\n" + job.output());
@@ -68,7 +68,7 @@ class MpirunIT {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aRankThatThrowsEndsTheWholeJobNamingIt() throws Exception {
-        final Mpirun job = Mpirun.start(3, Map.of(), PmixRanks.class.getName(), "3", "1", "fail", "1");
+        final ManagedJob job = ManagedJob.mpirun(3, Map.of(), PmixRanks.class.getName(), "3", "1", "fail", "1");
         assertTrue(job.process.waitFor(90, TimeUnit.SECONDS), "the job hangs after rank 1 failed:\n" + job.output());
         assertNotEquals(0, job.process.exitValue(), job.output());
         assertTrue(job.output().contains("rank 1 fails on purpose"), job.output());
@@ -78,7 +78,7 @@ class MpirunIT {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void oneRanksExitEndsEveryRankAndMpirunWithItsCode() throws Exception {
         for (int code : new int[] {3, 0}) {
-            final Mpirun job = Mpirun.start(3, Map.of(), ExitWith.class.getName(), Integer.toString(code), "1");
+            final ManagedJob job = ManagedJob.mpirun(3, Map.of(), ExitWith.class.getName(), Integer.toString(code), "1");
             assertTrue(job.process.waitFor(90, TimeUnit.SECONDS), "the job hangs after rank 1's exit(" + code + "):\n"
                 + job.output());
             assertEquals(code, job.process.exitValue(), job.output());

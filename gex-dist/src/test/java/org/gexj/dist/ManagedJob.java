@@ -11,10 +11,12 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Starts {@code mpirun -np N bin/gexrank ...} (Open MPI 4.1, Debian's openmpi-bin) from the repository root, as a user
- * of a cluster would, capturing its output line by line. GEX/J's ranks use only mpirun's PMIx server, never MPI.
+ * Starts a job through a resource manager's launcher from the repository root, as a user of a cluster would:
+ * {@code mpirun -np N bin/gexrank ...} (Open MPI 4.1, Debian's openmpi-bin) or {@code srun --mpi=pmix -n N bin/gexrank
+ * ...} (Slurm 22.05, slurm-wlm, on the one-node cluster of tools/slurm/single-node.sh), capturing its output line by
+ * line. GEX/J's ranks use only the launcher's PMIx server, never MPI.
  */
-final class Mpirun {
+final class ManagedJob {
     static final java.nio.file.Path GEXRANK = Jobs.ROOT.resolve("bin/gexrank");
     /**
      * What this container needs: {@code --oversubscribe} (2 cores, up to 8 ranks); as root, Open MPI refuses to run
@@ -25,7 +27,7 @@ final class Mpirun {
     final Process process;
     final List<String> lines = new CopyOnWriteArrayList<>();
 
-    private Mpirun(Process process) {
+    private ManagedJob(Process process) {
         this.process = process;
         final Thread reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
@@ -43,15 +45,27 @@ final class Mpirun {
     }
 
     /** {@code mpirun --oversubscribe -np ranks bin/gexrank args...} with {@code env} added to the environment. */
-    static Mpirun start(int ranks, Map<String, String> env, String... args) throws IOException {
+    static ManagedJob mpirun(int ranks, Map<String, String> env, String... args) throws IOException {
         final List<String> command = new ArrayList<>(List.of("mpirun"));
         command.addAll(OPTIONS);
         command.addAll(List.of("-np", Integer.toString(ranks), GEXRANK.toString()));
         command.addAll(List.of(args));
+        return start(command, env);
+    }
+
+    /** {@code srun --mpi=pmix -n ranks bin/gexrank args...} with {@code env} added to the environment. */
+    static ManagedJob srun(int ranks, Map<String, String> env, String... args) throws IOException {
+        final List<String> command = new ArrayList<>(List.of("srun", "--mpi=pmix", "-n", Integer.toString(ranks),
+            GEXRANK.toString()));
+        command.addAll(List.of(args));
+        return start(command, env);
+    }
+
+    private static ManagedJob start(List<String> command, Map<String, String> env) throws IOException {
         final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         pb.environment().putAll(environment(env));
-        return new Mpirun(pb.start());
+        return new ManagedJob(pb.start());
     }
 
     static Map<String, String> environment(Map<String, String> env) {
