@@ -86,4 +86,18 @@ class MpirunIT {
             assertTrue(job.lines.contains("gex: rank 1: ending the job: rank 1 called exit(" + code + ")"), job.output());
         }
     }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aRankThatNeverJoinsEndsTheJobAfterTheBootstrapTimeout() throws Exception {
+        // rank 1 sleeps 60 s before Gex.init; the others' first fence times out after 5 s (PMIX_TIMEOUT)
+        final long start = System.nanoTime();
+        final ManagedJob job = ManagedJob.mpirun(3, Map.of("GEX_BOOTSTRAP_TIMEOUT", "5"), PmixRanks.class.getName(), "3",
+            "1", "late", "1", "60");
+        assertTrue(job.process.waitFor(50, TimeUnit.SECONDS), "the job waits for rank 1:\n" + job.output());
+        assertNotEquals(0, job.process.exitValue(), job.output());
+        assertTrue(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start) < 45, job.output());
+        assertTrue(job.lines.stream().anyMatch(l -> l.matches("gex: rank [02]: ending the job: rank [02] waited 5 s"
+            + " \\(GEX_BOOTSTRAP_TIMEOUT\\) in PMIx_Fence \\(gexj\\.ag\\.0\\) for the other ranks.*")), job.output());
+    }
 }

@@ -15,7 +15,8 @@ import java.lang.foreign.ValueLayout;
  * whose handler replies with the round and its own rank, waits for all replies, and puts its rank into every peer's
  * segment; after a barrier every rank checks what the others put. Prints {@code rank R of N: OK pid P} (or
  * {@code FAIL ...} and exits 1). With {@code fail RANK}, that rank throws after the first barrier while the others
- * poll forever: only the resource manager can end the job.
+ * poll forever: only the resource manager can end the job. With {@code late RANK SECONDS}, that rank (its
+ * {@code PMIX_RANK}) sleeps SECONDS before {@code Gex.init}, so the others wait for it in the bootstrap's first fence.
  */
 public final class PmixRanks {
     private PmixRanks() {
@@ -25,6 +26,9 @@ public final class PmixRanks {
         final int expected = Integer.parseInt(args[0]);
         final int rounds = Integer.parseInt(args[1]);
         final int failing = args.length > 3 && args[2].equals("fail") ? Integer.parseInt(args[3]) : -1;
+        if (args.length > 4 && args[2].equals("late") && args[3].equals(System.getenv("PMIX_RANK"))) {
+            Thread.sleep(1000L * Integer.parseInt(args[4])); // the others wait for it in Gex.init's first fence
+        }
         final Client client = Gex.init("PMIXRANKS");
         final int rank = client.rank();
         final int size = client.size();
