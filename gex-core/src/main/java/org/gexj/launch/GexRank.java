@@ -27,7 +27,8 @@ public final class GexRank {
     private GexRank() {
     }
 
-    public static void main(String[] argv) throws Throwable {
+    public static void main(String[] arguments) throws Throwable {
+        final String[] argv = withoutSeparator(arguments);
         if (argv.length == 0 || argv[0].equals("-h") || argv[0].equals("--help")) {
             (argv.length == 0 ? System.err : System.out).println(USAGE);
             System.exit(argv.length == 0 ? 2 : 0);
@@ -42,6 +43,11 @@ public final class GexRank {
             return;
         }
         main.invokeExact(Arrays.copyOfRange(argv, 1, argv.length));
+    }
+
+    /** The arguments without a leading {@code --}, which gexrun's command lines have before the program. */
+    static String[] withoutSeparator(String[] argv) {
+        return argv.length > 0 && argv[0].equals("--") ? Arrays.copyOfRange(argv, 1, argv.length) : argv;
     }
 
     /**

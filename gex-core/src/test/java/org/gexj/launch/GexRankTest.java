@@ -30,6 +30,13 @@ class GexRankTest {
     }
 
     @Test
+    void aLeadingSeparatorIsDroppedAsGexrunDoes() {
+        assertEquals(List.of("testam", "10"), List.of(GexRank.withoutSeparator(new String[] {"--", "testam", "10"})));
+        assertEquals(List.of("testam", "--"), List.of(GexRank.withoutSeparator(new String[] {"testam", "--"})));
+        assertEquals(List.of(), List.of(GexRank.withoutSeparator(new String[] {"--"})));
+    }
+
+    @Test
     void unknownProgramsAndJarsWithoutMainClassAreNamed() throws Exception {
         final IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
             () -> GexRank.mainOf("com.example.Nope"));
