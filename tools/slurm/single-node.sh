@@ -17,7 +17,9 @@ case "${1:-}" in
     fi
     chown munge:munge /etc/munge/munge.key /run/munge 2>/dev/null || true
     chmod 400 /etc/munge/munge.key
-    pgrep -x munged >/dev/null || runuser -u munge -- /usr/sbin/munged 2>/dev/null || /usr/sbin/munged --force
+    if ! munge -n </dev/null >/dev/null 2>&1; then # no munged answering
+      runuser -u munge -- /usr/sbin/munged 2>/dev/null || /usr/sbin/munged --force
+    fi
     cat > /etc/slurm/slurm.conf <<CONF
 # written by GEX/J's tools/slurm/single-node.sh
 ClusterName=gexj
