@@ -110,6 +110,36 @@ need_ssh_tools() {
   return 0
 }
 
+# jobs under a resource manager's PMIx server (bin/gexrank under mpirun and srun: MpirunIT, SrunIT) need Open MPI's
+# mpirun, Slurm and libpmix.so.2, which the ranks bind through FFM; they run on every machine, so a root build installs them
+pmix_tools_missing() {
+  local m=()
+  command -v mpirun >/dev/null || m+=(openmpi-bin)
+  [ -e /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so.2 ] || ldconfig -p 2>/dev/null | grep -q 'libpmix\.so\.2 ' \
+    || m+=(libpmix2)
+  # Slurm (SrunIT's one-node cluster): slurmctld/slurmd/srun, munge, and libpmix-dev, whose unversioned libpmix.so is
+  # what Slurm's mpi/pmix plugin opens
+  command -v slurmd >/dev/null || m+=(slurm-wlm)
+  command -v munged >/dev/null || [ -x /usr/sbin/munged ] || m+=(munge)
+  [ -e /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so ] || m+=(libpmix-dev)
+  echo "${m[*]}"
+}
+
+need_pmix_tools() {
+  local missing; missing="$(pmix_tools_missing)"
+  if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq >/dev/null 2>&1 || true
+    # shellcheck disable=SC2086 # one word per package
+    apt-get install -y -qq $missing >/dev/null 2>&1 || true
+    missing="$(pmix_tools_missing)"
+  fi
+  if [ -n "$missing" ]; then
+    echo "gexj.sh: missing Debian package(s) $missing: bin/gexrank under mpirun and srun and their tests (MpirunIT, SrunIT) need them;" >&2
+    echo "         install them with apt-get install $missing (needs root)" >&2
+    exit 2
+  fi
+}
+
 mvn_() { ./mvnw -B -ntp "$@"; }
 
 build() { mvn_ -q package -DskipTests; }
@@ -119,6 +149,7 @@ need_maven
 need_libfabric
 need_netns_tools
 need_ssh_tools
+need_pmix_tools
 cmd="${1:-}"; shift || true
 case "$cmd" in
   testam)

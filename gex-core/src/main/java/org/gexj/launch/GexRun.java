@@ -35,13 +35,23 @@ import java.util.jar.JarFile;
  */
 public final class GexRun {
     /**
-     * FFM and Agrona need the first three. Agrona's per-access bounds checks are off in jobs, as in Aeron
-     * deployments: GEX/J validates every frame and every offset itself (tests run with the checks on).
+     * The JVM options of every rank, from the resource {@code rank-jvm.args} (one option per line, {@code #} comments):
+     * the one list that gexrun's ranks and {@code bin/gexrank} (which passes the file to java as an @argument file)
+     * share. FFM and Agrona need the first ones; Agrona's per-access bounds checks are off in jobs.
      */
-    static final List<String> JVM_FLAGS = List.of("--enable-native-access=ALL-UNNAMED",
-        "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
-        "--add-opens", "java.base/java.nio=ALL-UNNAMED",
-        "-Dagrona.disable.bounds.checks=true");
+    static final List<String> JVM_FLAGS = rankJvmFlags();
+
+    private static List<String> rankJvmFlags() {
+        try (var in = GexRun.class.getResourceAsStream("rank-jvm.args")) {
+            if (in == null) {
+                throw new IllegalStateException("resource org/gexj/launch/rank-jvm.args is missing from gex-core");
+            }
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines()
+                .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot read org/gexj/launch/rank-jvm.args", e);
+        }
+    }
     /**
      * Native libraries a conduit loads may install their own handlers for signals the JVM uses itself (libfabric's shm
      * provider does, for SIGSEGV and SIGBUS, to clean up its shared memory): preloading the JDK's libjsig keeps the
