@@ -97,6 +97,9 @@ final class OfiFabric implements AutoCloseable {
                 f.av = FiDomain.openAv(f.domain, avAttr);
                 f.closers.add(() -> Fabric.close(f.av, "address vector"));
             }
+            if ("shm".equals(f.provider)) {
+                ShmLeftovers.removeOnce();
+            }
             f.ep = FiDomain.openEndpoint(f.domain, f.info);
             f.closers.add(() -> Fabric.close(f.ep, "endpoint"));
             FiEndpoint.bind(f.ep, f.cq, Fabric.FI_TRANSMIT | Fabric.FI_RECV);

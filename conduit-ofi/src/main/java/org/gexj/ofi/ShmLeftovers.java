@@ -1,0 +1,47 @@
+package org.gexj.ofi;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Removes the shared-memory regions a dead process left under this process's id. libfabric's shm provider (1.17) names
+ * an endpoint's region {@code /dev/shm/<pid>:<domain>:<endpoint>} and cannot create it while a file of that name
+ * exists ({@code fi_enable}: {@code -FI_EBUSY}); a rank killed by a signal, or one whose endpoint is left open after a
+ * failure, never unlinks its region, so once process ids wrap (32768 here, reached within one test suite) a new rank
+ * meets an old region. Before this process's first shm endpoint no region of its id can be its own, so every such
+ * file is a leftover.
+ */
+final class ShmLeftovers {
+    private static final Path SHM = Path.of("/dev/shm");
+    private static final AtomicBoolean SWEPT = new AtomicBoolean();
+
+    private ShmLeftovers() {
+    }
+
+    /** Once per process, before its first shm endpoint: deletes {@code /dev/shm/<this pid>:*}. @return how many */
+    static int removeOnce() {
+        if (!SWEPT.compareAndSet(false, true)) {
+            return 0;
+        }
+        return remove(SHM, ProcessHandle.current().pid());
+    }
+
+    /** Deletes the files of {@code directory} named {@code <pid>:...}. @return how many */
+    static int remove(Path directory, long pid) {
+        int removed = 0;
+        try (DirectoryStream<Path> regions = Files.newDirectoryStream(directory, pid + ":*")) {
+            for (Path region : regions) {
+                if (Files.deleteIfExists(region)) {
+                    removed++;
+                }
+            }
+        } catch (IOException e) {
+            // no /dev/shm, or not ours to delete: fi_enable then reports the name it cannot create
+            return removed;
+        }
+        return removed;
+    }
+}
