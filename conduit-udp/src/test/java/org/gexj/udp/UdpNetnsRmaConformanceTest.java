@@ -1,10 +1,10 @@
 package org.gexj.udp;
 
 import org.gexj.testkit.NetnsPair;
+import org.gexj.testkit.KitHosts;
 import org.gexj.testkit.RmaConformanceKit;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -30,12 +30,7 @@ class UdpNetnsRmaConformanceTest extends RmaConformanceKit {
     }
 
     @Override
-    protected List<String> gexrunOptions() {
-        return NETNS.gexrunOptions();
-    }
-
-    @Override
-    protected List<String> launcherPrefix() {
-        return NETNS.launcherPrefix();
+    protected KitHosts hosts() {
+        return NETNS;
     }
 }

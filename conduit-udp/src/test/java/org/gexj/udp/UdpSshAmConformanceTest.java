@@ -1,10 +1,10 @@
 package org.gexj.udp;
 
 import org.gexj.testkit.AmConformanceKit;
+import org.gexj.testkit.KitHosts;
 import org.gexj.testkit.NetnsSshHosts;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -29,17 +29,7 @@ class UdpSshAmConformanceTest extends AmConformanceKit {
     }
 
     @Override
-    protected List<String> gexrunOptions() {
-        return HOSTS.gexrunOptions();
-    }
-
-    @Override
-    protected List<String> launcherPrefix() {
-        return HOSTS.launcherPrefix();
-    }
-
-    @Override
-    protected int ranks(int ranks) {
-        return Math.max(ranks, 4);
+    protected KitHosts hosts() {
+        return HOSTS;
     }
 }

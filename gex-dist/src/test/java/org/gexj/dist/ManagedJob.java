@@ -50,8 +50,17 @@ final class ManagedJob {
         command.addAll(OPTIONS);
         command.addAll(List.of("-np", Integer.toString(ranks), GEXRANK.toString()));
         command.addAll(List.of(args));
-        return start(command, env);
+        final Map<String, String> all = new HashMap<>(MPIRUN_ENVIRONMENT);
+        all.putAll(env);
+        return start(command, all);
     }
+
+    /**
+     * PMIx's munge security component, when munged is not answering but its socket file remains (as after
+     * tools/slurm/single-node.sh here), retries the socket for 2.25 s before it falls back to native security: native
+     * from the start, which is what a job on one user's hosts uses.
+     */
+    private static final Map<String, String> MPIRUN_ENVIRONMENT = Map.of("PMIX_MCA_psec", "native");
 
     /** {@code srun --mpi=pmix -n ranks bin/gexrank args...} with {@code env} added to the environment. */
     static ManagedJob srun(int ranks, Map<String, String> env, String... args) throws IOException {

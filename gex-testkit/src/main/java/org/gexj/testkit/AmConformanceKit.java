@@ -69,6 +69,7 @@ public abstract class AmConformanceKit extends ConduitKit {
     /**
      * With threads, rank 0's wait is checked directly; with gexrun, rank 0 is a process that its failure watch may end
      * before its wait throws, so the job's output is checked: rank 1's exception, and rank 0 naming rank 1 as failed.
+     * Under mpirun the resource manager ends the job for rank 1 (PMIx_Abort), and rank 1's message names it.
      */
     @Test
     void aPollLoopWaitingOnAFailedPeerEndsWithPeerFailed() {
@@ -88,7 +89,12 @@ public abstract class AmConformanceKit extends ConduitKit {
             }
         }));
         assertTrue(failedWith(jobError, IllegalStateException.class), String.valueOf(jobError));
-        if (launchesProcesses()) {
+        if (launchesProcesses() && launch() == Launch.MPIRUN) {
+            // rank 1 asks the resource manager to end the job (PMIx_Abort), which kills the others at once
+            assertTrue(jobError.getMessage().contains("gex: rank 1: ending the job: rank 1 aborted: "
+                + IllegalStateException.class.getName() + ": rank 1 gives up"), "rank 1 names itself and its failure"
+                + " as it ends the job: " + jobError.getMessage());
+        } else if (launchesProcesses()) {
             assertTrue(jobError.getMessage().contains(PeerFailedException.class.getName() + ": rank 1 failed"),
                 "rank 0 names rank 1 as failed: " + jobError.getMessage());
         } else {
@@ -99,7 +105,8 @@ public abstract class AmConformanceKit extends ConduitKit {
 
     /**
      * exit(code) is gasnet_exit: it ends every rank; a non-zero code fails the job, exit(0) ends it successfully. With
-     * gexrun every rank process exits with the code, and so does the launcher.
+     * gexrun every rank process exits with the code, and so does the launcher; under mpirun, rank 1 ends the job through
+     * the resource manager, and mpirun exits with the code.
      */
     @Test
     void exitOfOneRankEndsTheOthersWaits() {
@@ -126,9 +133,15 @@ public abstract class AmConformanceKit extends ConduitKit {
             } else if (launchesProcesses()) {
                 final AssertionError e = assertThrows(AssertionError.class, run::run);
                 assertTrue(e.getMessage().contains("exited with " + code + ":"), e.getMessage());
-                // every rank exits with the code, so the launcher may see any of them first
-                assertTrue(e.getMessage().matches("(?s).*gexrun: exit codes by rank:( \\d+=" + code + ")+(\n.*)?"),
-                    e.getMessage());
+                if (launch() == Launch.MPIRUN) {
+                    // rank 1 ends the job through the resource manager (PMIx_Abort), mpirun exits with its code
+                    assertTrue(e.getMessage().contains("gex: rank 1: ending the job: rank 1 called exit(" + code + ")"),
+                        e.getMessage());
+                } else {
+                    // every rank exits with the code, so the launcher may see any of them first
+                    assertTrue(e.getMessage().matches("(?s).*gexrun: exit codes by rank:( \\d+=" + code
+                        + ")+(\n.*)?"), e.getMessage());
+                }
             } else {
                 final AssertionError e = assertThrows(AssertionError.class, run::run);
                 final JobExitException exit = assertInstanceOf(JobExitException.class, e.getCause(), String.valueOf(e));

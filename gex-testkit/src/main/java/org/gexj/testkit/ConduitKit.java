@@ -14,7 +14,7 @@ import java.util.Map;
 /**
  * Base of the conformance kits: a conduit module subclasses a kit and says how to select its conduit, and how its
  * jobs run ({@link #launch()}): as threads of the test's JVM with real conduit instances (the default), or as processes
- * started by gexrun, one JVM per rank, as users run them. Every job has a timeout.
+ * started by a launcher (gexrun or mpirun), one JVM per rank, as users run them. Every job has a timeout.
  *
  * <p>A test body may share Java objects between its ranks only through {@link #signals()}: with gexrun every rank
  * runs the test method in a JVM of its own.
@@ -30,7 +30,12 @@ public abstract class ConduitKit {
          * outside its jobs must therefore be the same in every process (property tests draw from a seed the driver
          * passes, and do not shrink a failure, which would need the driver's verdicts in every process).
          */
-        GEXRUN
+        GEXRUN,
+        /**
+         * Ranks are processes started by Open MPI's {@code mpirun}, as {@code bin/gexrank} starts them: they find the job
+         * through mpirun's PMIx server. Each rank process runs the test method again, as with {@link #GEXRUN}.
+         */
+        MPIRUN
     }
 
     private String testMethod;
@@ -52,29 +57,48 @@ public abstract class ConduitKit {
     }
 
     /**
+     * The hosts this kit's jobs of processes run on, which the class sets up (a static {@link NetnsPair} or
+     * {@link NetnsSshHosts} field); null, the default, for this host's loopback. The launcher hooks below take
+     * their defaults from it. Called in the driver only.
+     */
+    protected KitHosts hosts() {
+        return null;
+    }
+
+    /**
      * With {@link Launch#GEXRUN}: options given to gexrun before its program, e.g. {@code --bind ADDRESS} and
-     * {@code --wrap PREFIX} to put the ranks elsewhere (another network namespace, later another host); none by
-     * default. Called in the driver only.
+     * {@code --wrap PREFIX} to put the ranks elsewhere (another network namespace, another host); by default those of
+     * {@link #hosts()}, none without. Called in the driver only.
      */
     protected List<String> gexrunOptions() {
-        return List.of();
+        return hosts() == null ? List.of() : hosts().gexrunOptions();
     }
 
     /**
-     * With {@link Launch#GEXRUN}: words run in front of the gexrun launcher's own command, e.g.
-     * {@code ip netns exec NS} to start it in the network namespace it binds its rendezvous in; none by default.
-     * Called in the driver only.
+     * With {@link Launch#MPIRUN}: options given to mpirun before its program, e.g. {@code --host A,B --map-by node} and
+     * the ssh command that reaches the hosts; by default those of {@link #hosts()}, none without (every rank on this
+     * host). Called in the driver only.
+     */
+    protected List<String> mpirunOptions() {
+        return hosts() == null ? List.of() : hosts().mpirunOptions();
+    }
+
+    /**
+     * With a launcher: words run in front of the launcher's own command, e.g.
+     * {@code ip netns exec NS} to start it in the network namespace it binds its rendezvous in; by default that of
+     * {@link #hosts()}, none without. Called in the driver only.
      */
     protected List<String> launcherPrefix() {
-        return List.of();
+        return hosts() == null ? List.of() : hosts().launcherPrefix();
     }
 
     /**
-     * How many ranks a test written for {@code ranks} runs with: as written by default; a subclass may run the
-     * tests that are written for any job size with more.
+     * How many ranks a test written for {@code ranks} runs with: as written by default, or as many as
+     * {@link #hosts()} want; a subclass may run the tests that are written for any job size with more. Called in
+     * the driver and in every rank process (which checks that its job has that size).
      */
     protected int ranks(int ranks) {
-        return ranks;
+        return hosts() == null ? ranks : hosts().ranks(ranks);
     }
 
     @BeforeEach
@@ -85,7 +109,7 @@ public abstract class ConduitKit {
 
     /** True when jobs run as processes: in the driver and in each rank process. */
     protected final boolean launchesProcesses() {
-        return KitRank.active() || launch() == Launch.GEXRUN;
+        return KitRank.active() || launch() != Launch.THREADS;
     }
 
     /** The seed of the test's property draws: the same in the driver and in every rank process of its jobs. */
@@ -120,7 +144,7 @@ public abstract class ConduitKit {
      * rank's printed stack trace names it.
      */
     protected final boolean failedWith(AssertionError jobFailure, Class<? extends Throwable> type) {
-        if (jobFailure.getCause() instanceof GexrunKitJob.Failure f) {
+        if (jobFailure.getCause() instanceof ProcessKitJob.Failure f) {
             return f.getMessage().contains(type.getName());
         }
         return type.isInstance(jobFailure.getCause());
@@ -131,10 +155,11 @@ public abstract class ConduitKit {
         env.putAll(extra);
         if (KitRank.active()) {
             KitRank.job(ranks, body);
-        } else if (launch() == Launch.GEXRUN) {
+        } else if (launch() != Launch.THREADS) {
             try {
-                GexrunKitJob.run(getClass(), testMethod, verdicts, ranks, env, seed, timeout(),
-                    new GexrunKitJob.Placement(launcherPrefix(), gexrunOptions()));
+                ProcessKitJob.run(getClass(), testMethod, verdicts, ranks, env, seed, timeout(),
+                    new ProcessKitJob.Placement(launch(), launcherPrefix(),
+                        launch() == Launch.MPIRUN ? mpirunOptions() : gexrunOptions()));
                 verdicts.add(null);
             } catch (AssertionError e) {
                 verdicts.add(e);

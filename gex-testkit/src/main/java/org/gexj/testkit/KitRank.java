@@ -10,7 +10,7 @@ import java.lang.reflect.Method;
 import java.nio.file.Path;
 
 /**
- * One rank of a kit job started by gexrun ({@link ConduitKit.Launch#GEXRUN}): {@code KitRank KIT-CLASS METHOD JOB}.
+ * One rank of a kit job started by gexrun or mpirun ({@link ConduitKit.Launch}): {@code KitRank KIT-CLASS METHOD JOB}.
  * It runs the kit's test method again in this process, and of the jobs the method starts it runs only the
  * {@code JOB}th (from 0), as this rank, then exits: 0 when the rank's part passed, 1 with the failure printed. The jobs
  * before it end at once as they ended in the driver: passed, or failed with the driver's failure. Property tests draw the same examples here as in
@@ -46,12 +46,12 @@ public final class KitRank {
         try {
             method.invoke(kit);
         } catch (InvocationTargetException e) {
-            System.err.println("kit rank " + System.getenv("GEX_RANK") + ": " + kitClass.getSimpleName() + "."
+            System.err.println("kit rank " + rankName() + ": " + kitClass.getSimpleName() + "."
                 + args[1] + " failed before its job " + target + " started:");
             e.getCause().printStackTrace();
             System.exit(1);
         }
-        System.err.println("kit rank " + System.getenv("GEX_RANK") + ": " + kitClass.getSimpleName() + "." + args[1]
+        System.err.println("kit rank " + rankName() + ": " + kitClass.getSimpleName() + "." + args[1]
             + " started only " + started + " job(s), not job " + target);
         System.exit(1);
     }
@@ -60,19 +60,19 @@ public final class KitRank {
     static void job(int ranks, InProcessJob.RankBody body) {
         final int job = started++;
         if (job < target) {
-            final AssertionError failed = GexrunKitJob.replay(Path.of(System.getenv(SIGNALS)), job);
+            final AssertionError failed = ProcessKitJob.replay(Path.of(System.getenv(SIGNALS)), job);
             if (failed != null) {
                 throw failed;
             }
             return;
         }
-        final String size = System.getenv("GEX_SIZE");
-        if (!Integer.toString(ranks).equals(size)) {
-            fail("the test's job " + target + " has " + ranks + " ranks, the launcher started " + size, null);
-        }
         Client client = null;
         try {
             client = Gex.init("TEST");
+            if (client.size() != ranks) {
+                throw new IllegalStateException("the test's job " + target + " has " + ranks + " ranks, the launcher"
+                    + " started " + client.size());
+            }
             body.run(client);
             client.close();
         } catch (JobExitException e) {
@@ -90,6 +90,12 @@ public final class KitRank {
         System.exit(0);
     }
 
+    /** This rank as its launcher numbers it: gexrun's GEX_RANK, or PMIX_RANK under mpirun. */
+    private static String rankName() {
+        final String gexrun = System.getenv("GEX_RANK");
+        return gexrun != null ? gexrun : System.getenv("PMIX_RANK");
+    }
+
     static KitSignals signals() {
         return KitSignals.inDirectory(Path.of(System.getenv(SIGNALS)));
     }
@@ -104,7 +110,7 @@ public final class KitRank {
     }
 
     private static void report(String what, Throwable t) {
-        System.err.println("kit rank " + System.getenv("GEX_RANK") + " " + what + (t == null ? "" : ": " + t));
+        System.err.println("kit rank " + rankName() + " " + what + (t == null ? "" : ": " + t));
         if (t != null) {
             t.printStackTrace();
         }

@@ -36,7 +36,7 @@ import java.util.regex.Pattern;
  * in a static field: {@code @RegisterExtension static final NetnsPair NETNS = new NetnsPair();}. Constructing one
  * does nothing on the system (kit rank processes load the test class too); only {@link #beforeAll} does.
  */
-public final class NetnsPair implements BeforeAllCallback, AfterAllCallback {
+public final class NetnsPair implements BeforeAllCallback, AfterAllCallback, KitHosts {
     private static final AtomicInteger PAIRS = new AtomicInteger();
     private static final Pattern OURS = Pattern.compile("gexu(\\d+)c\\d+[ab]");
     private static final long COMMAND_SECONDS = 30;
@@ -79,6 +79,7 @@ public final class NetnsPair implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** What to put in front of the gexrun launcher's command: it runs in the first namespace, where it binds. */
+    @Override
     public List<String> launcherPrefix() {
         return exec(0);
     }
@@ -87,6 +88,7 @@ public final class NetnsPair implements BeforeAllCallback, AfterAllCallback {
      * gexrun's options for a job across the pair: the rendezvous on the first namespace's address, and each rank
      * started through a script that enters namespace {@code rank % 2} ({@code --wrap} substitutes only the rank).
      */
+    @Override
     public List<String> gexrunOptions() {
         requireCreated();
         return List.of("--bind", address(0), "--wrap", wrapScript + " %r");

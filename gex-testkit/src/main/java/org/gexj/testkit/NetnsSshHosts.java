@@ -19,7 +19,7 @@ import java.util.stream.Stream;
 /**
  * Two hosts reached over ssh, for a test class: the two network namespaces of a {@link NetnsPair}, each running an
  * sshd of its own on its address (port 22), which lets root in with a key generated for the class, so that
- * {@code gexrun --hosts} starts ranks in them as on two machines. The launcher runs in the first namespace
+ * {@code gexrun --hosts} and {@code mpirun --host} start ranks in them as on two machines. The launcher runs in the first namespace
  * ({@link #launcherPrefix()}) and reaches both hosts by their addresses; {@link #gexrunOptions()} names them and the
  * ssh command (the class's key, a known_hosts file with both host keys, strict host key checking).
  *
@@ -29,7 +29,7 @@ import java.util.stream.Stream;
  * {@code @RegisterExtension static final NetnsSshHosts HOSTS = new NetnsSshHosts();}. Constructing one does nothing on
  * the system (kit rank processes load the test class too).
  */
-public final class NetnsSshHosts implements BeforeAllCallback, AfterAllCallback {
+public final class NetnsSshHosts implements BeforeAllCallback, AfterAllCallback, KitHosts {
     private static final long COMMAND_SECONDS = 30;
     /** How long both sshds have to accept a login after they start. */
     private static final long READY_SECONDS = 20;
@@ -58,12 +58,33 @@ public final class NetnsSshHosts implements BeforeAllCallback, AfterAllCallback 
         return ssh;
     }
 
+    /** Two ranks per host at least: every rank has a peer beside it and peers across the link. */
+    @Override
+    public int ranks(int ranks) {
+        return Math.max(ranks, 4);
+    }
+
     /** gexrun's options for a job on both hosts, ranks round robin: {@code --hosts A,B --ssh COMMAND}. */
+    @Override
     public List<String> gexrunOptions() {
         return List.of("--hosts", host(0) + "," + host(1), "--ssh", String.join(" ", sshCommand()));
     }
 
-    /** What to put in front of the gexrun launcher's command: it runs in the first namespace, host 0. */
+    /**
+     * mpirun's options for a job on both hosts, ranks round robin as gexrun places them ({@code --map-by node}): the
+     * hosts, and the ssh command that starts Open MPI's orted on the second. That command also passes
+     * {@code PMIX_MCA_psec} (the sshds accept it), which mpirun gives its ranks but not its remote orteds.
+     */
+    @Override
+    public List<String> mpirunOptions() {
+        final List<String> agent = new ArrayList<>(sshCommand());
+        agent.addAll(List.of("-o", "SetEnv=PMIX_MCA_psec=native"));
+        return List.of("--host", host(0) + "," + host(1), "--map-by", "node", "--mca", "plm_rsh_agent",
+            String.join(" ", agent), "--mca", "plm_rsh_no_tree_spawn", "1");
+    }
+
+    /** What to put in front of the launcher's command: it runs in the first namespace, host 0. */
+    @Override
     public List<String> launcherPrefix() {
         return pair.launcherPrefix();
     }
@@ -146,6 +167,8 @@ public final class NetnsSshHosts implements BeforeAllCallback, AfterAllCallback 
             // the key files are in a temporary directory under /tmp, which is world-writable
             "StrictModes no",
             "UseDNS no",
+            // mpirun's ssh command passes PMIx's security setting to the orted it starts (see mpirunOptions)
+            "AcceptEnv PMIX_MCA_*",
             "PrintMotd no",
             "PrintLastLog no",
             // a job of 8 ranks opens 4 sessions per host at once; the default starts refusing at 10

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -19,10 +20,11 @@ import java.util.stream.Stream;
 
 /**
  * The driver's side of a kit job of processes: runs {@code [PREFIX] gexrun -n N [OPTIONS] -E ... KitRank KIT METHOD
- * JOB} as a user runs gexrun, waits for it with a timeout (then kills the launcher and its ranks), and fails with the
- * job's output when the launcher exits non-zero.
+ * JOB} as a user runs gexrun, or {@code [PREFIX] mpirun -np N [OPTIONS] -x ... java RANK-JVM-OPTIONS KitRank KIT METHOD
+ * JOB} as a user runs {@code bin/gexrank} under Open MPI, waits for it with a timeout (then kills the launcher and its
+ * ranks), and fails with the job's output when the launcher exits non-zero.
  */
-final class GexrunKitJob {
+final class ProcessKitJob {
     /** What a failed job's message keeps of its output. */
     private static final int KEPT_LINES = 120;
 
@@ -30,7 +32,7 @@ final class GexrunKitJob {
     private static final String VERDICT = "verdict-";
     private static final String OUTPUT = "-output";
 
-    private GexrunKitJob() {
+    private ProcessKitJob() {
     }
 
     /**
@@ -51,13 +53,17 @@ final class GexrunKitJob {
     }
 
     /**
-     * Where the job runs: words in front of the launcher's command ({@code ip netns exec NS}), and gexrun options
-     * ({@code --bind}, {@code --wrap}) for where its ranks run; both empty for a job on this host's loopback.
+     * Where the job runs: the launcher, words in front of its command ({@code ip netns exec NS}), and its options for
+     * where the ranks run (gexrun's {@code --bind}, {@code --wrap}, {@code --hosts}; mpirun's {@code --host}); prefix
+     * and options empty for a job on this host's loopback.
      */
-    record Placement(List<String> launcherPrefix, List<String> gexrunOptions) {
+    record Placement(ConduitKit.Launch launcher, List<String> launcherPrefix, List<String> options) {
         Placement {
+            if (launcher == ConduitKit.Launch.THREADS) {
+                throw new IllegalArgumentException("a job of threads has no launcher");
+            }
             launcherPrefix = List.copyOf(launcherPrefix);
-            gexrunOptions = List.copyOf(gexrunOptions);
+            options = List.copyOf(options);
         }
     }
 
@@ -89,32 +95,24 @@ final class GexrunKitJob {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        final Map<String, String> rankEnv = new LinkedHashMap<>(env);
+        rankEnv.put(KitRank.SIGNALS, signals.toString());
+        rankEnv.put(KitRank.SEED, Long.toString(seed));
+        final List<String> rankProgram = List.of(KitRank.class.getName(), kit.getName(), method, Integer.toString(job));
         final List<String> command = new ArrayList<>(placement.launcherPrefix());
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("--enable-native-access=ALL-UNNAMED");
-        command.add("-cp");
-        command.add(classPath());
-        command.add("org.gexj.launch.GexRun");
-        command.add("-n");
-        command.add(Integer.toString(ranks));
-        command.addAll(placement.gexrunOptions());
-        env.forEach((k, v) -> {
-            command.add("-E");
-            command.add(k + "=" + v);
-        });
-        command.add("-E");
-        command.add(KitRank.SIGNALS + "=" + signals);
-        command.add("-E");
-        command.add(KitRank.SEED + "=" + seed);
-        command.add("--");
-        command.add(KitRank.class.getName());
-        command.add(kit.getName());
-        command.add(method);
-        command.add(Integer.toString(job));
+        command.addAll(placement.launcher() == ConduitKit.Launch.MPIRUN
+            ? mpirun(ranks, placement.options(), rankEnv, rankProgram)
+            : gexrun(ranks, placement.options(), rankEnv, rankProgram));
+        final String name = placement.launcher().name().toLowerCase(java.util.Locale.ROOT);
         final List<String> lines = new CopyOnWriteArrayList<>();
         Process launcher = null;
         try {
-            launcher = new ProcessBuilder(command).redirectErrorStream(true).start();
+            final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            if (placement.launcher() == ConduitKit.Launch.MPIRUN) {
+                builder.environment().putAll(MPIRUN_ENVIRONMENT);
+            }
+            launcher = builder.start();
             final Process p = launcher;
             final Thread reader = new Thread(() -> {
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
@@ -125,20 +123,20 @@ final class GexrunKitJob {
                 } catch (IOException ignored) {
                     // the launcher ended
                 }
-            }, "gexrun-kit-output");
+            }, name + "-kit-output");
             reader.setDaemon(true);
             reader.start();
             // the launcher's own start and the ranks' JVMs come on top of the job's time
             if (!launcher.waitFor(timeout.toSeconds() + 30, TimeUnit.SECONDS)) {
                 kill(launcher);
                 reader.join(2000);
-                throw new AssertionError("gexrun kit job " + job + " of " + kit.getSimpleName() + "." + method
+                throw new AssertionError(name + " kit job " + job + " of " + kit.getSimpleName() + "." + method
                     + " still running after " + timeout.toSeconds() + " + 30 s, killed:\n" + tail(lines));
             }
             reader.join(5000);
             if (launcher.exitValue() != 0) {
                 final String output = tail(lines);
-                throw new AssertionError("gexrun kit job " + job + " of " + kit.getSimpleName() + "." + method
+                throw new AssertionError(name + " kit job " + job + " of " + kit.getSimpleName() + "." + method
                     + " (" + ranks + " ranks) exited with " + launcher.exitValue() + ":\n" + output,
                     new Failure(output));
             }
@@ -146,13 +144,74 @@ final class GexrunKitJob {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted waiting for gexrun kit job " + job, e);
+            throw new AssertionError("interrupted waiting for " + name + " kit job " + job, e);
         } finally {
             if (launcher != null && launcher.isAlive()) {
                 kill(launcher);
             }
             delete(signals);
         }
+    }
+
+    /** {@code java GexRun -n N OPTIONS -E K=V... -- PROGRAM}: gexrun as {@code bin/gexrun} runs it. */
+    private static List<String> gexrun(int ranks, List<String> options, Map<String, String> env, List<String> program) {
+        final List<String> command = new ArrayList<>(List.of(java(), "--enable-native-access=ALL-UNNAMED", "-cp",
+            classPath(), "org.gexj.launch.GexRun", "-n", Integer.toString(ranks)));
+        command.addAll(options);
+        env.forEach((k, v) -> {
+            command.add("-E");
+            command.add(k + "=" + v);
+        });
+        command.add("--");
+        command.addAll(program);
+        return command;
+    }
+
+    /**
+     * {@code mpirun -np N OPTIONS -x K=V... java RANK-JVM-OPTIONS -cp CP PROGRAM}: each rank as {@code bin/gexrank}
+     * starts it (gex-core's rank-jvm.args, libjsig preloaded), finding its job through mpirun's PMIx server.
+     */
+    private static List<String> mpirun(int ranks, List<String> options, Map<String, String> env, List<String> program) {
+        final List<String> command = new ArrayList<>(List.of("mpirun", "--oversubscribe", "-np",
+            Integer.toString(ranks)));
+        command.addAll(options);
+        final Map<String, String> all = new LinkedHashMap<>(env);
+        final Path jsig = Path.of(System.getProperty("java.home"), "lib", "libjsig.so");
+        if (Files.isReadable(jsig)) {
+            all.put("LD_PRELOAD", jsig.toString());
+        }
+        MPIRUN_ENVIRONMENT.forEach(all::putIfAbsent);
+        all.forEach((k, v) -> {
+            command.add("-x");
+            command.add(k + "=" + v);
+        });
+        command.add(java());
+        command.addAll(rankJvmOptions());
+        command.add("-cp");
+        command.add(classPath());
+        command.addAll(program);
+        return command;
+    }
+
+    /**
+     * The ranks' JVM options, gex-core's resource {@code org/gexj/launch/rank-jvm.args} (which gexrun and
+     * {@code bin/gexrank} use), read from the class path: the kits' tests run on it.
+     */
+    private static List<String> rankJvmOptions() {
+        try (var in = ClassLoader.getSystemResourceAsStream("org/gexj/launch/rank-jvm.args")) {
+            if (in == null) {
+                throw new IllegalStateException("org/gexj/launch/rank-jvm.args (gex-core) is not on the class path:"
+                    + " a kit job under mpirun needs the test JVM to run on the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().map(String::strip)
+                .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
     /**
@@ -169,6 +228,14 @@ final class GexrunKitJob {
         }
         return String.join(File.pathSeparator, entries);
     }
+
+    /**
+     * mpirun's environment: Open MPI refuses root without the two variables (root runs the kits in CI); PMIx's munge
+     * security component, when munged is not answering but its socket file remains, retries the socket for 2.25 s in
+     * mpirun and in every orted before it falls back to native security, which is what a job on one user's hosts uses.
+     */
+    private static final Map<String, String> MPIRUN_ENVIRONMENT = Map.of("OMPI_ALLOW_RUN_AS_ROOT", "1",
+        "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", "PMIX_MCA_psec", "native");
 
     private static void kill(Process launcher) {
         launcher.descendants().forEach(ProcessHandle::destroyForcibly);
