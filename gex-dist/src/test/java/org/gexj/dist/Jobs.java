@@ -47,7 +47,13 @@ final class Jobs {
         final List<String> command = new ArrayList<>(prefix);
         command.add(GEXRUN.toString());
         command.addAll(List.of(args));
-        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        return command(command, env);
+    }
+
+    /** Any launcher's {@code command} (mpirun), with {@code env} added to this environment, its output captured. */
+    static Jobs command(List<String> command, Map<String, String> env) throws IOException {
+        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         pb.environment().putAll(env);
         return new Jobs(pb.start());
     }

@@ -15,7 +15,9 @@ public final class JoinLate {
     public static void main(String[] args) throws Exception {
         final int lateRank = Integer.parseInt(args[0]);
         final long sleepMs = Long.parseLong(args[1]);
-        final int rank = Integer.parseInt(System.getenv("GEX_RANK"));
+        // gexrun's rank, or PMIx's under mpirun
+        final String rankVariable = System.getenv("GEX_RANK") != null ? "GEX_RANK" : "PMIX_RANK";
+        final int rank = Integer.parseInt(System.getenv(rankVariable));
         System.out.println("started " + rank + " " + ProcessHandle.current().pid() + " " + System.getenv("GEX_JOB_ID"));
         System.out.flush();
         if (rank == lateRank) {

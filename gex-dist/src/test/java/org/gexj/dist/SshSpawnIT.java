@@ -28,8 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ({@link NetnsSshHosts}), the launcher on the first: the job secret appears in no process's command line or
  * environment; a remote rank killed with kill -9, or a lost ssh session, ends the job within seconds with a line
  * naming the rank and its host, and leaves no rank behind. Also prints how long jobs of 2, 4 and 8 ranks take to start
- * and end over ssh against local gexrun ({@code -Dssh.startup.runs=N} repeats each). Skipped, with a line on stderr,
- * when not root.
+ * and end over ssh, and under mpirun across the two hosts, against local gexrun ({@code -Dssh.startup.runs=N} repeats
+ * each). Skipped, with a line on stderr, when not root.
  */
 class SshSpawnIT {
     @RegisterExtension
@@ -133,24 +133,42 @@ class SshSpawnIT {
         final StringBuilder table = new StringBuilder("job start-up and end (JoinLate: init, barrier, close), udp,"
             + " seconds per run:\n");
         for (int n : new int[] {2, 4, 8}) {
-            for (boolean overSsh : new boolean[] {false, true}) {
+            for (String how : new String[] {"local gexrun:", "ssh (2 hosts, round robin):", "mpirun (2 hosts, by node):"}) {
                 final List<String> times = new ArrayList<>();
                 for (int run = 0; run < runs; run++) {
                     final List<String> args = new ArrayList<>(List.of("-n", Integer.toString(n), "--conduit", "udp",
                         "--", JoinLate.class.getName(), "-1", "0"));
                     final long start = System.nanoTime();
-                    final Jobs job = overSsh ? start(args.toArray(String[]::new))
-                        : Jobs.start(HOSTS.launcherPrefix(), ENV, args.toArray(String[]::new));
+                    final Jobs job = how.startsWith("local") ? Jobs.start(HOSTS.launcherPrefix(), ENV,
+                        args.toArray(String[]::new))
+                        : how.startsWith("ssh") ? start(args.toArray(String[]::new)) : mpirun(n);
                     final double seconds = OfiRuns.await(job, start, 120);
                     assertEquals(0, job.process.exitValue(), job.output());
                     assertEquals(n, job.lines.stream().filter(l -> l.startsWith("started ")).count(), job.output());
                     times.add(String.format("%.2f", seconds));
                 }
-                table.append(String.format("  %d ranks, %-26s %s%n", n, overSsh ? "ssh (2 hosts, round robin):"
-                    : "local gexrun:", String.join(" ", times)));
+                table.append(String.format("  %d ranks, %-27s %s%n", n, how, String.join(" ", times)));
             }
         }
         System.out.print(table);
+    }
+
+    /**
+     * {@code mpirun -np N --host A,B --map-by node ... bin/gexrank JoinLate -1 0} on udp in the first namespace, its
+     * orted on the second started over the test's ssh command: the same job under Open MPI across the two hosts.
+     */
+    private static Jobs mpirun(int n) throws IOException {
+        final List<String> command = new ArrayList<>(HOSTS.launcherPrefix());
+        command.addAll(List.of("mpirun", "--oversubscribe", "-np", Integer.toString(n)));
+        command.addAll(HOSTS.mpirunOptions());
+        final Map<String, String> env = new java.util.TreeMap<>(ManagedJob.environment(ENV));
+        env.put("GEX_CONDUIT", "udp");
+        env.put("PMIX_MCA_psec", "native");
+        for (String name : List.of("GEX_CONDUIT", "GEX_CLASSPATH", "PMIX_MCA_psec")) {
+            command.addAll(List.of("-x", name));
+        }
+        command.addAll(List.of(ManagedJob.GEXRANK.toString(), JoinLate.class.getName(), "-1", "0"));
+        return Jobs.command(command, env);
     }
 
     /** gexrun in the first namespace, with {@code --hosts} naming both and the test's ssh command. */
