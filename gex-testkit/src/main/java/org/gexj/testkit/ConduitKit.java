@@ -159,7 +159,8 @@ public abstract class ConduitKit {
             try {
                 ProcessKitJob.run(getClass(), testMethod, verdicts, ranks, env, seed, timeout(),
                     new ProcessKitJob.Placement(launch(), launcherPrefix(),
-                        launch() == Launch.MPIRUN ? mpirunOptions() : gexrunOptions()));
+                        launch() == Launch.MPIRUN ? mpirunOptions() : gexrunOptions(),
+                        hosts() == null ? List.of() : hosts().addresses()));
                 verdicts.add(null);
             } catch (AssertionError e) {
                 verdicts.add(e);

@@ -20,6 +20,13 @@ public interface KitHosts {
     }
 
     /**
+     * The hosts' addresses, in the order the launcher places ranks round robin: rank {@code r} runs where
+     * {@code addresses().get(r % size)} is a local address. Every rank of a kit job checks it, so a launcher option
+     * that stopped spreading the ranks fails the kit.
+     */
+    List<String> addresses();
+
+    /**
      * How many ranks a kit test written for any job size runs with here; {@code ranks}, as written, unless the hosts
      * want more (two per host).
      */

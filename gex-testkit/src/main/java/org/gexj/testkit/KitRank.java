@@ -19,6 +19,8 @@ import java.nio.file.Path;
 public final class KitRank {
     static final String SIGNALS = "GEX_KIT_SIGNALS";
     static final String SEED = "GEX_KIT_SEED";
+    /** The hosts' addresses, comma-separated, where the ranks are placed round robin ({@link KitHosts#addresses()}). */
+    static final String HOSTS = "GEX_KIT_HOSTS";
 
     /** The job of the test method this process runs, or -1 in the driver or a job of threads. */
     private static int target = -1;
@@ -73,6 +75,7 @@ public final class KitRank {
                 throw new IllegalStateException("the test's job " + target + " has " + ranks + " ranks, the launcher"
                     + " started " + client.size());
             }
+            checkHost(client.rank());
             body.run(client);
             client.close();
         } catch (JobExitException e) {
@@ -88,6 +91,23 @@ public final class KitRank {
         }
         System.out.flush();
         System.exit(0);
+    }
+
+    /**
+     * With hosts ({@link #HOSTS}): this rank runs on host {@code rank % hosts}, where that host's address is local;
+     * else the launcher put it elsewhere and the job would not cross the hosts it claims to.
+     */
+    private static void checkHost(int rank) throws java.io.IOException {
+        final String hosts = System.getenv(HOSTS);
+        if (hosts == null || hosts.isEmpty()) {
+            return;
+        }
+        final String[] addresses = hosts.split(",");
+        final String expected = addresses[rank % addresses.length];
+        if (java.net.NetworkInterface.getByInetAddress(java.net.InetAddress.getByName(expected)) == null) {
+            throw new IllegalStateException("rank " + rank + " should run on host " + expected + " (rank % "
+                + addresses.length + " of " + hosts + "), but that address is not local here");
+        }
     }
 
     /** This rank as its launcher numbers it: gexrun's GEX_RANK, or PMIX_RANK under mpirun. */

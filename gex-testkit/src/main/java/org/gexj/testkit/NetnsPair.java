@@ -67,6 +67,12 @@ public final class NetnsPair implements BeforeAllCallback, AfterAllCallback, Kit
         return "10.231." + subnet + "." + (checkSide(side) + 1);
     }
 
+    /** Both namespaces' addresses: rank {@code r} of a job placed here runs in namespace {@code r % 2}. */
+    @Override
+    public List<String> addresses() {
+        return List.of(address(0), address(1));
+    }
+
     /** The namespace rank {@code rank} of a job placed here runs in. */
     public int sideOfRank(int rank) {
         return rank % 2;

@@ -58,6 +58,12 @@ public final class NetnsSshHosts implements BeforeAllCallback, AfterAllCallback,
         return ssh;
     }
 
+    /** Both hosts' addresses: gexrun --hosts and mpirun --map-by node put rank {@code r} on host {@code r % 2}. */
+    @Override
+    public List<String> addresses() {
+        return List.of(host(0), host(1));
+    }
+
     /** Two ranks per host at least: every rank has a peer beside it and peers across the link. */
     @Override
     public int ranks(int ranks) {

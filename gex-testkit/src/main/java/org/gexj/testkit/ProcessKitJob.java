@@ -53,17 +53,20 @@ final class ProcessKitJob {
     }
 
     /**
-     * Where the job runs: the launcher, words in front of its command ({@code ip netns exec NS}), and its options for
-     * where the ranks run (gexrun's {@code --bind}, {@code --wrap}, {@code --hosts}; mpirun's {@code --host}); prefix
-     * and options empty for a job on this host's loopback.
+     * Where the job runs: the launcher, words in front of its command ({@code ip netns exec NS}), its options for
+     * where the ranks run (gexrun's {@code --bind}, {@code --wrap}, {@code --hosts}; mpirun's {@code --host}), and the
+     * hosts' addresses that the ranks check they run on ({@link KitHosts#addresses()}); all empty for a job on this
+     * host's loopback.
      */
-    record Placement(ConduitKit.Launch launcher, List<String> launcherPrefix, List<String> options) {
+    record Placement(ConduitKit.Launch launcher, List<String> launcherPrefix, List<String> options,
+                     List<String> hostAddresses) {
         Placement {
             if (launcher == ConduitKit.Launch.THREADS) {
                 throw new IllegalArgumentException("a job of threads has no launcher");
             }
             launcherPrefix = List.copyOf(launcherPrefix);
             options = List.copyOf(options);
+            hostAddresses = List.copyOf(hostAddresses);
         }
     }
 
@@ -98,6 +101,9 @@ final class ProcessKitJob {
         final Map<String, String> rankEnv = new LinkedHashMap<>(env);
         rankEnv.put(KitRank.SIGNALS, signals.toString());
         rankEnv.put(KitRank.SEED, Long.toString(seed));
+        if (!placement.hostAddresses().isEmpty()) {
+            rankEnv.put(KitRank.HOSTS, String.join(",", placement.hostAddresses()));
+        }
         final List<String> rankProgram = List.of(KitRank.class.getName(), kit.getName(), method, Integer.toString(job));
         final List<String> command = new ArrayList<>(placement.launcherPrefix());
         command.addAll(placement.launcher() == ConduitKit.Launch.MPIRUN
