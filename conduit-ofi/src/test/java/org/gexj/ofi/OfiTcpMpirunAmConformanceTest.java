@@ -5,6 +5,7 @@ import org.gexj.testkit.KitHosts;
 import org.gexj.testkit.NetnsSshHosts;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -32,5 +33,10 @@ class OfiTcpMpirunAmConformanceTest extends AmConformanceKit {
     @Override
     protected KitHosts hosts() {
         return HOSTS;
+    }
+
+    @Override
+    protected List<String> mpirunOptions() {
+        return HOSTS.mpirunOptions();
     }
 }

@@ -5,6 +5,7 @@ import org.gexj.testkit.KitHosts;
 import org.gexj.testkit.NetnsSshHosts;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -31,5 +32,10 @@ class UdpMpirunAmConformanceTest extends AmConformanceKit {
     @Override
     protected KitHosts hosts() {
         return HOSTS;
+    }
+
+    @Override
+    protected List<String> mpirunOptions() {
+        return HOSTS.mpirunOptions();
     }
 }

@@ -76,11 +76,11 @@ public abstract class ConduitKit {
 
     /**
      * With {@link Launch#MPIRUN}: options given to mpirun before its program, e.g. {@code --host A,B --map-by node} and
-     * the ssh command that reaches the hosts; by default those of {@link #hosts()}, none without (every rank on this
-     * host). Called in the driver only.
+     * the ssh command that reaches the hosts ({@link NetnsSshHosts#mpirunOptions()}); none by default (every rank on
+     * this host). Called in the driver only.
      */
     protected List<String> mpirunOptions() {
-        return hosts() == null ? List.of() : hosts().mpirunOptions();
+        return List.of();
     }
 
     /**

@@ -14,11 +14,6 @@ public interface KitHosts {
     /** gexrun's options that put the ranks on these hosts ({@code --bind}, {@code --wrap}, {@code --hosts}). */
     List<String> gexrunOptions();
 
-    /** mpirun's options that put the ranks on these hosts ({@code --host}, the ssh command that reaches them). */
-    default List<String> mpirunOptions() {
-        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot place mpirun's ranks");
-    }
-
     /**
      * The hosts' addresses, in the order the launcher places ranks round robin: rank {@code r} runs where
      * {@code addresses().get(r % size)} is a local address. Every rank of a kit job checks it, so a launcher option

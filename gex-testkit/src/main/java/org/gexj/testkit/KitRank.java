@@ -21,6 +21,8 @@ public final class KitRank {
     static final String SEED = "GEX_KIT_SEED";
     /** The hosts' addresses, comma-separated, where the ranks are placed round robin ({@link KitHosts#addresses()}). */
     static final String HOSTS = "GEX_KIT_HOSTS";
+    /** The launcher the driver ran ({@link ConduitKit.Launch} name), whose bootstrap the rank checks it joined by. */
+    static final String LAUNCHER = "GEX_KIT_LAUNCHER";
 
     /** The job of the test method this process runs, or -1 in the driver or a job of threads. */
     private static int target = -1;
@@ -75,6 +77,7 @@ public final class KitRank {
                 throw new IllegalStateException("the test's job " + target + " has " + ranks + " ranks, the launcher"
                     + " started " + client.size());
             }
+            checkLauncher(client.rank());
             checkHost(client.rank());
             body.run(client);
             client.close();
@@ -91,6 +94,24 @@ public final class KitRank {
         }
         System.out.flush();
         System.exit(0);
+    }
+
+    /**
+     * The rank joined its job through its launcher's bootstrap, with the rank that launcher gave it: gexrun's
+     * rendezvous ({@code GEX_RANK}), or mpirun's PMIx server ({@code PMIX_RANK}, and no {@code GEX_RANK}), so a kit
+     * said to run under mpirun cannot pass on another bootstrap.
+     */
+    private static void checkLauncher(int rank) {
+        final String launcher = System.getenv(LAUNCHER);
+        final String gexRank = System.getenv("GEX_RANK");
+        final String pmixRank = System.getenv("PMIX_RANK");
+        final boolean ok = ConduitKit.Launch.MPIRUN.name().equals(launcher)
+            ? gexRank == null && Integer.toString(rank).equals(pmixRank) && System.getenv("PMIX_NAMESPACE") != null
+            : Integer.toString(rank).equals(gexRank);
+        if (!ok) {
+            throw new IllegalStateException("rank " + rank + " of a kit job started by " + launcher + " has GEX_RANK="
+                + gexRank + " and PMIX_RANK=" + pmixRank + ": it did not join through that launcher's bootstrap");
+        }
     }
 
     /**

@@ -81,7 +81,6 @@ public final class NetnsSshHosts implements BeforeAllCallback, AfterAllCallback,
      * hosts, and the ssh command that starts Open MPI's orted on the second. That command also passes
      * {@code PMIX_MCA_psec} (the sshds accept it), which mpirun gives its ranks but not its remote orteds.
      */
-    @Override
     public List<String> mpirunOptions() {
         final List<String> agent = new ArrayList<>(sshCommand());
         agent.addAll(List.of("-o", "SetEnv=PMIX_MCA_psec=native"));

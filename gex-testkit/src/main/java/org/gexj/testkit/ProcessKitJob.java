@@ -101,6 +101,7 @@ final class ProcessKitJob {
         final Map<String, String> rankEnv = new LinkedHashMap<>(env);
         rankEnv.put(KitRank.SIGNALS, signals.toString());
         rankEnv.put(KitRank.SEED, Long.toString(seed));
+        rankEnv.put(KitRank.LAUNCHER, placement.launcher().name());
         if (!placement.hostAddresses().isEmpty()) {
             rankEnv.put(KitRank.HOSTS, String.join(",", placement.hostAddresses()));
         }
