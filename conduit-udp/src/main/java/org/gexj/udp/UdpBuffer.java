@@ -36,7 +36,7 @@ final class UdpBuffer {
         this.arena = Arena.ofShared();
         final MemorySegment memory = arena.allocate(1L << sizeClass, 64);
         this.bytes = memory.asByteBuffer();
-        this.buffer = new UnsafeBuffer(memory.address(), (int) memory.byteSize());
+        this.buffer = new UnsafeBuffer(bytes);
     }
 
     int capacity() {

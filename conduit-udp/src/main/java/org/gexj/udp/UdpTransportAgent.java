@@ -272,7 +272,7 @@ final class UdpTransportAgent {
             .data(cookie, rank, s.peer, s.channel, sequence, b.frameLength, offset, length);
         acknowledgements(s.peer);
         out.seal(HEADER + length);
-        if (!port.send(s.peer, b.bytes, offset, offset + HEADER + length)) {
+        if (!port.send(s.peer, b.buffer, offset, offset + HEADER + length)) {
             counters.sendRefused++;
         }
         if (offset > 0) {
@@ -316,7 +316,7 @@ final class UdpTransportAgent {
         out.wrap(ackBuffer.buffer, ackBuffer.bytes, 0).ack(cookie, rank, peer, request);
         acknowledgements(peer);
         out.seal(HEADER);
-        if (!port.send(peer, ackBuffer.bytes, 0, HEADER)) {
+        if (!port.send(peer, ackBuffer.buffer, 0, HEADER)) {
             counters.sendRefused++;
         }
         counters.acksSent++;
@@ -338,7 +338,7 @@ final class UdpTransportAgent {
                         // room for a frame of a few fragments, so that its first fragment's buffer can keep it
                         into = staging[depth] = pool.take(2L * settings.datagram());
                     }
-                    final int n = port.receive(into.bytes, 0, settings.datagram() + 1);
+                    final int n = port.receive(into.buffer, 0, settings.datagram() + 1);
                     if (n < 0) {
                         break;
                     }
@@ -671,6 +671,12 @@ final class UdpTransportAgent {
                 continue;
             }
             final long sentAt = s.slotSentAt[at];
+            if (q >= holesBelow && s.slotRetries[at] == 0 && sentAt >= before) {
+                // fragments go out in sequence order, so the later ones were sent no earlier: none is overdue or
+                // below a hole (one sent with an older clock reading waits for the timeout), and an acknowledgement
+                // of a full window does not scan all of it
+                break;
+            }
             if (sentAt < before || (q < holesBelow && s.slotRetries[at] == 0 && now - sentAt >= s.reorderNanos)) {
                 s.slotRetries[at]++;
                 counters.fastRetransmitted++;

@@ -52,21 +52,21 @@ final class LossyNetwork {
     DatagramPort port(int rank) {
         return new DatagramPort() {
             @Override
-            public boolean send(int peer, ByteBuffer data, int from, int to) {
+            public boolean send(int peer, UnsafeBuffer data, int from, int to) {
                 final byte[] d = new byte[to - from];
-                data.get(from, d);
+                data.getBytes(from, d);
                 carry(peer, d);
                 return true;
             }
 
             @Override
-            public int receive(ByteBuffer into, int from, int to) {
+            public int receive(UnsafeBuffer into, int from, int to) {
                 final byte[] d = inboxes.get(rank).pollFirst();
                 if (d == null) {
                     releaseLate();
                     return -1;
                 }
-                into.put(from, d, 0, Math.min(d.length, to - from));
+                into.putBytes(from, d, 0, Math.min(d.length, to - from));
                 return Math.min(d.length, to - from);
             }
 

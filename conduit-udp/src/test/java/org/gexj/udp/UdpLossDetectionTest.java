@@ -1,6 +1,7 @@
 package org.gexj.udp;
 
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
@@ -10,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -127,15 +127,15 @@ class UdpLossDetectionTest {
         }
 
         @Override
-        public boolean send(int peer, ByteBuffer data, int from, int to) {
-            if (data.get(from + 1) == UdpHeaderFlyweight.TYPE_DATA && --countdown == 0) {
+        public boolean send(int peer, UnsafeBuffer data, int from, int to) {
+            if (data.getByte(from + 1) == UdpHeaderFlyweight.TYPE_DATA && --countdown == 0) {
                 return true;
             }
             return port.send(peer, data, from, to);
         }
 
         @Override
-        public int receive(ByteBuffer into, int from, int to) {
+        public int receive(UnsafeBuffer into, int from, int to) {
             return port.receive(into, from, to);
         }
 

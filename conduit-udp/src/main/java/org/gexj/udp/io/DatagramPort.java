@@ -1,7 +1,8 @@
 package org.gexj.udp.io;
 
+import org.agrona.concurrent.UnsafeBuffer;
+
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 
 /**
  * Datagrams between this rank and its peers, non-blocking: what the udp conduit's reliability sits on. A peer is a
@@ -11,18 +12,19 @@ import java.nio.ByteBuffer;
  */
 public interface DatagramPort extends AutoCloseable {
     /**
-     * Sends {@code [from, to)} of the direct buffer {@code data} to {@code peer}.
+     * Sends {@code [from, to)} of {@code data}, which wraps a direct {@link java.nio.ByteBuffer}, to {@code peer}.
      *
      * @return true if the kernel took it, false if it refused it now
      */
-    boolean send(int peer, ByteBuffer data, int from, int to);
+    boolean send(int peer, UnsafeBuffer data, int from, int to);
 
     /**
-     * Receives one waiting datagram into {@code [from, to)} of the direct buffer {@code into}.
+     * Receives one waiting datagram into {@code [from, to)} of {@code into}, which wraps a direct
+     * {@link java.nio.ByteBuffer}.
      *
      * @return its length (0 for an empty datagram), or -1 if none is waiting
      */
-    int receive(ByteBuffer into, int from, int to);
+    int receive(UnsafeBuffer into, int from, int to);
 
     /** Where this rank receives, published to its peers. */
     InetSocketAddress localAddress();

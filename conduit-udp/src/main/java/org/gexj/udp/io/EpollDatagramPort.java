@@ -2,12 +2,12 @@ package org.gexj.udp.io;
 
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.unix.Socket;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 
 /**
  * Datagrams through Netty's native epoll transport: its {@link Socket}, non-blocking, called directly from the
@@ -80,9 +80,10 @@ public final class EpollDatagramPort implements DatagramPort {
     }
 
     @Override
-    public boolean send(int peer, ByteBuffer data, int from, int to) {
+    public boolean send(int peer, UnsafeBuffer data, int from, int to) {
         try {
-            return senders[peer].send(data, from, to) == to - from;
+            // by address: Netty's ByteBuffer form asks JNI for the buffer's address on every call
+            return senders[peer].sendAddress(data.addressOffset(), from, to) == to - from;
         } catch (IOException refused) {
             // ECONNREFUSED from an ICMP error, ENOBUFS: a loss, which retransmission or the peer timeout settles
             return false;
@@ -90,10 +91,10 @@ public final class EpollDatagramPort implements DatagramPort {
     }
 
     @Override
-    public int receive(ByteBuffer into, int from, int to) {
+    public int receive(UnsafeBuffer into, int from, int to) {
         try {
             // Netty's recv: 0 when nothing waits (EAGAIN), -1 for an empty datagram
-            final int n = receiver.recv(into, from, to);
+            final int n = receiver.recvAddress(into.addressOffset(), from, to);
             return n == 0 ? -1 : n < 0 ? 0 : n;
         } catch (IOException e) {
             return -1;

@@ -2,6 +2,8 @@ package org.gexj.udp.io;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import org.agrona.concurrent.UnsafeBuffer;
+
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -53,7 +55,8 @@ public final class NioDatagramPort implements DatagramPort {
     }
 
     @Override
-    public boolean send(int peer, ByteBuffer data, int from, int to) {
+    public boolean send(int peer, UnsafeBuffer buffer, int from, int to) {
+        final ByteBuffer data = buffer.byteBuffer();
         try {
             data.limit(to).position(from);
             return senders[peer].write(data) == to - from;
@@ -65,7 +68,8 @@ public final class NioDatagramPort implements DatagramPort {
     }
 
     @Override
-    public int receive(ByteBuffer into, int from, int to) {
+    public int receive(UnsafeBuffer buffer, int from, int to) {
+        final ByteBuffer into = buffer.byteBuffer();
         try {
             into.limit(to).position(from);
             return receiver.receive(into) == null ? -1 : into.position() - from;
