@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Removes the shared-memory regions a dead process left under this process's id. libfabric's shm provider (1.17) names
@@ -15,18 +14,35 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * file is a leftover.
  */
 final class ShmLeftovers {
-    private static final Path SHM = Path.of("/dev/shm");
-    private static final AtomicBoolean SWEPT = new AtomicBoolean();
+    private static final ShmLeftovers PROCESS = new ShmLeftovers(Path.of("/dev/shm"), ProcessHandle.current().pid());
 
-    private ShmLeftovers() {
+    private final Path directory;
+    private final long pid;
+    private boolean swept;
+
+    ShmLeftovers(Path directory, long pid) {
+        this.directory = directory;
+        this.pid = pid;
     }
 
     /** Once per process, before its first shm endpoint: deletes {@code /dev/shm/<this pid>:*}. @return how many */
     static int removeOnce() {
-        if (!SWEPT.compareAndSet(false, true)) {
+        return PROCESS.sweepOnce();
+    }
+
+    /**
+     * The first call deletes the leftovers; every call returns only once they are gone. Ranks of one process (the
+     * in-process jobs) open their endpoints at the same time: one that went on while another's sweep was still
+     * running could meet a leftover of its name ({@code -FI_EBUSY}), or have its new region deleted by that sweep.
+     *
+     * @return how many this call deleted
+     */
+    synchronized int sweepOnce() {
+        if (swept) {
             return 0;
         }
-        return remove(SHM, ProcessHandle.current().pid());
+        swept = true;
+        return remove(directory, pid);
     }
 
     /** Deletes the files of {@code directory} named {@code <pid>:...}. @return how many */

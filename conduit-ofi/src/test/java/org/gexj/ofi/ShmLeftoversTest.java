@@ -6,6 +6,14 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -25,6 +33,42 @@ class ShmLeftoversTest {
             assertTrue(Files.exists(dir.resolve(kept)), kept);
         }
         assertEquals(0, ShmLeftovers.remove(dir, 4242));
+    }
+
+    /**
+     * Ranks of one process sweep at once: none may go on to create its region while leftovers remain. Checked to fail
+     * when the later callers return at once, as they did before the sweep was synchronized.
+     */
+    @Test
+    void everyCallerReturnsOnlyAfterTheSweep(@TempDir Path dir) throws Exception {
+        for (int i = 0; i < 3000; i++) {
+            Files.createFile(dir.resolve("4242:0:" + i));
+        }
+        final ShmLeftovers leftovers = new ShmLeftovers(dir, 4242);
+        final int callers = 4;
+        final CyclicBarrier start = new CyclicBarrier(callers);
+        final ExecutorService pool = Executors.newFixedThreadPool(callers);
+        try {
+            final List<Future<Integer>> removed = new ArrayList<>();
+            for (int c = 0; c < callers; c++) {
+                removed.add(pool.submit(() -> {
+                    start.await();
+                    final int n = leftovers.sweepOnce();
+                    // what this caller would now create its region beside
+                    try (Stream<Path> left = Files.list(dir)) {
+                        assertEquals(0, left.count(), "leftovers remain when a caller returns");
+                    }
+                    return n;
+                }));
+            }
+            int total = 0;
+            for (Future<Integer> f : removed) {
+                total += f.get(30, TimeUnit.SECONDS);
+            }
+            assertEquals(3000, total);
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
