@@ -4,7 +4,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 
 /**
  * Native memory the udp conduit sends a frame from, receives a datagram into, or reassembles a frame in, from the
@@ -16,7 +15,6 @@ final class UdpBuffer {
     final int id;
     final int sizeClass;
     final Arena arena;
-    final ByteBuffer bytes;
     final UnsafeBuffer buffer;
 
     /** Sending: the frame's length, target and channel. */
@@ -35,8 +33,8 @@ final class UdpBuffer {
         this.sizeClass = sizeClass;
         this.arena = Arena.ofShared();
         final MemorySegment memory = arena.allocate(1L << sizeClass, 64);
-        this.bytes = memory.asByteBuffer();
-        this.buffer = new UnsafeBuffer(bytes);
+        // over a ByteBuffer, not a bare address: the checksum and the NIO port read through it
+        this.buffer = new UnsafeBuffer(memory.asByteBuffer());
     }
 
     int capacity() {

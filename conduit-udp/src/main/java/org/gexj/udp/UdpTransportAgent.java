@@ -268,7 +268,7 @@ final class UdpTransportAgent {
         if (offset > 0) {
             b.buffer.getBytes(offset, saved, 0, HEADER);
         }
-        out.wrap(b.buffer, b.bytes, offset)
+        out.wrap(b.buffer, offset)
             .data(cookie, rank, s.peer, s.channel, sequence, b.frameLength, offset, length);
         acknowledgements(s.peer);
         out.seal(HEADER + length);
@@ -313,7 +313,7 @@ final class UdpTransportAgent {
     }
 
     private void sendAck(int peer, boolean request) {
-        out.wrap(ackBuffer.buffer, ackBuffer.bytes, 0).ack(cookie, rank, peer, request);
+        out.wrap(ackBuffer.buffer, 0).ack(cookie, rank, peer, request);
         acknowledgements(peer);
         out.seal(HEADER);
         if (!port.send(peer, ackBuffer.buffer, 0, HEADER)) {
@@ -365,7 +365,7 @@ final class UdpTransportAgent {
     }
 
     private int onDatagram(ConduitListener listener, int mask, UdpBuffer into, int n, int budget) {
-        final UdpHeaderFlyweight h = in.wrap(into.buffer, into.bytes, 0);
+        final UdpHeaderFlyweight h = in.wrap(into.buffer, 0);
         final int verdict = h.check(n, cookie, rank, size);
         if (verdict != UdpHeaderFlyweight.VALID) {
             countDrop(verdict);

@@ -1,9 +1,9 @@
 package org.gexj.udp.io;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;

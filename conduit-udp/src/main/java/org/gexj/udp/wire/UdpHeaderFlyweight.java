@@ -63,12 +63,12 @@ public final class UdpHeaderFlyweight {
     private int offset;
 
     /**
-     * Wraps the header at {@code offset}; {@code bytes} is the same memory as a direct {@link ByteBuffer}, which the
-     * checksum reads.
+     * Wraps the header at {@code offset} of {@code buffer}, which must wrap a direct {@link ByteBuffer}: the checksum
+     * reads through it.
      */
-    public UdpHeaderFlyweight wrap(UnsafeBuffer buffer, ByteBuffer bytes, int offset) {
+    public UdpHeaderFlyweight wrap(UnsafeBuffer buffer, int offset) {
         this.buffer = buffer;
-        this.bytes = bytes;
+        this.bytes = buffer.byteBuffer();
         this.offset = offset;
         return this;
     }
