@@ -28,10 +28,15 @@ import java.util.Locale;
  * @param transport    {@code GEX_UDP_TRANSPORT}: {@code auto} (Netty epoll where it loads, NIO otherwise),
  *                     {@code epoll} or {@code nio}
  * @param bind         {@code GEX_UDP_BIND}: the address or interface name to bind, or null for the bootstrap's
+ * @param checksumPayload {@code GEX_UDP_CHECKSUM}: {@code datagram} (the default: a CRC32C of the header and the
+ *                     fragment, so a datagram damaged anywhere is dropped) or {@code header} (a CRC32C of the header
+ *                     only; the fragment's bytes are left to UDP's 16-bit checksum, as GASNet's udp-conduit leaves all
+ *                     of its datagrams). The receiver checks what each datagram says it carries, so ranks of one job
+ *                     may differ.
  */
 record UdpSettings(int depth, int datagram, int maxFrame, long sendBytes, int socketBuffer, long rtoNanos,
                    long rtoMaxNanos, int retries, long peerTimeoutNanos, long ackDelayNanos, String transport,
-                   String bind) {
+                   String bind, boolean checksumPayload) {
     static final String DEPTH = "GEX_UDP_NETWORK_DEPTH";
     static final String DATAGRAM = "GEX_UDP_DATAGRAM";
     static final String MAX_FRAME = "GEX_UDP_MAX_FRAME";
@@ -44,6 +49,7 @@ record UdpSettings(int depth, int datagram, int maxFrame, long sendBytes, int so
     static final String ACK_DELAY = "GEX_UDP_ACK_DELAY_US";
     static final String TRANSPORT = "GEX_UDP_TRANSPORT";
     static final String BIND = "GEX_UDP_BIND";
+    static final String CHECKSUM = "GEX_UDP_CHECKSUM";
 
     static UdpSettings from(Config config) {
         final String transport = config.get(TRANSPORT, "auto").toLowerCase(Locale.ROOT);
@@ -51,6 +57,10 @@ record UdpSettings(int depth, int datagram, int maxFrame, long sendBytes, int so
             throw new IllegalArgumentException(TRANSPORT + "=" + transport + " is not one of auto, epoll, nio");
         }
         final String bind = config.get(BIND, "").trim();
+        final String checksum = config.get(CHECKSUM, "datagram").toLowerCase(Locale.ROOT);
+        if (!checksum.equals("datagram") && !checksum.equals("header")) {
+            throw new IllegalArgumentException(CHECKSUM + "=" + checksum + " is not one of datagram, header");
+        }
         return new UdpSettings(
             config.getInt(DEPTH, 128, 1, 4096),
             config.getInt(DATAGRAM, 65507, 1024, 65507),
@@ -63,6 +73,7 @@ record UdpSettings(int depth, int datagram, int maxFrame, long sendBytes, int so
             config.getLong(PEER_TIMEOUT, 60, 1, 86_400) * 1_000_000_000L,
             config.getLong(ACK_DELAY, 50, 0, 1_000_000) * 1000,
             transport,
-            bind.isEmpty() ? null : bind);
+            bind.isEmpty() ? null : bind,
+            checksum.equals("datagram"));
     }
 }

@@ -59,6 +59,8 @@ final class UdpTransportAgent {
     private final UdpCounters counters = new UdpCounters();
     private final int window;
     private final int fragment;
+    /** {@code GEX_UDP_CHECKSUM=header}: this rank's datagrams leave their fragment's bytes to UDP's checksum. */
+    private final boolean headerChecksum;
     private final ReentrantLock lock = new ReentrantLock();
     private final UdpBufferPool pool;
     private final UdpSendStream[] sends;
@@ -96,6 +98,7 @@ final class UdpTransportAgent {
         this.pool = new UdpBufferPool(2 * settings.sendBytes());
         this.window = settings.depth();
         this.fragment = settings.datagram() - HEADER;
+        this.headerChecksum = !settings.checksumPayload();
         this.ackEvery = Math.max(1, window / 4);
         this.sends = new UdpSendStream[2 * size];
         this.receives = new UdpReceiveStream[2 * size];
@@ -271,7 +274,7 @@ final class UdpTransportAgent {
         out.wrap(b.buffer, offset)
             .data(cookie, rank, s.peer, s.channel, sequence, b.frameLength, offset, length);
         acknowledgements(s.peer);
-        out.seal(HEADER + length);
+        out.seal(HEADER + length, headerChecksum);
         if (!port.send(s.peer, b.buffer, offset, offset + HEADER + length)) {
             counters.sendRefused++;
         }
@@ -315,7 +318,7 @@ final class UdpTransportAgent {
     private void sendAck(int peer, boolean request) {
         out.wrap(ackBuffer.buffer, 0).ack(cookie, rank, peer, request);
         acknowledgements(peer);
-        out.seal(HEADER);
+        out.seal(HEADER, headerChecksum);
         if (!port.send(peer, ackBuffer.buffer, 0, HEADER)) {
             counters.sendRefused++;
         }

@@ -158,7 +158,7 @@ final class LossyNetwork {
         final ByteBuffer bytes = ByteBuffer.allocateDirect(UdpHeaderFlyweight.LENGTH + 8);
         final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
         new UdpHeaderFlyweight().wrap(buffer, 0).data(cookie, source, target, 0, 0, 8, 0, 8)
-            .seal(UdpHeaderFlyweight.LENGTH + 8);
+            .seal(UdpHeaderFlyweight.LENGTH + 8, false);
         final byte[] d = new byte[UdpHeaderFlyweight.LENGTH + 8];
         bytes.get(0, d);
         return d;

@@ -20,6 +20,16 @@ class UdpSettingsTest {
         assertEquals(1 << 30, s.maxFrame());
         assertEquals(60_000_000_000L, s.peerTimeoutNanos());
         assertEquals(null, s.bind());
+        assertTrue(s.checksumPayload(), "the checksum covers the whole datagram unless asked otherwise");
+    }
+
+    @Test
+    void checksumIsDatagramOrHeader() {
+        assertTrue(UdpSettings.from(Config.of(Map.of("GEX_UDP_CHECKSUM", "datagram"))).checksumPayload());
+        assertEquals(false, UdpSettings.from(Config.of(Map.of("GEX_UDP_CHECKSUM", "HEADER"))).checksumPayload());
+        final IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+            () -> UdpSettings.from(Config.of(Map.of("GEX_UDP_CHECKSUM", "off"))));
+        assertEquals("GEX_UDP_CHECKSUM=off is not one of datagram, header", bad.getMessage());
     }
 
     @Test

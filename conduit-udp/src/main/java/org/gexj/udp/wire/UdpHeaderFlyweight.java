@@ -12,7 +12,8 @@ import java.util.zip.CRC32C;
  * receiver of this datagram sends to its sender, the next sequence number delivered (cumulative) and which of the
  * 64 after it are held (selective).
  * <pre>
- *   0 version  1 type  2 channel  3 flags  4 checksum (CRC32C of the whole datagram, this field zero)
+ *   0 version  1 type  2 channel  3 flags  4 checksum (CRC32C of the whole datagram, or of the header alone with
+ *                                              flag 8; this field zero)
  *   8 job cookie (int64)
  *  16 source rank   20 target rank
  *  24 sequence number of this fragment in its (source, target, channel) stream (int64)
@@ -23,7 +24,9 @@ import java.util.zip.CRC32C;
  * </pre>
  * Selective bit {@code k} set means sequence number {@code next + k} is held by the receiver, not yet delivered.
  * Flags: 1 (ACK only) = answer with an acknowledgement at once; 2 and 4 = since its last report the receiver got a
- * duplicate on the request (2) or reply (4) stream, so a retransmission of its sender was needless (as TCP's D-SACK).
+ * duplicate on the request (2) or reply (4) stream, so a retransmission of its sender was needless (as TCP's D-SACK);
+ * 8 = the checksum covers these 80 bytes only, the fragment's bytes are left to UDP's own checksum (the sender's
+ * {@code GEX_UDP_CHECKSUM=header}). The flag is itself covered, so a damaged flag fails the check either way.
  */
 public final class UdpHeaderFlyweight {
     public static final int LENGTH = 80;
@@ -37,6 +40,7 @@ public final class UdpHeaderFlyweight {
     private static final int FLAGS_OFFSET = 3;
     private static final byte FLAG_ACK_REQUEST = 1;
     private static final int FLAG_DUPLICATE_SHIFT = 1;
+    private static final byte FLAG_HEADER_CHECKSUM = 8;
     private static final int CHECKSUM_OFFSET = 4;
     private static final int COOKIE_OFFSET = 8;
     private static final int SOURCE_OFFSET = 16;
@@ -124,10 +128,16 @@ public final class UdpHeaderFlyweight {
         return this;
     }
 
-    /** Writes the checksum of the datagram of {@code length} bytes that starts at this header. */
-    public void seal(int length) {
+    /**
+     * Writes the checksum of the datagram of {@code length} bytes that starts at this header: of all of it, or with
+     * {@code headerOnly} of the header alone (and says so in the flags).
+     */
+    public void seal(int length, boolean headerOnly) {
         buffer.putInt(offset + CHECKSUM_OFFSET, 0, ORDER);
-        buffer.putInt(offset + CHECKSUM_OFFSET, checksum(length), ORDER);
+        if (headerOnly) {
+            buffer.putByte(offset + FLAGS_OFFSET, (byte) (buffer.getByte(offset + FLAGS_OFFSET) | FLAG_HEADER_CHECKSUM));
+        }
+        buffer.putInt(offset + CHECKSUM_OFFSET, checksum(headerOnly ? LENGTH : length), ORDER);
     }
 
     private int checksum(int length) {
@@ -155,7 +165,8 @@ public final class UdpHeaderFlyweight {
         if (type == TYPE_DATA && LENGTH + fragmentLength() > length) {
             return TRUNCATED;
         }
-        if (checksum(length) != sent) {
+        final boolean headerOnly = (buffer.getByte(offset + FLAGS_OFFSET) & FLAG_HEADER_CHECKSUM) != 0;
+        if (checksum(headerOnly ? LENGTH : length) != sent) {
             return BAD_CHECKSUM;
         }
         if (buffer.getLong(offset + COOKIE_OFFSET, ORDER) != cookie) {
