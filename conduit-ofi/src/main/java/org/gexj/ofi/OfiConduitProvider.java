@@ -4,6 +4,8 @@ import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
 import org.gexj.spi.ConduitProvider;
 
+import java.util.List;
+
 /** ServiceLoader entry of the ofi conduit ({@code GEX_CONDUIT=ofi}). */
 public final class OfiConduitProvider implements ConduitProvider {
     @Override
@@ -28,5 +30,11 @@ public final class OfiConduitProvider implements ConduitProvider {
                 Ofi.unavailabilityCause());
         }
         return OfiConduit.open(context);
+    }
+
+    /** Removes the shm regions ({@code /dev/shm/<pid>:*}) of ranks that were killed before they could unlink them. */
+    @Override
+    public List<String> cleanup(String jobId, List<Long> rankPids) {
+        return ShmLeftovers.removeEnded(ShmLeftovers.SHM, rankPids);
     }
 }

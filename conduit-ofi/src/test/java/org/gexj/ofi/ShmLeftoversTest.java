@@ -26,13 +26,27 @@ class ShmLeftoversTest {
         for (String name : new String[] {"4242:0:0", "4242:1:0", "42420:0:0", "424:0:0", "7:0:0", "gexj-4242-seg"}) {
             Files.createFile(dir.resolve(name));
         }
-        assertEquals(2, ShmLeftovers.remove(dir, 4242));
+        assertEquals(List.of(dir.resolve("4242:0:0").toString(), dir.resolve("4242:1:0").toString()),
+            ShmLeftovers.remove(dir, 4242).stream().sorted().toList());
         assertFalse(Files.exists(dir.resolve("4242:0:0")));
         assertFalse(Files.exists(dir.resolve("4242:1:0")));
         for (String kept : new String[] {"42420:0:0", "424:0:0", "7:0:0", "gexj-4242-seg"}) {
             assertTrue(Files.exists(dir.resolve(kept)), kept);
         }
-        assertEquals(0, ShmLeftovers.remove(dir, 4242));
+        assertEquals(List.of(), ShmLeftovers.remove(dir, 4242));
+    }
+
+    /** After a job, the regions of its ended ranks go; those of a live process stay even when it was named. */
+    @Test
+    void removesTheRegionsOfEndedProcessesOnly(@TempDir Path dir) throws Exception {
+        final Process ended = new ProcessBuilder("true").start();
+        ended.waitFor();
+        final long live = ProcessHandle.current().pid();
+        Files.createFile(dir.resolve(ended.pid() + ":0:0"));
+        Files.createFile(dir.resolve(live + ":0:0"));
+        assertEquals(List.of(dir.resolve(ended.pid() + ":0:0").toString()),
+            ShmLeftovers.removeEnded(dir, List.of(ended.pid(), live)));
+        assertTrue(Files.exists(dir.resolve(live + ":0:0")));
     }
 
     /**
@@ -73,6 +87,6 @@ class ShmLeftoversTest {
 
     @Test
     void aMissingDirectoryRemovesNothing(@TempDir Path dir) {
-        assertEquals(0, ShmLeftovers.remove(dir.resolve("absent"), 1));
+        assertEquals(List.of(), ShmLeftovers.remove(dir.resolve("absent"), 1));
     }
 }

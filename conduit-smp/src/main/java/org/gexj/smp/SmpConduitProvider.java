@@ -30,7 +30,7 @@ public final class SmpConduitProvider implements ConduitProvider {
 
     /** Removes the job's files in /dev/shm that a killed rank could not unlink. */
     @Override
-    public List<String> cleanup(String jobId) {
+    public List<String> cleanup(String jobId, List<Long> rankPids) {
         return SharedFiles.removeLeftovers(Smp.SHM, jobId);
     }
 }

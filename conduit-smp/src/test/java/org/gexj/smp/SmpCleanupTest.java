@@ -41,7 +41,7 @@ class SmpCleanupTest {
     void theProviderCleansDevShm() throws IOException {
         final String job = SmpJob.newJobId();
         Files.createFile(Smp.SHM.resolve(job + "-seg-0"));
-        assertEquals(List.of(job + "-seg-0"), new SmpConduitProvider().cleanup(job));
-        assertEquals(List.of(), new SmpConduitProvider().cleanup(job));
+        assertEquals(List.of(job + "-seg-0"), new SmpConduitProvider().cleanup(job, List.of()));
+        assertEquals(List.of(), new SmpConduitProvider().cleanup(job, List.of()));
     }
 }

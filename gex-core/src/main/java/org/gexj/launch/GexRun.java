@@ -68,7 +68,8 @@ public final class GexRun {
     private static final long TERMINATE_AFTER_MS = 3000;
     private static final long KILL_AFTER_MS = 6000;
     private static final long SUPERVISE_WAKE_MS = 250;
-    /** Where the smp conduit keeps a job's files, named {@code <jobId>-*}. */
+    /** How long the launcher waits for killed ranks to go before it cleans up after them. */
+    private static final long CLEANUP_WAIT_SECONDS = 5;
 
     private GexRun() {
     }
@@ -222,9 +223,10 @@ public final class GexRun {
         } finally {
             destroyAll(ranks, true);
             output.drain();
+            final List<Long> pids = ssh == null ? endedPids(ranks) : List.of();
             final List<String> removed = new ArrayList<>();
             for (ConduitProvider conduit : Conduits.all()) {
-                removed.addAll(conduit.cleanup(jobId));
+                removed.addAll(conduit.cleanup(jobId, pids));
             }
             if (!removed.isEmpty()) {
                 output.launcherLine(leftoversReport(jobId, removed));
@@ -353,6 +355,29 @@ public final class GexRun {
                 + " failed: see ssh's message above)";
         }
         return code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
+    }
+
+    /**
+     * The ranks' process ids, once each has ended (a killed process takes a moment to go; one still there after
+     * {@link #CLEANUP_WAIT_SECONDS} is left out, so nothing it still uses is removed).
+     */
+    private static List<Long> endedPids(Process[] ranks) {
+        final List<Long> pids = new ArrayList<>(ranks.length);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CLEANUP_WAIT_SECONDS);
+        for (Process p : ranks) {
+            if (p == null) {
+                continue;
+            }
+            try {
+                if (p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    pids.add(p.pid());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return pids;
     }
 
     private static void destroyAll(Process[] ranks, boolean forcibly) {

@@ -21,9 +21,11 @@ public interface ConduitProvider {
      * processes ended; the launcher calls it for every conduit after every job. A conduit that leaks nothing when its
      * ranks are killed returns an empty list.
      *
+     * @param rankPids the process ids of the job's ranks that ran on this host, each ended or given up on (a rank
+     *                 still alive keeps what it uses); empty when the ranks ran on other hosts
      * @return what was removed, one description each, so the launcher can report it
      */
-    default java.util.List<String> cleanup(String jobId) {
+    default java.util.List<String> cleanup(String jobId, java.util.List<Long> rankPids) {
         return java.util.List.of();
     }
 }

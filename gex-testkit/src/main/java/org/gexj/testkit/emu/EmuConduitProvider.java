@@ -31,7 +31,7 @@ public final class EmuConduitProvider implements ConduitProvider {
 
     /** Nothing to remove: an emu job lives in the memory of its JVM only. */
     @Override
-    public List<String> cleanup(String jobId) {
+    public List<String> cleanup(String jobId, List<Long> rankPids) {
         return List.of();
     }
 }

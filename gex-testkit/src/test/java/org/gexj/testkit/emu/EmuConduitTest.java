@@ -115,7 +115,7 @@ class EmuConduitTest {
             .map(EmuConduitProvider.class::cast).findFirst().orElseThrow();
         assertTrue(provider.isAvailable());
         assertNull(provider.unavailabilityCause());
-        assertEquals(List.of(), provider.cleanup("anyjob"));
+        assertEquals(List.of(), provider.cleanup("anyjob", List.of(1L)));
         try (EmuTestJob job = EmuTestJob.open(2, Map.of("GEX_EMU_FRAME", "4096", "GEX_EMU_IMM_BITS", "32"))) {
             final Capabilities c = job.rank(0).capabilities();
             assertEquals("emu", c.conduit());
