@@ -16,7 +16,7 @@ import java.util.Map;
  */
 class UdpSshAmConformanceTest extends AmConformanceKit {
     @RegisterExtension
-    static final NetnsSshHosts HOSTS = new NetnsSshHosts();
+    static final NetnsSshHosts HOSTS = NetnsSshHosts.sharingConnections();
 
     @Override
     protected Map<String, String> environment() {

@@ -28,16 +28,36 @@ import java.util.stream.Stream;
  * the packages ({@code ./gexj.sh} installs them). Register it in a static field:
  * {@code @RegisterExtension static final NetnsSshHosts HOSTS = new NetnsSshHosts();}. Constructing one does nothing on
  * the system (kit rank processes load the test class too).
+ *
+ * <p>{@link #sharingConnections()} gives hosts whose gexrun ssh command shares one connection per host (OpenSSH's
+ * {@code ControlMaster}), for classes that start dozens of jobs: each rank's session then skips the key exchange and
+ * login, about 0.75 s each on this machine. Start-up measurements and failure tests use {@code new NetnsSshHosts()}, a
+ * login per session as a first job on a cluster has.
  */
 public final class NetnsSshHosts implements BeforeAllCallback, AfterAllCallback, KitHosts {
     private static final long COMMAND_SECONDS = 30;
     /** How long both sshds have to accept a login after they start. */
     private static final long READY_SECONDS = 20;
 
+    private final boolean share;
     private final NetnsPair pair = new NetnsPair();
     private final Process[] sshd = new Process[2];
     private Path directory;
     private List<String> ssh = List.of();
+
+    /** Hosts whose sessions each log in. */
+    public NetnsSshHosts() {
+        this(false);
+    }
+
+    private NetnsSshHosts(boolean share) {
+        this.share = share;
+    }
+
+    /** Hosts whose gexrun sessions share one ssh connection per host, opened by the first and kept for 60 s idle. */
+    public static NetnsSshHosts sharingConnections() {
+        return new NetnsSshHosts(true);
+    }
 
     /** The namespaces and their link. */
     public NetnsPair pair() {
@@ -70,10 +90,23 @@ public final class NetnsSshHosts implements BeforeAllCallback, AfterAllCallback,
         return Math.max(ranks, 4);
     }
 
-    /** gexrun's options for a job on both hosts, ranks round robin: {@code --hosts A,B --ssh COMMAND}. */
+    /**
+     * gexrun's options for a job on both hosts, ranks round robin: {@code --hosts A,B --ssh COMMAND}, the command
+     * sharing connections when these hosts do.
+     */
     @Override
     public List<String> gexrunOptions() {
-        return List.of("--hosts", host(0) + "," + host(1), "--ssh", String.join(" ", sshCommand()));
+        return List.of("--hosts", host(0) + "," + host(1), "--ssh", String.join(" ", gexrunSsh()));
+    }
+
+    private List<String> gexrunSsh() {
+        final List<String> command = new ArrayList<>(sshCommand());
+        if (share) {
+            // ControlPersist: a master of its own, so that every rank's ssh exits with its rank, the first too
+            command.addAll(List.of("-o", "ControlMaster=auto", "-o", "ControlPath=" + directory.resolve("cm-%C"),
+                "-o", "ControlPersist=60"));
+        }
+        return command;
     }
 
     /**
@@ -218,8 +251,27 @@ public final class NetnsSshHosts implements BeforeAllCallback, AfterAllCallback,
         }
     }
 
-    /** Stops both sshds (their sessions' ranks die with the namespaces) and deletes the keys. Idempotent. */
+    /**
+     * Ends the shared connections, stops both sshds (their sessions' ranks die with the namespaces) and deletes the
+     * keys. Idempotent.
+     */
     private synchronized void stop() {
+        if (share && !ssh.isEmpty()) {
+            for (int side = 0; side < 2; side++) {
+                final List<String> exit = new ArrayList<>(pair.exec(0));
+                exit.addAll(gexrunSsh());
+                exit.addAll(List.of("-O", "exit", host(side)));
+                try {
+                    new ProcessBuilder(exit).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start()
+                        .waitFor(5, TimeUnit.SECONDS);
+                } catch (IOException e) {
+                    // no master to end: the namespaces' teardown ends whatever is left
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
         for (int side = 0; side < 2; side++) {
             final Process p = sshd[side];
             if (p != null && p.isAlive()) {
