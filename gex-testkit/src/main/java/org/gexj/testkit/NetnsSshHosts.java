@@ -31,8 +31,8 @@ import java.util.stream.Stream;
  *
  * <p>{@link #sharingConnections()} gives hosts whose gexrun ssh command shares one connection per host (OpenSSH's
  * {@code ControlMaster}), for classes that start dozens of jobs: each rank's session then skips the key exchange and
- * login, about 0.75 s each on this machine. Start-up measurements and failure tests use {@code new NetnsSshHosts()}, a
- * login per session as a first job on a cluster has.
+ * login, about 0.75 s each on this machine. Start-up measurements and tests of lost ssh sessions use
+ * {@code new NetnsSshHosts()}: a login per session, as a job's first contact with a cluster has.
  */
 public final class NetnsSshHosts implements BeforeAllCallback, AfterAllCallback, KitHosts {
     private static final long COMMAND_SECONDS = 30;
