@@ -86,7 +86,8 @@ public final class UdpConduit implements Conduit {
         if (rank == 0) {
             System.err.println("gex: udp conduit over " + port.describe() + ", datagrams up to " + settings.datagram()
                 + " B, " + settings.depth() + " in flight per peer (" + UdpSettings.DEPTH + ")"
-                + (settings.checksumPayload() ? "" : ", checksum of the headers only (" + UdpSettings.CHECKSUM + "=header)"));
+                + (settings.checksumPayload() ? ""
+                    : ", checksum of the headers only (" + UdpSettings.CHECKSUM + "=header)"));
         }
     }
 

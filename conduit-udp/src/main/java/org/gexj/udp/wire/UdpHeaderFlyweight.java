@@ -135,7 +135,8 @@ public final class UdpHeaderFlyweight {
     public void seal(int length, boolean headerOnly) {
         buffer.putInt(offset + CHECKSUM_OFFSET, 0, ORDER);
         if (headerOnly) {
-            buffer.putByte(offset + FLAGS_OFFSET, (byte) (buffer.getByte(offset + FLAGS_OFFSET) | FLAG_HEADER_CHECKSUM));
+            final byte flags = buffer.getByte(offset + FLAGS_OFFSET);
+            buffer.putByte(offset + FLAGS_OFFSET, (byte) (flags | FLAG_HEADER_CHECKSUM));
         }
         buffer.putInt(offset + CHECKSUM_OFFSET, checksum(headerOnly ? LENGTH : length), ORDER);
     }
