@@ -36,9 +36,10 @@ import java.util.Map;
  * (AMUDP) is its model.
  *
  * <p>Nothing is cross-mapped and there is no native RMA: RMA runs over AM (gex-rma's engine) and AM Long is packed,
- * its payload in the frame. Frames are fragmented, so Medium reaches the AM layer's 64 KiB and Long
- * {@code GEX_UDP_MAX_FRAME} (1 GiB by default). Every datagram carries a version, a cookie derived from the job's
- * secret and a CRC32C; datagrams that fail a check are dropped and counted ({@link #counters()}).
+ * its payload in the frame. Frames are fragmented, so Long reaches {@code GEX_UDP_MAX_FRAME} (1 GiB by default);
+ * Medium is GASNet's udp Medium, 65000 bytes, whose frame fits one datagram of the default size;
+ * {@code GEX_AM_MAX_MEDIUM} raises it, to fragmented frames. Every datagram carries a version, a cookie derived from
+ * the job's secret and a CRC32C; datagrams that fail a check are dropped and counted ({@link #counters()}).
  *
  * <p>Each rank binds one receive socket to {@code GEX_UDP_BIND} (an address or an interface name; by default the
  * address its bootstrap connection uses) and publishes it through the bootstrap. Progress is {@link #poll}: receiving
@@ -46,6 +47,12 @@ import java.util.Map;
  */
 public final class UdpConduit implements Conduit {
     private static final long PAGE = 4096;
+    /**
+     * The Medium limit the AM layer takes by default (GASNet's udp-conduit's): its frame, with any args and the
+     * 80-byte datagram header, fits one datagram of the default {@code GEX_UDP_DATAGRAM}, so a Medium is delivered
+     * from the receive buffer in place and RMA over AM moves one datagram per chunk. 65536 bytes took two.
+     */
+    static final int MEDIUM = 65000;
     /** Longest a closing rank waits for its last datagrams to be acknowledged. */
     private static final long LINGER_NANOS = 2_000_000_000L;
 
@@ -80,7 +87,7 @@ public final class UdpConduit implements Conduit {
             (peer, reason) -> context.health().fail(peer, reason));
         final int frame = settings.maxFrame();
         this.capabilities = Capabilities.builder("udp").maxFrameLength(frame)
-            .maxMedium(frame, frame).maxLong(frame, frame).maxPackedLong(frame)
+            .maxMedium(Math.min(frame, MEDIUM), Math.min(frame, MEDIUM)).maxLong(frame, frame).maxPackedLong(frame)
             .nativeRma(false).crossMapped(false).conduitBarrier(false).orderedChannels(true)
             .threading(Capabilities.Threading.CONCURRENT).build();
         if (rank == 0) {

@@ -90,7 +90,10 @@ public final class Am {
         this.rank = client.rank();
         this.size = client.size();
         final long frameLimit = capabilities.maxFrameLength() - AmFrameFlyweight.payloadOffset(MAX_ARGS);
-        this.maxMedium = client.config().getLong("GEX_AM_MAX_MEDIUM", Math.min(65536, frameLimit), 512, frameLimit);
+        // the conduit's Medium (udp: one datagram's worth) is the default; a user may ask for up to a whole frame
+        final long conduitMedium = Math.min(capabilities.maxMediumRequest(), capabilities.maxMediumReply());
+        this.maxMedium = client.config().getLong("GEX_AM_MAX_MEDIUM",
+            Math.max(512, Math.min(Math.min(65536, frameLimit), conduitMedium)), 512, frameLimit);
         this.backPressureTimeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
         // a packed Long carries its payload in the frame: up to the conduit's frame (udp fragments frames of any size)
         this.longEngine = capabilities.crossMapped() ? null

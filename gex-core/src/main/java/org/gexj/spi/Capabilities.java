@@ -6,8 +6,10 @@ package org.gexj.spi;
  *
  * @param conduit                 short conduit name, e.g. {@code smp}
  * @param maxFrameLength          largest frame {@link Conduit#claim} accepts (header, args and inline payload)
- * @param maxMediumRequest        largest Medium request payload the conduit carries
- * @param maxMediumReply          largest Medium reply payload
+ * @param maxMediumRequest        largest Medium request payload the conduit carries in one piece: the AM layer's
+ *                                default Medium limit, which {@code GEX_AM_MAX_MEDIUM} may raise up to what
+ *                                {@code maxFrameLength} holds
+ * @param maxMediumReply          the same for Medium replies
  * @param maxLongRequest          largest Long request payload
  * @param maxLongReply            largest Long reply payload
  * @param maxPackedLong           largest Long payload that may travel inside the envelope frame
@@ -90,12 +92,13 @@ public record Capabilities(String conduit, int maxFrameLength, long maxMediumReq
             this.conduit = conduit;
         }
 
-        /** The largest frame; also the default Medium limit in both directions and the largest packed Long. */
+        /** The largest frame {@link Conduit#claim} accepts. */
         public Builder maxFrameLength(int v) {
             maxFrameLength = v;
             return this;
         }
 
+        /** The Medium payloads the conduit carries in one piece: the AM layer's default Medium limits. */
         public Builder maxMedium(long request, long reply) {
             maxMediumRequest = request;
             maxMediumReply = reply;
