@@ -49,10 +49,10 @@ public final class EpollDatagramPort implements DatagramPort {
     }
 
     /**
-     * Opens sockets of the bound address's family. Netty's {@link Socket#newSocketDgram()} opens IPv6 ones wherever IPv6
-     * is preferred, and Linux sends from an IPv6 socket connected to an IPv4-mapped peer as from an unconnected one,
-     * looking up the route for every datagram (a 64 KiB flood round trip took 4-5 % longer); a connected IPv4 socket
-     * keeps its route.
+     * Opens sockets of the bound address's family; a subclass only to reach Netty's protected factory, never made.
+     * Netty's {@link Socket#newSocketDgram()} opens IPv6 ones wherever IPv6 is preferred, and Linux sends from an IPv6
+     * socket connected to an IPv4-mapped peer as from an unconnected one, looking up the route for every datagram (a
+     * 64 KiB flood round trip took 4-5 % longer); a connected IPv4 socket keeps its route.
      */
     private static final class Family extends Socket {
         private Family(int fd) {
