@@ -87,7 +87,7 @@ public final class UdpConduit implements Conduit {
             (peer, reason) -> context.health().fail(peer, reason));
         final int frame = settings.maxFrame();
         this.capabilities = Capabilities.builder("udp").maxFrameLength(frame)
-            .maxMedium(Math.min(frame, MEDIUM), Math.min(frame, MEDIUM)).maxLong(frame, frame).maxPackedLong(frame)
+            .maxMedium(MEDIUM, MEDIUM).maxLong(frame, frame).maxPackedLong(frame)
             .nativeRma(false).crossMapped(false).conduitBarrier(false).orderedChannels(true)
             .threading(Capabilities.Threading.CONCURRENT).build();
         if (rank == 0) {
