@@ -39,7 +39,8 @@ import java.util.Map;
  * its payload in the frame. Frames are fragmented, so Long reaches {@code GEX_UDP_MAX_FRAME} (1 GiB by default);
  * Medium is GASNet's udp Medium, 65000 bytes, whose frame fits one datagram of the default size;
  * {@code GEX_AM_MAX_MEDIUM} raises it, to fragmented frames. Every datagram carries a version, a cookie derived from
- * the job's secret and a CRC32C; datagrams that fail a check are dropped and counted ({@link #counters()}).
+ * the job's secret and a CRC32C, of the whole datagram when it crosses a link and of its header when it stays in this
+ * host ({@code GEX_UDP_CHECKSUM}); datagrams that fail a check are dropped and counted ({@link #counters()}).
  *
  * <p>Each rank binds one receive socket to {@code GEX_UDP_BIND} (an address or an interface name; by default the
  * address its bootstrap connection uses) and publishes it through the bootstrap. Progress is {@link #poll}: receiving
@@ -93,9 +94,27 @@ public final class UdpConduit implements Conduit {
         if (rank == 0) {
             System.err.println("gex: udp conduit over " + port.describe() + ", datagrams up to " + settings.datagram()
                 + " B, " + settings.depth() + " in flight per peer (" + UdpSettings.DEPTH + ")"
-                + (settings.checksumPayload() ? ""
-                    : ", checksum of the headers only (" + UdpSettings.CHECKSUM + "=header)"));
+                + ", " + coverage());
         }
+    }
+
+    private static String peers(int n) {
+        return n + (n == 1 ? " peer" : " peers");
+    }
+
+    /** What rank 0's checksums cover, for the start-up line. */
+    private String coverage() {
+        int onHost = 0;
+        for (int p = 0; p < size; p++) {
+            onHost += p != rank && port.withinHost(p) ? 1 : 0;
+        }
+        final String setting = " (" + UdpSettings.CHECKSUM + "=" + settings.checksum().name().toLowerCase(java.util.Locale.ROOT) + ")";
+        return switch (settings.checksum()) {
+            case DATAGRAM -> "checksum of whole datagrams" + setting;
+            case HEADER -> "checksum of the headers only" + setting;
+            case AUTO -> "checksum of whole datagrams to " + peers(size - 1 - onHost) + " across a link, of the headers"
+                + " only to " + peers(onHost) + " on this host" + setting;
+        };
     }
 
     static UdpConduit open(ConduitContext context) {

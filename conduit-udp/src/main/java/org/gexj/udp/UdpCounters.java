@@ -13,6 +13,8 @@ public final class UdpCounters {
     long framesSent;
     long framesDelivered;
     long bytesSent;
+    /** Datagrams sent with a checksum of their headers only ({@code GEX_UDP_CHECKSUM}). */
+    long headerChecksumOnly;
     long retransmitted;
     long fastRetransmitted;
     long needlessReported;
@@ -36,6 +38,7 @@ public final class UdpCounters {
         m.put("udp.frames.sent", framesSent);
         m.put("udp.frames.delivered", framesDelivered);
         m.put("udp.bytes.sent", bytesSent);
+        m.put("udp.checksum.header-only", headerChecksumOnly);
         m.put("udp.retransmitted", retransmitted);
         m.put("udp.retransmitted.fast", fastRetransmitted);
         m.put("udp.retransmitted.needless", needlessReported);

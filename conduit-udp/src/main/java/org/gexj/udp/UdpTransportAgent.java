@@ -59,8 +59,8 @@ final class UdpTransportAgent {
     private final UdpCounters counters = new UdpCounters();
     private final int window;
     private final int fragment;
-    /** {@code GEX_UDP_CHECKSUM=header}: this rank's datagrams leave their fragment's bytes to UDP's checksum. */
-    private final boolean headerChecksum;
+    /** Per peer, whether this rank's datagrams to it checksum their headers only ({@code GEX_UDP_CHECKSUM}). */
+    private final boolean[] headerOnly;
     private final ReentrantLock lock = new ReentrantLock();
     private final UdpBufferPool pool;
     private final UdpSendStream[] sends;
@@ -98,7 +98,10 @@ final class UdpTransportAgent {
         this.pool = new UdpBufferPool(2 * settings.sendBytes());
         this.window = settings.depth();
         this.fragment = settings.datagram() - HEADER;
-        this.headerChecksum = !settings.checksumPayload();
+        this.headerOnly = new boolean[size];
+        for (int p = 0; p < size; p++) {
+            headerOnly[p] = settings.checksum().headerOnly(port.withinHost(p));
+        }
         this.ackEvery = Math.max(1, window / 4);
         this.sends = new UdpSendStream[2 * size];
         this.receives = new UdpReceiveStream[2 * size];
@@ -274,7 +277,10 @@ final class UdpTransportAgent {
         out.wrap(b.buffer, offset)
             .data(cookie, rank, s.peer, s.channel, sequence, b.frameLength, offset, length);
         acknowledgements(s.peer);
-        out.seal(HEADER + length, headerChecksum);
+        out.seal(HEADER + length, headerOnly[s.peer]);
+        if (headerOnly[s.peer]) {
+            counters.headerChecksumOnly++;
+        }
         if (!port.send(s.peer, b.buffer, offset, offset + HEADER + length)) {
             counters.sendRefused++;
         }
@@ -318,7 +324,10 @@ final class UdpTransportAgent {
     private void sendAck(int peer, boolean request) {
         out.wrap(ackBuffer.buffer, 0).ack(cookie, rank, peer, request);
         acknowledgements(peer);
-        out.seal(HEADER, headerChecksum);
+        out.seal(HEADER, headerOnly[peer]);
+        if (headerOnly[peer]) {
+            counters.headerChecksumOnly++;
+        }
         if (!port.send(peer, ackBuffer.buffer, 0, HEADER)) {
             counters.sendRefused++;
         }

@@ -80,6 +80,12 @@ final class LossyNetwork {
             }
 
             @Override
+            public boolean withinHost(int peer) {
+                // a link that damages datagrams, whatever its addresses say
+                return false;
+            }
+
+            @Override
             public String describe() {
                 return "lossy in-process network";
             }

@@ -4,6 +4,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 import org.gexj.testkit.AmConformanceKit;
+import org.gexj.udp.io.DatagramPort;
 import org.gexj.udp.io.NioDatagramPort;
 import org.gexj.udp.wire.UdpHeaderFlyweight;
 import org.junit.jupiter.api.Test;
@@ -16,13 +17,16 @@ import java.nio.channels.DatagramChannel;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import static org.gexj.udp.UdpSettings.Checksum.AUTO;
+import static org.gexj.udp.UdpSettings.Checksum.DATAGRAM;
+import static org.gexj.udp.UdpSettings.Checksum.HEADER;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * AM conformance over udp sockets with {@code GEX_UDP_CHECKSUM=header}: datagrams checksummed in their headers only.
- * And what such a rank puts on the wire: the datagrams a socket receives from it are valid with any payload byte
- * changed, those of a rank with the default are not.
+ * And what each setting puts on the wire: whether a datagram a socket receives is still valid with a payload byte
+ * changed (header; auto to a peer on this host) or not (datagram; auto to a peer across a link).
  */
 class UdpHeaderChecksumAmConformanceTest extends AmConformanceKit {
     private static final long COOKIE = 0x0DDC_0FFE_E0DD_F00DL;
@@ -36,20 +40,34 @@ class UdpHeaderChecksumAmConformanceTest extends AmConformanceKit {
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void theWireCarriesWhatTheSettingSays() throws Exception {
-        assertEquals(UdpHeaderFlyweight.VALID, sendOneAndDamageItsPayload(false), "header: the payload is not covered");
-        assertEquals(UdpHeaderFlyweight.BAD_CHECKSUM, sendOneAndDamageItsPayload(true), "datagram: it is");
+        assertEquals(UdpHeaderFlyweight.VALID, sendOneAndDamageItsPayload(HEADER, false),
+            "header: the payload is not covered");
+        assertEquals(UdpHeaderFlyweight.VALID, sendOneAndDamageItsPayload(HEADER, true),
+            "header: not across a link either");
+        assertEquals(UdpHeaderFlyweight.BAD_CHECKSUM, sendOneAndDamageItsPayload(DATAGRAM, false),
+            "datagram: it is, even within the host");
+        assertEquals(UdpHeaderFlyweight.VALID, sendOneAndDamageItsPayload(AUTO, false),
+            "auto: a peer on this host gets the header covered only");
+        assertEquals(UdpHeaderFlyweight.BAD_CHECKSUM, sendOneAndDamageItsPayload(AUTO, true),
+            "auto: a peer across a link gets the whole datagram covered");
     }
 
-    /** Rank 0 sends one frame to a plain socket standing in for rank 1: the verdict on it, a payload byte flipped. */
-    private static int sendOneAndDamageItsPayload(boolean checksumPayload) throws Exception {
+    /**
+     * Rank 0 sends one frame to a plain socket standing in for rank 1: the verdict on it, a payload byte flipped. The
+     * socket is on loopback; {@code acrossALink} makes the port say it is not, as for a peer on another host.
+     */
+    private static int sendOneAndDamageItsPayload(UdpSettings.Checksum checksum, boolean acrossALink)
+        throws Exception {
         final InetAddress loopback = InetAddress.getLoopbackAddress();
         final UdpSettings settings = new UdpSettings(8, 65507, 1 << 20, 1 << 20, 1 << 20, 10_000_000_000L,
-            10_000_000_000L, 10, 60_000_000_000L, 0, "nio", null, checksumPayload);
+            10_000_000_000L, 10, 60_000_000_000L, 0, "nio", null, checksum);
         try (DatagramChannel peer = DatagramChannel.open();
              NioDatagramPort port = new NioDatagramPort(loopback, 1 << 20, 2)) {
             peer.bind(new InetSocketAddress(loopback, 0));
             port.connect(1, (InetSocketAddress) peer.getLocalAddress(), 1 << 20);
-            final UdpTransportAgent agent = new UdpTransportAgent(0, 2, COOKIE, settings, port, (p, reason) -> { });
+            assertTrue(port.withinHost(1), "loopback is this host");
+            final UdpTransportAgent agent = new UdpTransportAgent(0, 2, COOKIE, settings,
+                acrossALink ? new AcrossALink(port) : port, (p, reason) -> { });
             try {
                 final Claim claim = new Claim();
                 assertEquals(Conduit.OK, agent.claim(claim, 1, 0, PAYLOAD));
@@ -73,6 +91,44 @@ class UdpHeaderChecksumAmConformanceTest extends AmConformanceKit {
             } finally {
                 agent.close();
             }
+        }
+    }
+
+    /** A port whose peers are all on other hosts, whatever their addresses. */
+    private record AcrossALink(DatagramPort port) implements DatagramPort {
+        @Override
+        public boolean send(int peer, UnsafeBuffer data, int from, int to) {
+            return port.send(peer, data, from, to);
+        }
+
+        @Override
+        public int receive(UnsafeBuffer into, int from, int to) {
+            return port.receive(into, from, to);
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return port.localAddress();
+        }
+
+        @Override
+        public void connect(int peer, InetSocketAddress address, int socketBuffer) {
+            port.connect(peer, address, socketBuffer);
+        }
+
+        @Override
+        public boolean withinHost(int peer) {
+            return false;
+        }
+
+        @Override
+        public String describe() {
+            return port.describe();
+        }
+
+        @Override
+        public void close() {
+            port.close();
         }
     }
 }

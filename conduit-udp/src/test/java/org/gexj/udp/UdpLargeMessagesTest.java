@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * one datagram; 65536 B in two with {@code GEX_AM_MAX_MEDIUM=65536}), a Long of 24 MiB (GASNet's udp-conduit stops at
  * 65000 B), and an RMA put and get of 8 MiB (RMA over AM, in Medium chunks of one datagram each); every byte checked
  * where it lands. The counters are read through {@link Client#conduitCounters()}, during the job and after its
- * close, and account for the traffic.
+ * close, and account for the traffic and for what the checksums covered.
  */
 class UdpLargeMessagesTest {
     private static final long SEGMENT = 64L << 20;
@@ -42,7 +42,9 @@ class UdpLargeMessagesTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aMediumRaisedBeyondOneDatagramArrivesWholeInTwo() {
-        largeMediumLongAndRma(Map.of("GEX_CONDUIT", "udp", "GEX_AM_MAX_MEDIUM", "65536"), 65536, 2);
+        // and with the whole of every datagram checksummed, as across a link
+        largeMediumLongAndRma(Map.of("GEX_CONDUIT", "udp", "GEX_AM_MAX_MEDIUM", "65536", "GEX_UDP_CHECKSUM", "datagram"),
+            65536, 2);
     }
 
     private static void largeMediumLongAndRma(Map<String, String> env, int maxMedium, int mediumDatagrams) {
@@ -123,6 +125,13 @@ class UdpLargeMessagesTest {
         final Map<String, Long> closed = clients[1].conduitCounters();
         assertTrue(closed.get("udp.frames.delivered") >= 2, "counters after close: " + closed);
         assertEquals(0L, closed.get("udp.dropped.checksum"), closed.toString());
+        // on loopback the default (auto) checksums every datagram's header only; datagram none
+        final boolean auto = !env.containsKey("GEX_UDP_CHECKSUM");
+        for (Client c : clients) {
+            final Map<String, Long> counters = c.conduitCounters();
+            assertEquals(auto ? counters.get("udp.datagrams.sent") : 0L, counters.get("udp.checksum.header-only"),
+                "rank " + c.rank() + ": " + counters);
+        }
     }
 
     /** DATA datagrams sent between two readings of the counters: first sends, without acknowledgements and resends. */

@@ -39,7 +39,7 @@ class UdpLossDetectionTest {
         final LossyNetwork net = new LossyNetwork(1, new LossyNetwork.Faults(0, 0, 0, 0, 0, 0, 0), 2, COOKIE);
         // a 10 s timeout, so a timeout cannot be what repairs it; the reorder window is 1.25 s
         final UdpSettings settings = new UdpSettings(16, 1024, 1 << 20, 1 << 20, 1 << 20, 10_000_000_000L,
-            10_000_000_000L, 1000, 30_000_000_000L, 0, "auto", null, true);
+            10_000_000_000L, 1000, 30_000_000_000L, 0, "auto", null, UdpSettings.Checksum.DATAGRAM);
         final List<String> failures = new ArrayList<>();
         final UdpTransportAgent sender = new UdpTransportAgent(0, 2, COOKIE, settings,
             new DropNthData(net.port(0), 3), (peer, reason) -> failures.add(reason));
@@ -75,7 +75,7 @@ class UdpLossDetectionTest {
         final LossyNetwork net = new LossyNetwork(1, new LossyNetwork.Faults(0, 0, 0, 0, 0, 0, 0), 2, COOKIE);
         // one-fragment frames, a window of 16, a 1 ms timeout: the receiver's late start outlasts it
         final UdpSettings settings = new UdpSettings(16, 1024, 1 << 20, 1 << 20, 1 << 20, 1_000_000, 5_000_000, 1000,
-            30_000_000_000L, 0, "auto", null, true);
+            30_000_000_000L, 0, "auto", null, UdpSettings.Checksum.DATAGRAM);
         final List<String> failures = new ArrayList<>();
         final UdpTransportAgent sender = new UdpTransportAgent(0, 2, COOKIE, settings, net.port(0),
             (peer, reason) -> failures.add(reason));
@@ -147,6 +147,11 @@ class UdpLossDetectionTest {
         @Override
         public void connect(int peer, InetSocketAddress address, int socketBuffer) {
             port.connect(peer, address, socketBuffer);
+        }
+
+        @Override
+        public boolean withinHost(int peer) {
+            return port.withinHost(peer);
         }
 
         @Override

@@ -30,7 +30,7 @@ class UdpPeerFailureTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void retransmissionsRunOutAfterTheRetryLimit() {
         final String reason = silentPeer(new UdpSettings(8, 1024, 1 << 20, 1 << 20, 1 << 20, 100_000, 400_000, 5,
-            60_000_000_000L, 0, "auto", null, true));
+            60_000_000_000L, 0, "auto", null, UdpSettings.Checksum.DATAGRAM));
         assertTrue(reason.startsWith("udp: rank 1 did not acknowledge a datagram sent 6 times (GEX_UDP_RETRIES=5)"),
             reason);
     }
@@ -39,7 +39,7 @@ class UdpPeerFailureTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void aSilentPeerTimesOut() {
         final String reason = silentPeer(new UdpSettings(8, 1024, 1 << 20, 1 << 20, 1 << 20, 100_000, 100_000_000,
-            1_000_000, 1_000_000_000L, 0, "auto", null, true));
+            1_000_000, 1_000_000_000L, 0, "auto", null, UdpSettings.Checksum.DATAGRAM));
         assertEquals("udp: rank 1 sent nothing for 1 s while owing acknowledgements (GEX_UDP_PEER_TIMEOUT)", reason);
     }
 

@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,16 +21,30 @@ class UdpSettingsTest {
         assertEquals(1 << 30, s.maxFrame());
         assertEquals(60_000_000_000L, s.peerTimeoutNanos());
         assertEquals(null, s.bind());
-        assertTrue(s.checksumPayload(), "the checksum covers the whole datagram unless asked otherwise");
+        assertEquals(UdpSettings.Checksum.AUTO, s.checksum(), "whole datagrams across a link, headers within the host");
     }
 
     @Test
-    void checksumIsDatagramOrHeader() {
-        assertTrue(UdpSettings.from(Config.of(Map.of("GEX_UDP_CHECKSUM", "datagram"))).checksumPayload());
-        assertEquals(false, UdpSettings.from(Config.of(Map.of("GEX_UDP_CHECKSUM", "HEADER"))).checksumPayload());
+    void checksumIsAutoDatagramOrHeader() {
+        assertEquals(UdpSettings.Checksum.AUTO,
+            UdpSettings.from(Config.of(Map.of("GEX_UDP_CHECKSUM", "auto"))).checksum());
+        assertEquals(UdpSettings.Checksum.DATAGRAM,
+            UdpSettings.from(Config.of(Map.of("GEX_UDP_CHECKSUM", "datagram"))).checksum());
+        assertEquals(UdpSettings.Checksum.HEADER,
+            UdpSettings.from(Config.of(Map.of("GEX_UDP_CHECKSUM", "HEADER"))).checksum());
         final IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
             () -> UdpSettings.from(Config.of(Map.of("GEX_UDP_CHECKSUM", "off"))));
-        assertEquals("GEX_UDP_CHECKSUM=off is not one of datagram, header", bad.getMessage());
+        assertEquals("GEX_UDP_CHECKSUM=off is not one of auto, datagram, header", bad.getMessage());
+    }
+
+    @Test
+    void autoCoversTheHeaderOnlyWithinTheHost() {
+        assertTrue(UdpSettings.Checksum.AUTO.headerOnly(true));
+        assertFalse(UdpSettings.Checksum.AUTO.headerOnly(false));
+        assertFalse(UdpSettings.Checksum.DATAGRAM.headerOnly(true));
+        assertFalse(UdpSettings.Checksum.DATAGRAM.headerOnly(false));
+        assertTrue(UdpSettings.Checksum.HEADER.headerOnly(true));
+        assertTrue(UdpSettings.Checksum.HEADER.headerOnly(false));
     }
 
     @Test

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
+import static org.gexj.udp.UdpSettings.Checksum.AUTO;
+import static org.gexj.udp.UdpSettings.Checksum.HEADER;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -37,17 +39,17 @@ class UdpTransportProperties {
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void everyFrameArrivesOnceInOrderIntactAndTheCountersAccountForEveryFault() {
         qt().withExamples(100).withShrinkCycles(20).forAll(longs().all())
-            .checkAssert(seed -> exchange(seed, FAULTS, 200_000, true, true));
+            .checkAssert(seed -> exchange(seed, FAULTS, 200_000, AUTO, AUTO));
     }
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void ranksThatChecksumOnlyTheirHeadersInteroperateAndStillRepairEveryOtherFault() {
-        // rank 0 sends with GEX_UDP_CHECKSUM=header, rank 1 with the default; no payload corruption is injected, as
+        // rank 0 sends with GEX_UDP_CHECKSUM=header, rank 1 with the default (auto); no payload corruption is injected, as
         // header mode leaves that to UDP's checksum (UdpHeaderFlyweightTest shows what each mode catches)
         final LossyNetwork.Faults noCorruption = new LossyNetwork.Faults(0.08, 0.05, 0, 0.04, 0.10, 0.02, 0.02);
         qt().withExamples(30).withShrinkCycles(10).forAll(longs().all())
-            .checkAssert(seed -> exchange(seed, noCorruption, 200_000, false, true));
+            .checkAssert(seed -> exchange(seed, noCorruption, 200_000, HEADER, AUTO));
     }
 
     @Test
@@ -55,22 +57,25 @@ class UdpTransportProperties {
     void aCleanNetworkNeedsNoRepair() {
         // timeouts far above any poll's duration: only a loss could make a retransmission
         final List<Map<String, Long>> counters = exchange(42, new LossyNetwork.Faults(0, 0, 0, 0, 0, 0, 0),
-            1_000_000_000L, true, true);
+            1_000_000_000L, AUTO, AUTO);
         for (Map<String, Long> c : counters) {
             assertEquals(0L, c.get("udp.retransmitted"), c.toString());
             assertEquals(0L, c.get("udp.duplicates"), c.toString());
         }
     }
 
-    /** {@code checksumPayload[r]}: rank r's {@code GEX_UDP_CHECKSUM} is {@code datagram} (true) or {@code header}. */
+    /**
+     * {@code checksum[r]}: rank r's {@code GEX_UDP_CHECKSUM}. The lossy network is a link, not this host, so
+     * {@code auto} checksums whole datagrams on it.
+     */
     private static List<Map<String, Long>> exchange(long seed, LossyNetwork.Faults faults, long rtoNanos,
-                                                    boolean... checksumPayload) {
+                                                    UdpSettings.Checksum... checksum) {
         final LossyNetwork net = new LossyNetwork(seed, faults, RANKS, COOKIE);
         // small datagrams and window: frames fragment, the window fills, and timeouts fire within milliseconds
         final UdpSettings[] settings = new UdpSettings[RANKS];
         for (int r = 0; r < RANKS; r++) {
             settings[r] = new UdpSettings(8, 1024, 1 << 20, 1 << 20, 1 << 20, rtoNanos, Math.max(rtoNanos, 5_000_000),
-                10_000, 30_000_000_000L, 0, "auto", null, checksumPayload[r]);
+                10_000, 30_000_000_000L, 0, "auto", null, checksum[r]);
         }
         final List<String> failures = new ArrayList<>();
         final UdpTransportAgent[] agents = new UdpTransportAgent[RANKS];

@@ -50,6 +50,8 @@ class UdpNetnsLossIT {
     private static final int RANK_DEADLINE_SECONDS = 60;
     private static final int JOB_SECONDS = 80;
     private static final String DROP_RULE = "INPUT -m statistic --mode random --probability 0.1 -j DROP";
+    private static final String COVERAGE = "checksum of whole datagrams to 1 peer across a link, of the headers only to"
+        + " 0 peers on this host (GEX_UDP_CHECKSUM=auto)";
     private static final Pattern MAX_MEDIUM = Pattern.compile("max medium (\\d+)");
     private static final Pattern STATS = Pattern.compile("gex: stats rank (\\d+) udp: (.*)");
     private static final Pattern FLOOD = Pattern.compile(
@@ -125,6 +127,12 @@ class UdpNetnsLossIT {
             || l.contains("TIMEOUT")), context);
         final Map<Integer, Map<String, Long>> counters = counters(job.lines);
         assertEquals(2, counters.size(), "GEX_STATS=1 printed both ranks' counters:\n" + context);
+        // the default checksum (auto) covers every byte of what crosses the link
+        assertTrue(job.lines.stream().anyMatch(l -> l.startsWith("gex: udp conduit over ") && l.contains(COVERAGE)),
+            "missing '" + COVERAGE + "'\n" + context);
+        for (Map<String, Long> c : counters.values()) {
+            assertEquals(0L, c.get("udp.checksum.header-only"), "datagrams checksummed in their headers only: " + c);
+        }
         long messages = 0;
         long bytes = 0;
         double seconds = 0;

@@ -32,6 +32,12 @@ public interface DatagramPort extends AutoCloseable {
     /** Opens the path that sends to {@code peer}, which receives at {@code address}. */
     void connect(int peer, InetSocketAddress address, int socketBuffer);
 
+    /**
+     * Whether datagrams to {@code peer} stay in this host: its address, fixed by {@link #connect}, is a loopback
+     * address or one of this host's, so the kernel copies them from socket to socket and no link can damage them.
+     */
+    boolean withinHost(int peer);
+
     /** What carries the datagrams, for the start-up line. */
     String describe();
 

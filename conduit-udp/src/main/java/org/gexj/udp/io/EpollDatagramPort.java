@@ -23,6 +23,7 @@ public final class EpollDatagramPort implements DatagramPort {
 
     private final Socket receiver;
     private final Socket[] senders;
+    private final boolean[] withinHost;
     private final InetSocketAddress local;
 
     /** True if Netty's epoll transport loads here. */
@@ -46,6 +47,7 @@ public final class EpollDatagramPort implements DatagramPort {
             throw new UncheckedIOException("udp: cannot bind a datagram socket to " + bind.getHostAddress(), e);
         }
         senders = new Socket[peers];
+        withinHost = new boolean[peers];
     }
 
     /**
@@ -94,6 +96,7 @@ public final class EpollDatagramPort implements DatagramPort {
             s.bind(new InetSocketAddress(local.getAddress(), 0));
             s.connect(address);
             senders[peer] = s;
+            withinHost[peer] = UdpAddresses.withinHost(address.getAddress());
         } catch (IOException e) {
             throw new UncheckedIOException("udp: cannot open a socket to rank " + peer + " at " + address, e);
         }
@@ -119,6 +122,11 @@ public final class EpollDatagramPort implements DatagramPort {
         } catch (IOException e) {
             return -1;
         }
+    }
+
+    @Override
+    public boolean withinHost(int peer) {
+        return withinHost[peer];
     }
 
     @Override

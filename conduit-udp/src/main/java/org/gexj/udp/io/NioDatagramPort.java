@@ -18,6 +18,7 @@ import java.nio.channels.DatagramChannel;
 public final class NioDatagramPort implements DatagramPort {
     private final DatagramChannel receiver;
     private final DatagramChannel[] senders;
+    private final boolean[] withinHost;
     private final InetSocketAddress local;
 
     public NioDatagramPort(InetAddress bind, int socketBuffer, int peers) {
@@ -32,6 +33,7 @@ public final class NioDatagramPort implements DatagramPort {
             throw new UncheckedIOException("udp: cannot bind a datagram channel to " + bind.getHostAddress(), e);
         }
         senders = new DatagramChannel[peers];
+        withinHost = new boolean[peers];
     }
 
     @Override
@@ -49,6 +51,7 @@ public final class NioDatagramPort implements DatagramPort {
             c.connect(address);
             c.configureBlocking(false);
             senders[peer] = c;
+            withinHost[peer] = UdpAddresses.withinHost(address.getAddress());
         } catch (IOException e) {
             throw new UncheckedIOException("udp: cannot open a channel to rank " + peer + " at " + address, e);
         }
@@ -78,6 +81,11 @@ public final class NioDatagramPort implements DatagramPort {
         } finally {
             into.clear();
         }
+    }
+
+    @Override
+    public boolean withinHost(int peer) {
+        return withinHost[peer];
     }
 
     @Override

@@ -3,6 +3,8 @@ package org.gexj.udp.io;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -30,6 +32,22 @@ public final class UdpAddresses {
             return new InetSocketAddress(ip, port);
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("rank " + rank + " published a malformed udp address", e);
+        }
+    }
+
+    /**
+     * Whether {@code address} is this host's: a loopback address or one of its interfaces' (in this network
+     * namespace), which Linux reaches through the loopback device. A peer in another namespace, behind a veth pair,
+     * is not.
+     */
+    public static boolean withinHost(InetAddress address) {
+        if (address.isLoopbackAddress()) {
+            return true;
+        }
+        try {
+            return NetworkInterface.getByInetAddress(address) != null;
+        } catch (SocketException e) {
+            return false;
         }
     }
 
