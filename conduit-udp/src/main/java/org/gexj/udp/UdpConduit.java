@@ -26,6 +26,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Collections;
 import java.util.HexFormat;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -108,7 +109,8 @@ public final class UdpConduit implements Conduit {
         for (int p = 0; p < size; p++) {
             onHost += p != rank && port.withinHost(p) ? 1 : 0;
         }
-        final String setting = " (" + UdpSettings.CHECKSUM + "=" + settings.checksum().name().toLowerCase(java.util.Locale.ROOT) + ")";
+        final String setting = " (" + UdpSettings.CHECKSUM + "=" + settings.checksum().name().toLowerCase(Locale.ROOT)
+            + ")";
         return switch (settings.checksum()) {
             case DATAGRAM -> "checksum of whole datagrams" + setting;
             case HEADER -> "checksum of the headers only" + setting;

@@ -31,7 +31,7 @@ import java.util.Locale;
  * @param transport    {@code GEX_UDP_TRANSPORT}: {@code auto} (Netty epoll where it loads, NIO otherwise),
  *                     {@code epoll} or {@code nio}
  * @param bind         {@code GEX_UDP_BIND}: the address or interface name to bind, or null for the bootstrap's
- * @param checksum     {@code GEX_UDP_CHECKSUM}: what each datagram's CRC32C covers, {@link Checksum}; {@code auto}
+ * @param checksum     {@code GEX_UDP_CHECKSUM}: what each datagram's CRC32C covers ({@link Checksum}), {@code auto}
  */
 record UdpSettings(int depth, int datagram, int maxFrame, long sendBytes, int socketBuffer, long rtoNanos,
                    long rtoMaxNanos, int retries, long peerTimeoutNanos, long ackDelayNanos, String transport,

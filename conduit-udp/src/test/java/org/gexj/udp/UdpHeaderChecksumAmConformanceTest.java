@@ -95,40 +95,14 @@ class UdpHeaderChecksumAmConformanceTest extends AmConformanceKit {
     }
 
     /** A port whose peers are all on other hosts, whatever their addresses. */
-    private record AcrossALink(DatagramPort port) implements DatagramPort {
-        @Override
-        public boolean send(int peer, UnsafeBuffer data, int from, int to) {
-            return port.send(peer, data, from, to);
-        }
-
-        @Override
-        public int receive(UnsafeBuffer into, int from, int to) {
-            return port.receive(into, from, to);
-        }
-
-        @Override
-        public InetSocketAddress localAddress() {
-            return port.localAddress();
-        }
-
-        @Override
-        public void connect(int peer, InetSocketAddress address, int socketBuffer) {
-            port.connect(peer, address, socketBuffer);
+    private static final class AcrossALink extends ForwardingDatagramPort {
+        AcrossALink(DatagramPort port) {
+            super(port);
         }
 
         @Override
         public boolean withinHost(int peer) {
             return false;
-        }
-
-        @Override
-        public String describe() {
-            return port.describe();
-        }
-
-        @Override
-        public void close() {
-            port.close();
         }
     }
 }

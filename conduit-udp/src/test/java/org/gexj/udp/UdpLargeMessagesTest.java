@@ -43,8 +43,8 @@ class UdpLargeMessagesTest {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aMediumRaisedBeyondOneDatagramArrivesWholeInTwo() {
         // and with the whole of every datagram checksummed, as across a link
-        largeMediumLongAndRma(Map.of("GEX_CONDUIT", "udp", "GEX_AM_MAX_MEDIUM", "65536", "GEX_UDP_CHECKSUM", "datagram"),
-            65536, 2);
+        largeMediumLongAndRma(Map.of("GEX_CONDUIT", "udp", "GEX_AM_MAX_MEDIUM", "65536",
+            "GEX_UDP_CHECKSUM", "datagram"), 65536, 2);
     }
 
     private static void largeMediumLongAndRma(Map<String, String> env, int maxMedium, int mediumDatagrams) {

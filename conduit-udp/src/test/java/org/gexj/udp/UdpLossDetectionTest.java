@@ -10,7 +10,6 @@ import org.gexj.udp.wire.UdpHeaderFlyweight;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -117,12 +116,11 @@ class UdpLossDetectionTest {
     }
 
     /** Loses the {@code n}th DATA datagram sent through it, and nothing else. */
-    private static final class DropNthData implements DatagramPort {
-        private final DatagramPort port;
+    private static final class DropNthData extends ForwardingDatagramPort {
         private int countdown;
 
         DropNthData(DatagramPort port, int n) {
-            this.port = port;
+            super(port);
             this.countdown = n;
         }
 
@@ -131,37 +129,7 @@ class UdpLossDetectionTest {
             if (data.getByte(from + 1) == UdpHeaderFlyweight.TYPE_DATA && --countdown == 0) {
                 return true;
             }
-            return port.send(peer, data, from, to);
-        }
-
-        @Override
-        public int receive(UnsafeBuffer into, int from, int to) {
-            return port.receive(into, from, to);
-        }
-
-        @Override
-        public InetSocketAddress localAddress() {
-            return port.localAddress();
-        }
-
-        @Override
-        public void connect(int peer, InetSocketAddress address, int socketBuffer) {
-            port.connect(peer, address, socketBuffer);
-        }
-
-        @Override
-        public boolean withinHost(int peer) {
-            return port.withinHost(peer);
-        }
-
-        @Override
-        public String describe() {
-            return port.describe();
-        }
-
-        @Override
-        public void close() {
-            port.close();
+            return super.send(peer, data, from, to);
         }
     }
 }

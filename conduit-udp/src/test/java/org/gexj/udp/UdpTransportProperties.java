@@ -45,8 +45,8 @@ class UdpTransportProperties {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void ranksThatChecksumOnlyTheirHeadersInteroperateAndStillRepairEveryOtherFault() {
-        // rank 0 sends with GEX_UDP_CHECKSUM=header, rank 1 with the default (auto); no payload corruption is injected, as
-        // header mode leaves that to UDP's checksum (UdpHeaderFlyweightTest shows what each mode catches)
+        // rank 0 sends with GEX_UDP_CHECKSUM=header, rank 1 with the default (auto); no payload corruption is
+        // injected, as header mode leaves that to UDP's checksum (UdpHeaderFlyweightTest shows what each mode catches)
         final LossyNetwork.Faults noCorruption = new LossyNetwork.Faults(0.08, 0.05, 0, 0.04, 0.10, 0.02, 0.02);
         qt().withExamples(30).withShrinkCycles(10).forAll(longs().all())
             .checkAssert(seed -> exchange(seed, noCorruption, 200_000, HEADER, AUTO));
