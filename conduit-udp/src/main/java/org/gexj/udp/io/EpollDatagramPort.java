@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.Set;
 
 /**
  * Datagrams through Netty's native epoll transport: its {@link Socket}, non-blocking, called directly from the
@@ -24,6 +25,7 @@ public final class EpollDatagramPort implements DatagramPort {
     private final Socket receiver;
     private final Socket[] senders;
     private final boolean[] withinHost;
+    private final Set<InetAddress> hostAddresses = UdpAddresses.hostAddresses();
     private final InetSocketAddress local;
 
     /** True if Netty's epoll transport loads here. */
@@ -96,7 +98,7 @@ public final class EpollDatagramPort implements DatagramPort {
             s.bind(new InetSocketAddress(local.getAddress(), 0));
             s.connect(address);
             senders[peer] = s;
-            withinHost[peer] = UdpAddresses.withinHost(address.getAddress());
+            withinHost[peer] = UdpAddresses.withinHost(address.getAddress(), hostAddresses);
         } catch (IOException e) {
             throw new UncheckedIOException("udp: cannot open a socket to rank " + peer + " at " + address, e);
         }

@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.util.Set;
 
 /**
  * Datagrams through NIO {@link DatagramChannel}s, what Netty's NIO transport wraps: the fallback where Netty's
@@ -19,6 +20,7 @@ public final class NioDatagramPort implements DatagramPort {
     private final DatagramChannel receiver;
     private final DatagramChannel[] senders;
     private final boolean[] withinHost;
+    private final Set<InetAddress> hostAddresses = UdpAddresses.hostAddresses();
     private final InetSocketAddress local;
 
     public NioDatagramPort(InetAddress bind, int socketBuffer, int peers) {
@@ -51,7 +53,7 @@ public final class NioDatagramPort implements DatagramPort {
             c.connect(address);
             c.configureBlocking(false);
             senders[peer] = c;
-            withinHost[peer] = UdpAddresses.withinHost(address.getAddress());
+            withinHost[peer] = UdpAddresses.withinHost(address.getAddress(), hostAddresses);
         } catch (IOException e) {
             throw new UncheckedIOException("udp: cannot open a channel to rank " + peer + " at " + address, e);
         }

@@ -8,6 +8,9 @@ import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Set;
 
 /** The bootstrap blob of a rank's receive address: address length (1 byte), address bytes, port (2 bytes). */
 public final class UdpAddresses {
@@ -36,19 +39,25 @@ public final class UdpAddresses {
     }
 
     /**
-     * Whether {@code address} is this host's: a loopback address or one of its interfaces' (in this network
-     * namespace), which Linux reaches through the loopback device. A peer in another namespace, behind a veth pair,
-     * is not.
+     * The addresses of this host's interfaces (in this network namespace), which Linux reaches through the loopback
+     * device; read once per port, as looking one address up lists every interface. A peer in another namespace,
+     * behind a veth pair, has none of them.
      */
-    public static boolean withinHost(InetAddress address) {
-        if (address.isLoopbackAddress()) {
-            return true;
-        }
+    public static Set<InetAddress> hostAddresses() {
+        final Set<InetAddress> addresses = new HashSet<>();
         try {
-            return NetworkInterface.getByInetAddress(address) != null;
+            for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                addresses.addAll(Collections.list(nic.getInetAddresses()));
+            }
         } catch (SocketException e) {
-            return false;
+            // none known: every peer that is not at a loopback address is taken to be across a link
         }
+        return addresses;
+    }
+
+    /** Whether {@code address} is this host's: a loopback address or one of {@code hostAddresses}. */
+    public static boolean withinHost(InetAddress address, Set<InetAddress> hostAddresses) {
+        return address.isLoopbackAddress() || hostAddresses.contains(address);
     }
 
     static boolean ipv6(InetAddress address) {
