@@ -20,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * gexplot over real runs of the same sitting (fixtures: GEX/J and GASNet-EX, udp, testam 10000 65536 and testqueue
- * -l -i 1000 256 32768): exact parsing, charts of the right size that are not blank, clear errors for bad input, and
+ * gexplot over real runs (fixtures: GEX/J and GASNet-EX, udp; testam 10000 65536 of one round of 2026-11-26, testqueue
+ * -l -i 1000 256 32768 of 2026-11-24): exact parsing, charts of the right size that are not blank, clear errors for bad input, and
  * the README's chart made from the fixture by this code.
  */
 class GexPlotTest {
@@ -32,13 +32,13 @@ class GexPlotTest {
     @Test
     void testamLinesAreParsedExactly() throws Exception {
         final TestamOutput j = TestamOutput.parse(lines("gexj-udp-testam.txt"));
-        assertEquals(new TestamOutput.Point(4096, 9.190, 850.104),
+        assertEquals(new TestamOutput.Point(4096, 7.289, 1071.888),
             j.series().get("G AMLong ping-pong roundtrip ReqRep").stream().filter(p -> p.size() == 4096).findFirst()
                 .orElseThrow());
-        assertEquals(List.of(new TestamOutput.Point(0, 9.562, 0)), j.series().get("A AMShort ping-pong roundtrip ReqRep"));
+        assertEquals(List.of(new TestamOutput.Point(0, 6.691, 0)), j.series().get("A AMShort ping-pong roundtrip ReqRep"));
         final TestamOutput g = TestamOutput.parse(lines("gasnet-udp-testam.txt"));
         final List<TestamOutput.Point> gl = g.series().get("G AMLong ping-pong roundtrip ReqRep");
-        assertEquals(new TestamOutput.Point(65000, 35.535, 3488.869), gl.get(gl.size() - 1));
+        assertEquals(new TestamOutput.Point(65000, 21.813, 5683.764), gl.get(gl.size() - 1));
         assertNull(TestamOutput.parse(lines("gexj-udp-testqueue.txt")));
     }
 
