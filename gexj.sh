@@ -140,6 +140,22 @@ need_pmix_tools() {
   fi
 }
 
+# smp's segments are files in /dev/shm, and the tests of transfers past 2 GiB (SmpSegmentTest, SmpLargeTransferTest)
+# need two segments of 2-3 GiB there. A tmpfs is sized when mounted (often half the memory): as root, grow it when it
+# is smaller and the memory is there; otherwise say what is missing (those tests fail, they do not skip).
+SHM_NEEDED_GIB=8
+need_shm_room() {
+  local have_kib need_kib=$((SHM_NEEDED_GIB * 1024 * 1024)) mem_kib
+  have_kib="$(df -k --output=size /dev/shm 2>/dev/null | tail -1 | tr -d ' ')" || return 0
+  [ -n "$have_kib" ] && [ "$have_kib" -ge "$need_kib" ] && return 0
+  mem_kib="$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
+  if [ "$(id -u)" = 0 ] && [ "${mem_kib:-0}" -gt "$need_kib" ]; then
+    mount -o remount,size="${need_kib}k" /dev/shm 2>/dev/null && return 0
+  fi
+  echo "gexj.sh: /dev/shm holds $((have_kib / 1024)) MiB; the tests of transfers past 2 GiB need ${SHM_NEEDED_GIB} GiB there" >&2
+  echo "         (as root: mount -o remount,size=${SHM_NEEDED_GIB}g /dev/shm), and will fail without it" >&2
+}
+
 mvn_() { ./mvnw -B -ntp "$@"; }
 
 build() { mvn_ -q package -DskipTests; }
@@ -156,6 +172,7 @@ case "$cmd" in
     build
     exec bin/gexrun -n 2 testam "$@" ;;
   test)
+    need_shm_room
     mvn_ verify ;;
   build)
     build ;;

@@ -4,4 +4,6 @@ module org.gexj.am {
 
     exports org.gexj.am;
     exports org.gexj.am.internal to org.gexj.rma;
+
+    provides org.gexj.internal.ClientLayer with org.gexj.am.internal.AmLayer;
 }

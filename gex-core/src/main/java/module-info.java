@@ -14,4 +14,5 @@ module org.gexj.core {
     exports org.gexj.internal to org.gexj.am, org.gexj.rma;
 
     uses org.gexj.spi.ConduitProvider;
+    uses org.gexj.internal.ClientLayer;
 }

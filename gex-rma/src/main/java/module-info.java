@@ -3,4 +3,6 @@ module org.gexj.rma {
     requires transitive org.gexj.am;
 
     exports org.gexj.rma;
+
+    provides org.gexj.internal.ClientLayer with org.gexj.rma.internal.RmaLayer;
 }

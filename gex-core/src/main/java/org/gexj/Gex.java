@@ -4,6 +4,7 @@ import org.gexj.bootstrap.JobSecret;
 import org.gexj.bootstrap.PmixBootstrap;
 import org.gexj.bootstrap.SingletonBootstrap;
 import org.gexj.bootstrap.TcpBootstrap;
+import org.gexj.internal.ClientLayer;
 import org.gexj.spi.Bootstrap;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
@@ -102,6 +103,10 @@ public final class Gex {
             conduit = Conduits.find(conduitName)
                 .open(new ConduitContext(rank, size, jobId, bootstrap, config, health));
             final Client client = new Client(clientName, rank, size, jobId, conduit, bootstrap, health, config);
+            // library handlers are registered on every rank before any rank leaves init (see ClientLayer)
+            for (ClientLayer layer : ClientLayer.all()) {
+                layer.open(client);
+            }
             bootstrap.barrier();
             return client;
         } catch (RuntimeException | Error e) {

@@ -12,7 +12,6 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Segments are files in /dev/shm mapped by every rank: a write into a peer's mapping is the peer's memory. */
 class SmpSegmentTest {
@@ -44,8 +43,9 @@ class SmpSegmentTest {
     @Timeout(30)
     void segmentsMayExceedTwoGiB() throws IOException {
         final long bytes = 3L << 30;
-        assumeTrue(Files.getFileStore(Smp.SHM).getUsableSpace() > 2 * bytes + (1L << 30),
-            "/dev/shm too small for two 3 GiB segments");
+        // ./gexj.sh test grows /dev/shm as root: too small is a failure of the machine's set-up, not a skip
+        assertTrue(Files.getFileStore(Smp.SHM).getUsableSpace() > 2 * bytes + (1L << 30),
+            "/dev/shm too small for two 3 GiB segments (mount -o remount,size=8g /dev/shm)");
         try (SmpJob job = SmpJob.open(2)) {
             final List<MemorySegment> local = job.onEachRank(r -> job.conduits[r].attachSegment(bytes).local());
             assertEquals(bytes, local.get(1).byteSize());

@@ -28,11 +28,11 @@ final class UdpBuffer {
     /** Sending: committed (not just claimed). */
     boolean committed;
 
-    UdpBuffer(int id, int sizeClass) {
+    UdpBuffer(int id, int sizeClass, long capacity) {
         this.id = id;
         this.sizeClass = sizeClass;
         this.arena = Arena.ofShared();
-        final MemorySegment memory = arena.allocate(1L << sizeClass, 64);
+        final MemorySegment memory = arena.allocate(capacity, 64);
         // over a ByteBuffer, not a bare address: the checksum and the NIO port read through it
         this.buffer = new UnsafeBuffer(memory.asByteBuffer());
     }

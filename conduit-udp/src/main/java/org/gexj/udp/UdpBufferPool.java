@@ -14,6 +14,9 @@ import java.util.ArrayList;
 final class UdpBufferPool {
     private static final int MIN_CLASS = 11;
     private static final int RETAIN_ALL_CLASS = 17;
+    /** Buffers above 1 GiB: sized to what was asked for, not a power of two. */
+    private static final int TOP_CLASS = 31;
+    private static final long MIB = 1 << 20;
 
     private final long retainLargeBytes;
     private long largeFreeBytes;
@@ -31,8 +34,8 @@ final class UdpBufferPool {
 
     UdpBuffer take(long bytes) {
         final int sizeClass = Math.max(MIN_CLASS, 64 - Long.numberOfLeadingZeros(Math.max(1, bytes - 1)));
-        if (sizeClass > 31) {
-            throw new IllegalArgumentException("a buffer of " + bytes + " bytes is more than 2^31");
+        if (bytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("a buffer of " + bytes + " bytes is more than " + Integer.MAX_VALUE);
         }
         final ArrayDeque<UdpBuffer> list = free[sizeClass];
         final UdpBuffer kept = list == null ? null : list.pollLast();
@@ -40,11 +43,14 @@ final class UdpBufferPool {
             if (sizeClass > RETAIN_ALL_CLASS) {
                 largeFreeBytes -= kept.capacity();
             }
-            return kept;
+            if (kept.capacity() >= bytes) {
+                return kept;
+            }
+            release(kept); // the top class holds buffers of the sizes asked for: this one is too small
         }
         final Integer reuse = freeIds.pollLast();
         final int id = reuse != null ? reuse : byId.size();
-        final UdpBuffer b = new UdpBuffer(id, sizeClass);
+        final UdpBuffer b = new UdpBuffer(id, sizeClass, capacityFor(sizeClass, bytes));
         if (reuse != null) {
             byId.set(id, b);
         } else {
@@ -52,6 +58,18 @@ final class UdpBufferPool {
         }
         bytesHeld += b.capacity();
         return b;
+    }
+
+    /**
+     * A power of two up to 1 GiB; above, the bytes asked for in whole MiB: a buffer is one ByteBuffer view (the NIO port
+     * and the checksum read through it), which holds less than 2 GiB, and a frame of GEX_UDP_MAX_FRAME (1 GiB) plus its
+     * header would round up to 2 GiB.
+     */
+    private static long capacityFor(int sizeClass, long bytes) {
+        if (sizeClass < TOP_CLASS) {
+            return 1L << sizeClass;
+        }
+        return Math.min((bytes + MIB - 1) & -MIB, Integer.MAX_VALUE);
     }
 
     void give(UdpBuffer b) {

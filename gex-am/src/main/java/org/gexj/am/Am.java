@@ -238,6 +238,16 @@ public final class Am {
         return longEngine == null ? 0 : longEngine.pendingReassemblies();
     }
 
+    /**
+     * Long credit slots this rank holds toward {@code peer}: requests whose payload went apart and whose reply has not
+     * been handled yet. 0 once traffic stops, also after sends that failed or were refused. Always 0 where Long
+     * payloads are not reassembled.
+     */
+    public int longCreditsInFlight(int peer) {
+        checkPeer(peer);
+        return longEngine == null ? 0 : longEngine.creditsInFlight(peer);
+    }
+
     /** How a Long payload of {@code nbytes} travels to a peer: "copy", "packed", "putsyncsend" or "reassembly". */
     public String longProtocol(long nbytes) {
         return longEngine == null ? "copy" : longEngine.protocolFor(nbytes).setting();

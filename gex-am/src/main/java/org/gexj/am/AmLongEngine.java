@@ -181,6 +181,10 @@ final class AmLongEngine implements ConduitListener {
         return table != null;
     }
 
+    int creditsInFlight(int peer) {
+        return credits == null ? 0 : credits.inFlight(peer);
+    }
+
     long packedMax() {
         return packedMax;
     }
@@ -237,12 +241,25 @@ final class AmLongEngine implements ConduitListener {
         final boolean reassemble = slot >= 0;
         final int credited = reassemble && request ? peer * SLOTS + slot : -1;
         final int length = AmFrameFlyweight.frameLength(nargs, 0);
-        if (am.claimRoom(claim, peer, channel, length, flags) == null) {
+        final Claim claimed;
+        try {
+            claimed = am.claimRoom(claim, peer, channel, length, flags);
+        } catch (RuntimeException | Error e) {
+            giveBack(credited); // the path stayed full: nothing was sent, the slot is free again
+            throw e;
+        }
+        if (claimed == null) {
             giveBack(credited);
             return null;
         }
         final Event local = reassemble ? localEvent(lc) : localWait.get();
-        final int op = acquireOp(local, credited);
+        final int op;
+        try {
+            op = acquireOp(local, credited);
+        } catch (RuntimeException | Error e) {
+            conduit.abort(claim);
+            throw e;
+        }
         final long opId = OWNER | op;
         final long start = System.nanoTime();
         int code;
@@ -264,14 +281,28 @@ final class AmLongEngine implements ConduitListener {
             CORE.progressWhileBlocked(client);
         }
         if (!reassemble) {
-            awaitLocally(local); // put-sync-send: the envelope goes only once the payload is in place
+            try {
+                awaitLocally(local); // put-sync-send: the envelope goes only once the payload is in place
+            } catch (RuntimeException | Error e) {
+                conduit.abort(claim); // the envelope never goes: no handler runs for a payload of unknown state
+                throw e;
+            }
         }
         AmFrameFlyweight.encodeHeader(claim.buffer(), claim.offset(), Am.frameType(AmFrameFlyweight.CATEGORY_LONG, channel,
             false) | (reassemble ? AmFrameFlyweight.TYPE_REASSEMBLY : 0), handler, nargs, rank, nbytes, dest);
         AmFrameFlyweight.encodeCredit(claim.buffer(), claim.offset(), request ? slot : Am.creditOf(token));
         AmFrameFlyweight.encodeNonce(claim.buffer(), claim.offset(), nonce);
         if (reassemble) {
-            completeLocally(lc, local);
+            try {
+                completeLocally(lc, local);
+            } catch (RuntimeException | Error e) {
+                // the envelope never goes, so no reply will carry the slot back: drop the reply's hold
+                conduit.abort(claim);
+                if (credited >= 0) {
+                    dropHold(credited);
+                }
+                throw e;
+            }
         } else if (lc != null && lc.isEvent()) {
             CORE.setLastEvent(lc, Event.DONE);
         }
@@ -325,9 +356,14 @@ final class AmLongEngine implements ConduitListener {
         }
     }
 
-    /** A slot taken for a message that was not sent after all: free again at once. */
+    /**
+     * A slot taken for a message that was not sent after all: free again at once, its generation back to the last one
+     * sent. The target expects exactly the next generation of a slot, so a use that burned one would make the slot's
+     * next real message look stale there and be dropped.
+     */
     private void giveBack(int credited) {
         if (credited >= 0) {
+            sendGeneration[credited] = (byte) ((sendGeneration[credited] - 1) & (GENERATIONS - 1));
             holds.set(credited, 0);
             credits.release(credited / SLOTS, credited % SLOTS);
         }

@@ -14,7 +14,6 @@ import org.gexj.am.Payload;
 import org.gexj.am.Token;
 import org.gexj.rma.Rma;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -41,7 +40,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * args and payloads of every category and size class, Long-before-handler, handler-context rules, handler indices,
  * bad arguments, IMMEDIATE back-pressure and many-to-one floods.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class AmConformanceKit extends ConduitKit {
     protected static final long SEGMENT = 4L << 20;
 

@@ -4,11 +4,9 @@ import org.gexj.Client;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
@@ -19,7 +17,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * ({@code GEX_BARRIER}): no rank passes a phase before every rank has entered it, at sizes that are and are not powers
  * of two, while AM traffic flows around it.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class BarrierKit extends ConduitKit {
     private static final Map<String, AtomicIntegerArray> ARRIVALS = new ConcurrentHashMap<>();
 

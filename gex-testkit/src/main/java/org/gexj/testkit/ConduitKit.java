@@ -4,6 +4,7 @@ import org.gexj.Client;
 import org.gexj.launch.InProcessJob;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import java.util.Map;
  * <p>A test body may share Java objects between its ranks only through {@link #signals()}: with gexrun every rank
  * runs the test method in a JVM of its own.
  */
+@ExtendWith(KitTimeout.class)
 public abstract class ConduitKit {
     /** How a kit's jobs run. */
     protected enum Launch {
@@ -52,8 +54,15 @@ public abstract class ConduitKit {
         return Launch.THREADS;
     }
 
+    /** The budget of each job a test starts. */
     protected Duration timeout() {
         return Duration.ofSeconds(60);
+    }
+
+    /** The budget of a whole test method: by default a job's budget and a minute more, at least two minutes. */
+    protected Duration methodTimeout() {
+        final Duration byJob = timeout().plusSeconds(60);
+        return byJob.compareTo(Duration.ofSeconds(120)) > 0 ? byJob : Duration.ofSeconds(120);
     }
 
     /**

@@ -5,7 +5,6 @@ import org.gexj.Event;
 import org.gexj.Lc;
 import org.gexj.rma.Rma;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.quicktheories.QuickTheory;
 import org.quicktheories.api.Pair;
 import org.quicktheories.core.Gen;
@@ -15,7 +14,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -30,7 +28,6 @@ import static org.quicktheories.generators.SourceDSL.lists;
  * RMA conformance, run against every conduit: random put/get sequences against a local model of every segment,
  * value forms, NB/NBI completion and access regions, bounds checks with nothing sent.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class RmaConformanceKit extends ConduitKit {
     protected static final int SEGMENT = 256 * 1024;
     /** Every shrink step runs a whole job: a bounded number lets a failure report its shrunk case before the timeout. */

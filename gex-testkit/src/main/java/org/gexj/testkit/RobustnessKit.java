@@ -11,7 +11,6 @@ import org.gexj.am.Direction;
 import org.gexj.am.SrcDesc;
 import org.gexj.rma.Rma;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -41,7 +40,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * state left behind; unmatched collectives and failures inside handlers end in errors, never hangs. Written once and
  * run against every conduit.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class RobustnessKit extends ConduitKit {
     private static final long SEGMENT = 1L << 20;
 
