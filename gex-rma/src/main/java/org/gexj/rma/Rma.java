@@ -28,6 +28,9 @@ import java.lang.foreign.ValueLayout;
  * is always copied before return, so local completion is immediate). The {@link Event} of a non-blocking call is
  * consumed by its successful test or wait (see {@link Event}).
  *
+ * <p>Progress: as in GASNet-EX, an initiating call may poll (RMA over AM sends requests, which wait for room by
+ * polling), so handlers may run inside it; {@link Event#test()} and {@link Client#nbiTest} never poll.
+ *
  * <p>A handler exception thrown while a blocking call waits propagates from it; the operation stays in flight and
  * completes during later polls.
  *

@@ -46,6 +46,8 @@ public abstract class ProgressKit extends ConduitKit {
                 final MemorySegment dst = Arena.ofAuto().allocate(1024);
                 final Event get = rma.getNb(dst, 0, 1, 0, 1024);
                 rma.getNbi(dst, 0, 1, 0, 1024);
+                // starting a get may run handlers (a request over AM polls, as GASNet's AMRequest does); testing may not
+                final long started = handled.get();
                 boolean getDone = false;
                 long tests = 0;
                 final long end = System.nanoTime() + TEST_LOOP_NS;
@@ -56,7 +58,7 @@ public abstract class ProgressKit extends ConduitKit {
                     client.nbiTest(Ec.ALL);
                     tests++;
                 }
-                assertEquals(0, handled.get(), "handlers run during " + tests + " test() and nbiTest() calls");
+                assertEquals(started, handled.get(), "handlers run during " + tests + " test() and nbiTest() calls");
                 final long expected = (long) REQUESTS * peers;
                 final long limit = System.nanoTime() + 30_000_000_000L;
                 while (handled.get() < expected && System.nanoTime() < limit) {
