@@ -106,7 +106,11 @@ public final class Am {
         CORE.addStats(client, stats::snapshot);
     }
 
-    /** The client's AM layer, created on first use. Create it on every rank before peers send. */
+    /**
+     * The client's AM layer. {@code Gex.init} creates it on every rank before it returns, with the library's own
+     * handlers, so this only looks it up; the client's handlers are the caller's to register on every rank before
+     * peers send to them.
+     */
     public static Am of(Client client) {
         return CORE.extension(client, Am.class, Am::new);
     }

@@ -37,7 +37,8 @@ import java.lang.foreign.ValueLayout;
  * <p>The engine is chosen from the conduit's capabilities: cross-mapped segments (smp) give memory copies; a conduit
  * with native RMA moves the data itself (then a put's source may be read after the call, and {@link Lc#NOW} waits for
  * it); other conduits use the RMA-over-AM reference. {@code GEX_RMA_OVER_AM=1} forces the reference (for tests and
- * comparison). Create it with {@link #of} on every rank before peers use it.
+ * comparison). {@code Gex.init} creates it on every rank, RMA over AM's handlers included, so a rank may put and get
+ * as soon as init returns, to peers that never call {@link #of}.
  */
 public final class Rma {
     private static final CoreAccess CORE = CoreAccess.get();
@@ -75,7 +76,7 @@ public final class Rma {
         CORE.addStats(client, stats::snapshot);
     }
 
-    /** The client's RMA layer, created on first use (collectively: every rank, before a barrier). */
+    /** The client's RMA layer, which {@code Gex.init} created on every rank. */
     public static Rma of(Client client) {
         return CORE.extension(client, Rma.class, Rma::new);
     }
