@@ -260,25 +260,24 @@ final class AmLongEngine implements ConduitListener {
             conduit.abort(claim);
             throw e;
         }
-        final long opId = OWNER | op;
         final long start = System.nanoTime();
         int code;
-        while ((code = reassemble
-            ? transport.putWithImmediate(peer, dest, src, srcOffset, nbytes,
-                codec.encode(request ? LongTagCodec.DIRECTION_REQUEST : LongTagCodec.DIRECTION_REPLY, nonce, rank), opId)
-            : transport.put(peer, dest, src, srcOffset, nbytes, opId)) == Conduit.BACK_PRESSURED) {
+        while ((code = startPayload(reassemble, request, peer, dest, src, srcOffset, nbytes, nonce, op, claim,
+            credited)) == Conduit.BACK_PRESSURED) {
             if ((flags & Flags.IMMEDIATE) != 0 || System.nanoTime() - start > timeoutNs) {
-                opCredit[op] = -1; // never started: the slot is given back here, not by a completion
-                releaseOp(op);
-                conduit.abort(claim);
-                giveBack(credited);
+                abandon(op, claim, credited);
                 if ((flags & Flags.IMMEDIATE) != 0) {
                     return null;
                 }
                 throw new GexTimeoutException("rank " + rank + ": the conduit would not take an AM Long payload to rank "
                     + peer + " for " + timeoutNs / 1_000_000_000L + " s (GEX_BACKPRESSURE_TIMEOUT)");
             }
-            CORE.progressWhileBlocked(client);
+            try {
+                CORE.progressWhileBlocked(client);
+            } catch (RuntimeException | Error e) {
+                abandon(op, claim, credited); // a handler threw while this send waited: it never started
+                throw e;
+            }
         }
         if (!reassemble) {
             try {
@@ -307,6 +306,32 @@ final class AmLongEngine implements ConduitListener {
             CORE.setLastEvent(lc, Event.DONE);
         }
         return claim;
+    }
+
+    /**
+     * The payload's put, through the transport. If the conduit throws, nothing started: the operation slot, its local
+     * event, the envelope's claim and the credit are given back before the exception goes on to the caller.
+     */
+    private int startPayload(boolean reassemble, boolean request, int peer, long dest, MemorySegment src,
+                             long srcOffset, long nbytes, int nonce, int op, Claim claim, int credited) {
+        try {
+            return reassemble
+                ? transport.putWithImmediate(peer, dest, src, srcOffset, nbytes,
+                    codec.encode(request ? LongTagCodec.DIRECTION_REQUEST : LongTagCodec.DIRECTION_REPLY, nonce, rank),
+                    OWNER | op)
+                : transport.put(peer, dest, src, srcOffset, nbytes, OWNER | op);
+        } catch (RuntimeException | Error e) {
+            abandon(op, claim, credited);
+            throw e;
+        }
+    }
+
+    /** A payload whose put never started: its slot, local event, envelope claim and credit are free again at once. */
+    private void abandon(int op, Claim claim, int credited) {
+        opCredit[op] = -1; // given back here, not by a completion
+        releaseOp(op);
+        conduit.abort(claim);
+        giveBack(credited);
     }
 
     private int acquireCredit(int peer, int flags) {

@@ -53,9 +53,15 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
         }
         final int slot = start(completion, localCompletion);
         final long start = System.nanoTime();
-        while (transport.put(peer, remoteOffset, src, srcOffset, nbytes, OWNER | slot) == Conduit.BACK_PRESSURED) {
-            waitFor(slot, start, "put to rank " + peer);
-        }
+        int code;
+        do {
+            try {
+                code = transport.put(peer, remoteOffset, src, srcOffset, nbytes, OWNER | slot);
+            } catch (RuntimeException | Error e) {
+                finish(slot, null); // the conduit refused it: nothing started, the caller gets the exception
+                throw e;
+            }
+        } while (code == Conduit.BACK_PRESSURED && waitFor(slot, start, "put to rank " + peer));
     }
 
     @Override
@@ -65,9 +71,15 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
         }
         final int slot = start(completion, null);
         final long start = System.nanoTime();
-        while (transport.get(dst, dstOffset, peer, remoteOffset, nbytes, OWNER | slot) == Conduit.BACK_PRESSURED) {
-            waitFor(slot, start, "get from rank " + peer);
-        }
+        int code;
+        do {
+            try {
+                code = transport.get(dst, dstOffset, peer, remoteOffset, nbytes, OWNER | slot);
+            } catch (RuntimeException | Error e) {
+                finish(slot, null); // the conduit refused it: nothing started, the caller gets the exception
+                throw e;
+            }
+        } while (code == Conduit.BACK_PRESSURED && waitFor(slot, start, "get from rank " + peer));
     }
 
     private int start(Event completion, Event localCompletion) {
@@ -84,9 +96,11 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
     /**
      * One step of waiting for the conduit to take an operation. If the wait ends in an error the operation never
      * started: its slot comes back and its events complete (without a failure: the caller gets the exception), so a
-     * thread's reused blocking event is not left pending.
+     * thread's reused blocking event is not left pending. The same holds when the conduit's call throws.
+     *
+     * @return true, to try the conduit again
      */
-    private void waitFor(int slot, long start, String what) {
+    private boolean waitFor(int slot, long start, String what) {
         try {
             if (System.nanoTime() - start > timeoutNs) {
                 throw new GexTimeoutException("rank " + client.rank() + ": the conduit would not take an RMA " + what
@@ -97,6 +111,7 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
             finish(slot, null);
             throw e;
         }
+        return true;
     }
 
     @Override
