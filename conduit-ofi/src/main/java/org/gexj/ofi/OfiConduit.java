@@ -52,13 +52,21 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * carries the initiator's rank in its high 32 bits and the AM layer's 32-bit tag in its low ones; where the provider's
  * CQ data has only 32 bits it carries the tag alone, and the AM layer takes the source from the tag (no source
  * address is asked of the provider: verbs;ofi_rxm reports rank 0 as the source of every remote write). Below 32 bits
- * no immediate is offered (the AM layer then uses put-sync-send).
+ * no immediate is offered (the AM layer then uses put-sync-send). Heap memory ({@code MemorySegment.ofArray}) cannot be
+ * registered or handed to libfabric (the garbage collector moves it): an operation on it is staged through one of
+ * {@link #BOUNCE_BUFFERS} registered bounce buffers of {@link #BOUNCE_BYTES}, one chunk at a time (a put copies each
+ * chunk in before its write, a get copies each out after its read, before the next chunk or the completion), and
+ * counted in {@link #counters()}.
  *
  * <p><b>Progress</b> is manual, driven by {@link #poll}. A frame refused for {@code GEX_OFI_TIMEOUT} while this rank
  * polls on, or a send that completes in error, fails the job naming the peer.
  *
- * <p>Threads ({@link Capabilities.Threading#CONCURRENT}): one lock serialises the endpoint ({@code FI_THREAD_DOMAIN});
- * it is never held while a listener runs, so handlers may send.
+ * <p>Threads ({@link Capabilities.Threading#CONCURRENT}): one lock serialises the endpoint ({@code FI_THREAD_DOMAIN})
+ * and guards the send slots, credits, backlog, RMA operations ({@link OfiOperations}), bounce buffers, registrations,
+ * counters and the deferred RMA completions; any thread may claim, commit, abort and start RMA. {@link #poll} is
+ * called by one thread at a time (the core's poll lock), which alone uses the completion entries read ahead and the
+ * deferred frames and remote writes ({@link OfiDeferred}). The lock is never held while a listener runs, so handlers
+ * may send. The few fields a poll reads without the lock to skip work are volatile, written under it.
  */
 final class OfiConduit implements Conduit {
     /** Bytes of the context passed with each operation: an {@code fi_context2}, enough for either context mode. */
@@ -73,6 +81,10 @@ final class OfiConduit implements Conduit {
     private static final long CLOSE_TIMEOUT_NS = 10_000_000_000L;
     /** How long a close after a failure waits for sends in flight to complete. */
     private static final long SETTLE_NS = 1_000_000_000L;
+    /** Bytes of one bounce buffer: the chunk in which an operation on heap memory moves. */
+    static final int BOUNCE_BYTES = 64 * 1024;
+    /** Bounce buffers of a rank: operations on heap memory beyond these are back-pressured until one completes. */
+    static final int BOUNCE_BUFFERS = 8;
 
     private final int rank;
     private final int size;
@@ -120,7 +132,8 @@ final class OfiConduit implements Conduit {
     private final int[] backlogTail;
     /** When each target's first backlogged frame was first refused. */
     private final long[] backlogSince;
-    private int backlogged;
+    /** Frames in the backlogs; written under the lock, read without it by {@link #poll} to skip the backlog. */
+    private volatile int backlogged;
     private final OfiHeaderFlyweight sendHeader = new OfiHeaderFlyweight();
     private final OfiHeaderFlyweight creditHeader = new OfiHeaderFlyweight();
     private final MemorySegment creditMessage;
@@ -152,6 +165,15 @@ final class OfiConduit implements Conduit {
     private final boolean[] closeHeard;
 
     private final OfiOperations operations;
+    // bounce buffers for operations on heap memory, registered once
+    private final MemorySegment bounceMemory;
+    private final MemorySegment bounceDescriptor;
+    /** Bytes an operation on heap memory moves per chunk: a bounce buffer, or less if the provider's messages are. */
+    private final int bounceChunk;
+    private final int[] freeBounce;
+    private int freeBounceCount;
+    private long stagedOperations;
+    private long stagedBytes;
     private final OfiRmaTransport rma = new OfiRmaTransport(this);
     private final List<OfiRegistration> registrations = new ArrayList<>();
     private long nextKey = FIRST_DYNAMIC_KEY;
@@ -229,6 +251,15 @@ final class OfiConduit implements Conduit {
                 : MemorySegment.NULL;
             this.receiveDescriptor = local ? FiDomain.descriptor(fabric.register(receiveMemory, key(), true))
                 : MemorySegment.NULL;
+            this.bounceMemory = arena.allocate((long) BOUNCE_BYTES * BOUNCE_BUFFERS, PAGE);
+            this.bounceDescriptor = local ? FiDomain.descriptor(fabric.register(bounceMemory, key(), true))
+                : MemorySegment.NULL;
+            this.bounceChunk = (int) Math.min(BOUNCE_BYTES, fabric.maxMessageSize);
+            this.freeBounce = new int[BOUNCE_BUFFERS];
+            for (int i = 0; i < BOUNCE_BUFFERS; i++) {
+                freeBounce[i] = BOUNCE_BUFFERS - 1 - i;
+            }
+            this.freeBounceCount = BOUNCE_BUFFERS;
             this.credits = new int[2 * size];
             java.util.Arrays.fill(credits, windowUnits);
             this.owed = new int[2 * size];
@@ -698,7 +729,7 @@ final class OfiConduit implements Conduit {
     }
 
     private int deliverDeferred(ConduitListener listener, int mask, int limit) {
-        if (deferred.isEmpty()) {
+        if (deferred.isEmpty() && !deferred.mayHaveCompletion()) {
             return 0;
         }
         int delivered = 0;
@@ -726,10 +757,20 @@ final class OfiConduit implements Conduit {
             listener.onRemoteWrite(source, immediate);
             delivered++;
         }
-        while (delivered < limit && (mask & (1 << REPLY)) != 0 && deferred.hasCompletion()) {
-            final long operation = deferred.completionOperation();
-            final int status = deferred.completionStatus();
-            deferred.popCompletion();
+        while (delivered < limit && (mask & (1 << REPLY)) != 0 && deferred.mayHaveCompletion()) {
+            final long operation;
+            final int status;
+            lock.lock(); // pushed by any thread that starts an operation with nothing to move
+            try {
+                if (!deferred.hasCompletion()) {
+                    break;
+                }
+                operation = deferred.completionOperation();
+                status = deferred.completionStatus();
+                deferred.popCompletion();
+            } finally {
+                lock.unlock();
+            }
             listener.onRmaCompletion(operation, status);
             delivered++;
         }
@@ -814,7 +855,8 @@ final class OfiConduit implements Conduit {
     }
 
     /**
-     * Starts an RMA operation: checks it, takes a slot and submits as many chunks as the endpoint takes now.
+     * Starts an RMA operation: checks it, takes a slot (and a bounce buffer for heap memory) and submits as many
+     * chunks as the endpoint takes now. A call that throws has started nothing and holds nothing.
      *
      * @return {@link #OK}, or {@link #BACK_PRESSURED} with nothing started
      */
@@ -827,20 +869,20 @@ final class OfiConduit implements Conduit {
             throw new IllegalArgumentException("put with immediate of " + nbytes + " bytes: the provider's largest"
                 + " message is " + fabric.maxMessageSize);
         }
-        if (nbytes > 0 && !local.isNative()) {
-            throw new IllegalArgumentException("RMA over ofi needs native memory, not a heap segment");
-        }
+        // heap memory moves and cannot be registered: it is staged through a bounce buffer
+        final boolean staged = nbytes > 0 && !local.isNative();
         lock.lock();
         try {
+            if (staged && freeBounceCount == 0) {
+                return BACK_PRESSURED;
+            }
             final int slot = operations.take();
             if (slot < 0) {
                 return BACK_PRESSURED;
             }
-            final long address = nbytes == 0 ? (local == null ? 0 : local.address()) : local.address() + localOffset;
             operations.kind[slot] = kind;
             operations.peer[slot] = peer;
             operations.operation[slot] = operation;
-            operations.localAddress[slot] = address;
             operations.remoteAddress[slot] = (fabric.requires(Fabric.FI_MR_VIRT_ADDR) ? segmentBase[peer] : 0)
                 + remoteOffset;
             operations.key[slot] = segmentKey[peer];
@@ -849,18 +891,47 @@ final class OfiConduit implements Conduit {
             operations.submitted[slot] = 0;
             operations.outstanding[slot] = 0;
             operations.status[slot] = OK;
-            operations.descriptor[slot] = localDescriptor(slot, address, nbytes);
             if (nbytes == 0 && kind != OfiOperations.PUT_IMMEDIATE) {
-                deferred.deferCompletion(operation, OK); // nothing to move: reported by the next poll
+                // nothing to move: reported by the next poll (under the lock: any thread may get here)
+                deferred.deferCompletion(operation, OK);
                 operations.release(slot);
                 return OK;
             }
-            if (!submit(slot) && operations.outstanding[slot] == 0) {
-                closeOwnRegistration(slot);
-                operations.release(slot);
-                return BACK_PRESSURED;
+            try {
+                if (staged) {
+                    final int b = freeBounce[--freeBounceCount];
+                    operations.bounce[slot] = b;
+                    operations.heap[slot] = local;
+                    operations.heapOffset[slot] = localOffset;
+                    operations.localAddress[slot] = bounceMemory.address() + (long) b * BOUNCE_BYTES;
+                    operations.descriptor[slot] = bounceDescriptor;
+                    stagedOperations++;
+                } else {
+                    final long address = nbytes == 0 ? (local == null ? 0 : local.address())
+                        : local.address() + localOffset;
+                    operations.localAddress[slot] = address;
+                    operations.descriptor[slot] = localDescriptor(slot, address, nbytes);
+                }
+                if (!submit(slot) && operations.outstanding[slot] == 0) {
+                    releaseOperation(slot);
+                    return BACK_PRESSURED;
+                }
+            } catch (RuntimeException | Error e) {
+                if (operations.outstanding[slot] == 0) {
+                    releaseOperation(slot); // nothing reached the provider: the caller's exception is all there is
+                    throw e;
+                }
+                // chunks are in flight: the operation completes with them, failed, and submits nothing more
+                operations.status[slot] = RMA_FAILED;
+                operations.total[slot] = operations.submitted[slot];
+                if (e instanceof Error error) {
+                    throw error;
+                }
+                System.err.println("gex: ofi rank " + rank + " failed an RMA operation to rank " + peer + " part way: "
+                    + e);
+                return OK;
             }
-            if (operations.waiting(slot)) {
+            if (needsResume(slot)) {
                 operations.queueResume(slot);
             }
             return OK;
@@ -869,56 +940,81 @@ final class OfiConduit implements Conduit {
         }
     }
 
+    /** Whether an operation has chunks to submit that only {@link #resumeOperations} will (under the lock). */
+    private boolean needsResume(int slot) {
+        // a staged operation has one chunk in flight at most: its completion submits the next one
+        return operations.waiting(slot) && (!operations.staged(slot) || operations.outstanding[slot] == 0);
+    }
+
+    /** Frees an operation's slot, its own registration and its bounce buffer (under the lock). */
+    private void releaseOperation(int slot) {
+        closeOwnRegistration(slot);
+        if (operations.staged(slot)) {
+            freeBounce[freeBounceCount++] = operations.bounce[slot];
+        }
+        operations.release(slot);
+    }
+
     /**
-     * Submits chunks of the operation until all are submitted or the endpoint is busy.
+     * Submits chunks of the operation until all are submitted or the endpoint is busy; a staged operation submits one
+     * chunk, copied into its bounce buffer first for a put (under the lock).
      *
      * @return false if the endpoint was busy before the last chunk
      */
     private boolean submit(int slot) {
-        final long max = fabric.maxMessageSize;
+        final boolean staged = operations.staged(slot);
+        final long max = staged ? bounceChunk : fabric.maxMessageSize;
+        final int kind = operations.kind[slot];
+        final int peer = operations.peer[slot];
+        final long context = context(sendSlots + receiveSlots + slot);
         do {
             final long offset = operations.submitted[slot];
             final long chunk = Math.min(max, operations.total[slot] - offset);
-            final long context = context(sendSlots + receiveSlots + slot);
-            final int peer = operations.peer[slot];
-            final long rc = switch (operations.kind[slot]) {
-                case OfiOperations.PUT -> FiRma.transfer(writeFn, ep, operations.localAddress[slot] + offset, chunk,
-                    operations.descriptor[slot], peerAddress[peer], operations.remoteAddress[slot] + offset,
-                    operations.key[slot], context);
-                case OfiOperations.GET -> FiRma.transfer(readFn, ep, operations.localAddress[slot] + offset, chunk,
-                    operations.descriptor[slot], peerAddress[peer], operations.remoteAddress[slot] + offset,
-                    operations.key[slot], context);
-                default -> FiRma.writeData(writeDataFn, ep, operations.localAddress[slot], chunk,
-                    operations.descriptor[slot], operations.immediate[slot], peerAddress[peer],
-                    operations.remoteAddress[slot], operations.key[slot], context);
-            };
+            final long local = operations.localAddress[slot] + (staged ? 0 : offset);
+            if (staged && kind != OfiOperations.GET) {
+                MemorySegment.copy(operations.heap[slot], operations.heapOffset[slot] + offset, bounceMemory,
+                    local - bounceMemory.address(), chunk);
+            }
+            final long remote = operations.remoteAddress[slot] + offset;
+            // a put with immediate carries it on its last chunk (staged, the chunks before it are plain writes, all
+            // complete before the last is submitted, so the target sees the immediate after every byte)
+            final boolean data = kind == OfiOperations.PUT_IMMEDIATE && offset + chunk == operations.total[slot];
+            final long rc = data
+                ? FiRma.writeData(writeDataFn, ep, local, chunk, operations.descriptor[slot],
+                    operations.immediate[slot], peerAddress[peer], remote, operations.key[slot], context)
+                : FiRma.transfer(kind == OfiOperations.GET ? readFn : writeFn, ep, local, chunk,
+                    operations.descriptor[slot], peerAddress[peer], remote, operations.key[slot], context);
             if (rc == -FiErrno.FI_EAGAIN) {
                 return false;
             }
             if (rc != 0) {
-                throw new OfiException(switch (operations.kind[slot]) {
-                    case OfiOperations.PUT -> "fi_write";
-                    case OfiOperations.GET -> "fi_read";
-                    default -> "fi_writedata";
-                } + " to rank " + peer, (int) rc, FiErrno.strerror((int) -rc));
+                throw new OfiException((data ? "fi_writedata" : kind == OfiOperations.GET ? "fi_read" : "fi_write")
+                    + " to rank " + peer, (int) rc, FiErrno.strerror((int) -rc));
             }
             operations.submitted[slot] = offset + chunk;
             operations.outstanding[slot]++;
-        } while (operations.waiting(slot));
+            if (staged) {
+                stagedBytes += chunk;
+            }
+        } while (operations.waiting(slot) && !staged);
         return true;
     }
 
     /** Submits the chunks that found the endpoint busy, oldest operation first. */
     private void resumeOperations() {
-        if (operations.peekResume() < 0) {
+        if (!operations.mayResume()) {
             return;
         }
         lock.lock();
         try {
             int slot;
             while ((slot = operations.peekResume()) >= 0) {
-                if (!submit(slot)) {
-                    return;
+                try {
+                    if (!submit(slot)) {
+                        return;
+                    }
+                } catch (OfiException e) {
+                    failUnsubmitted(slot, e);
                 }
                 operations.popResume();
             }
@@ -927,7 +1023,25 @@ final class OfiConduit implements Conduit {
         }
     }
 
-    /** One chunk of {@code op} completed: at the last, the operation completes (now, or deferred). */
+    /**
+     * The provider refused a chunk of an operation for good: it submits nothing more and completes failed, now if no
+     * chunk of it is in flight (through the deferred completions), else with its last one (under the lock).
+     */
+    private void failUnsubmitted(int slot, OfiException e) {
+        System.err.println("gex: ofi rank " + rank + " failed an RMA operation to rank " + operations.peer[slot] + ": "
+            + e.getMessage());
+        operations.status[slot] = RMA_FAILED;
+        operations.total[slot] = operations.submitted[slot];
+        if (operations.outstanding[slot] == 0) {
+            deferred.deferCompletion(operations.operation[slot], RMA_FAILED);
+            releaseOperation(slot);
+        }
+    }
+
+    /**
+     * One chunk of {@code op} completed: a staged get copies it out of the bounce buffer, a staged operation submits
+     * its next chunk; at the last, the operation completes (now, or deferred).
+     */
     private int rmaCompleted(int op, int status, ConduitListener listener, int mask) {
         lock.lock();
         final long operation;
@@ -936,35 +1050,72 @@ final class OfiConduit implements Conduit {
             if (status != OK) {
                 operations.status[op] = status;
             }
-            if (--operations.outstanding[op] > 0 || operations.waiting(op)) {
+            if (--operations.outstanding[op] > 0) {
+                return 0;
+            }
+            if (operations.staged(op) ? stageNext(op) : operations.waiting(op)) {
                 return 0;
             }
             operation = operations.operation[op];
             finalStatus = operations.status[op];
-            closeOwnRegistration(op);
-            operations.release(op); // before the listener, which may start the next operation in this slot
+            releaseOperation(op); // before the listener, which may start the next operation in this slot
+            if ((mask & (1 << REPLY)) == 0) {
+                deferred.deferCompletion(operation, finalStatus);
+                return 0;
+            }
         } finally {
             lock.unlock();
-        }
-        if ((mask & (1 << REPLY)) == 0) {
-            deferred.deferCompletion(operation, finalStatus);
-            return 0;
         }
         listener.onRmaCompletion(operation, finalStatus);
         return 1;
     }
 
     /**
-     * A chunk completed in error: at the last chunk the operation completes through the deferred completions, so that
-     * the listener runs at the next poll, outside the lock.
+     * The chunk in flight of a staged operation completed (under the lock): a get copies it to the heap memory, then
+     * the next chunk is submitted, or queued if the endpoint is busy.
+     *
+     * @return true if a chunk is on its way, false if the operation is complete (all moved, or failed)
+     */
+    private boolean stageNext(int op) {
+        if (operations.status[op] != OK) {
+            return false;
+        }
+        if (operations.kind[op] == OfiOperations.GET) {
+            final long end = operations.submitted[op];
+            final long start = (end - 1) / bounceChunk * bounceChunk;
+            MemorySegment.copy(bounceMemory, operations.localAddress[op] - bounceMemory.address(), operations.heap[op],
+                operations.heapOffset[op] + start, end - start);
+        }
+        if (!operations.waiting(op)) {
+            return false;
+        }
+        try {
+            if (!submit(op)) {
+                operations.queueResume(op);
+            }
+        } catch (OfiException e) {
+            System.err.println("gex: ofi rank " + rank + " failed an RMA operation to rank " + operations.peer[op]
+                + ": " + e.getMessage());
+            operations.status[op] = RMA_FAILED;
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * A chunk completed in error (under the lock, in the poller's read of the completion queue): at the last chunk the
+     * operation completes through the deferred completions, so that the listener runs at the next poll, outside the
+     * lock. A staged operation submits nothing more.
      */
     private void failChunk(int op) {
+        if (operations.staged(op)) {
+            operations.total[op] = operations.submitted[op];
+        }
         if (--operations.outstanding[op] > 0 || operations.waiting(op)) {
             return;
         }
         deferred.deferCompletion(operations.operation[op], operations.status[op]);
-        closeOwnRegistration(op);
-        operations.release(op);
+        releaseOperation(op);
     }
 
     /**
@@ -1268,6 +1419,23 @@ final class OfiConduit implements Conduit {
             final String text = Fabric.toStr(m, Fabric.FI_TYPE_MR_MODE).trim();
             return text.isEmpty() ? "none" : text;
         }
+    }
+
+    /**
+     * {@code ofi.staged.operations}: RMA operations (puts, gets, AM Long payloads) on heap memory, staged through the
+     * bounce buffers; {@code ofi.staged.bytes}: the bytes they moved. Also readable after {@link #close()}.
+     */
+    @Override
+    public java.util.Map<String, Long> counters() {
+        final java.util.Map<String, Long> m = new java.util.LinkedHashMap<>();
+        lock.lock();
+        try {
+            m.put("ofi.staged.operations", stagedOperations);
+            m.put("ofi.staged.bytes", stagedBytes);
+        } finally {
+            lock.unlock();
+        }
+        return m;
     }
 
     /** For tests: credits toward {@code peer}'s {@code channel}, in units, and the window. */

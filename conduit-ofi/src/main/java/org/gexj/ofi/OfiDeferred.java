@@ -10,7 +10,14 @@ import java.nio.ByteBuffer;
  * during a poll of the reply channel alone, which must not start a request handler): copied here, delivered first
  * by the next poll that includes its channel, in arrival order per kind. Frames are copied so that the receive
  * buffer they arrived in can be reposted. Bounded by the credits: a frame's credits are returned only when it is
- * delivered. Single-threaded: only the poller uses it.
+ * delivered.
+ *
+ * <p>Also the RMA completions reported at a later poll: those of a poll of the request channel alone, of a chunk that
+ * failed in the provider, and of an operation with nothing to move (started by any thread).
+ *
+ * <p>Threads: frames and remote writes are used by the poller alone (the thread in {@code poll}, one at a time);
+ * completions are pushed by any thread and popped by the poller, both under the conduit's lock, and only
+ * {@link #mayHaveCompletion()} is read without it.
  */
 final class OfiDeferred {
     private static final int RECORD_HEADER = 12;
@@ -22,14 +29,17 @@ final class OfiDeferred {
     private int framesWaiting;
     private final PairRing writes = new PairRing();
     private final PairRing completions = new PairRing();
+    /** The completions' count, written under the conduit's lock, read without it by {@link #mayHaveCompletion()}. */
+    private volatile int completionsWaiting;
 
     /** @param frameBytes the most frame bytes (credits) that can be outstanding toward this rank */
     OfiDeferred(int frameBytes) {
         this.frameBytes = frameBytes;
     }
 
+    /** Poller only: no frame and no remote write waits (completions aside, see {@link #mayHaveCompletion()}). */
     boolean isEmpty() {
-        return framesWaiting == 0 && writes.count == 0 && completions.count == 0;
+        return framesWaiting == 0 && writes.count == 0;
     }
 
     /** Copies a frame of {@code channel} from {@code source}; the store is made on first use. */
@@ -106,10 +116,21 @@ final class OfiDeferred {
         writes.pop();
     }
 
+    /** Under the conduit's lock, from any thread. */
     void deferCompletion(long operation, int status) {
         completions.push(operation, status);
+        completionsWaiting = completions.count;
     }
 
+    /**
+     * Without the lock: whether a completion may wait. One pushed before this read is seen; one pushed after it, by
+     * the next read. Take the lock and {@link #hasCompletion()} to act on it.
+     */
+    boolean mayHaveCompletion() {
+        return completionsWaiting > 0;
+    }
+
+    /** Under the conduit's lock, as are the completion's operation, status and pop. */
     boolean hasCompletion() {
         return completions.count > 0;
     }
@@ -124,6 +145,7 @@ final class OfiDeferred {
 
     void popCompletion() {
         completions.pop();
+        completionsWaiting = completions.count;
     }
 
     /** A FIFO of (long, long) pairs that grows when full (rarely: only while deferring). */

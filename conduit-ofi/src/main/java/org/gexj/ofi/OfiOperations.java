@@ -5,7 +5,9 @@ import java.lang.foreign.MemorySegment;
 /**
  * The RMA operations of one rank in flight: a fixed table of slots, each the libfabric context of its operation's
  * writes or reads (one per chunk of at most the provider's largest message). A slot is taken when an operation starts
- * and freed when its last chunk has completed. Not thread-safe: the conduit's lock guards it.
+ * and freed when its last chunk has completed. An operation on heap memory is staged: it moves through one bounce
+ * buffer of the conduit, one chunk at a time. Not thread-safe: the conduit's lock guards it; only
+ * {@link #mayResume()} may be read without it.
  */
 final class OfiOperations {
     static final int PUT = 1;
@@ -27,10 +29,17 @@ final class OfiOperations {
     final MemorySegment[] descriptor;
     /** A registration made for this operation alone (local memory outside every registered region), or null. */
     final MemorySegment[] ownRegistration;
+    /** The bounce buffer a staged operation moves through, or -1 (the operation reads or writes its memory itself). */
+    final int[] bounce;
+    /** A staged operation's heap memory and the offset of its first byte there; null when not staged. */
+    final MemorySegment[] heap;
+    final long[] heapOffset;
     /** Slots with chunks not yet submitted (the endpoint was busy), oldest first. */
     private final int[] resume;
     private int resumeHead;
     private int resumeCount;
+    /** {@code resumeCount}, written under the conduit's lock, read without it by {@link #mayResume()}. */
+    private volatile int resumeWaiting;
     private final int[] free;
     private int freeCount;
 
@@ -49,11 +58,15 @@ final class OfiOperations {
         status = new int[capacity];
         descriptor = new MemorySegment[capacity];
         ownRegistration = new MemorySegment[capacity];
+        bounce = new int[capacity];
+        heap = new MemorySegment[capacity];
+        heapOffset = new long[capacity];
         resume = new int[capacity];
         free = new int[capacity];
         for (int i = 0; i < capacity; i++) {
             free[i] = capacity - 1 - i;
         }
+        java.util.Arrays.fill(bounce, -1);
         freeCount = capacity;
     }
 
@@ -70,6 +83,8 @@ final class OfiOperations {
     void release(int slot) {
         descriptor[slot] = null;
         ownRegistration[slot] = null;
+        heap[slot] = null;
+        bounce[slot] = -1;
         free[freeCount++] = slot;
     }
 
@@ -79,6 +94,15 @@ final class OfiOperations {
 
     void queueResume(int slot) {
         resume[(resumeHead + resumeCount++) % capacity] = slot;
+        resumeWaiting = resumeCount;
+    }
+
+    /**
+     * Without the lock: whether an operation may wait to submit chunks. A slot queued before this read is seen; one
+     * queued after it, by the next read. Take the lock and {@link #peekResume()} to act on it.
+     */
+    boolean mayResume() {
+        return resumeWaiting > 0;
     }
 
     /** @return the oldest slot waiting to submit more chunks, or -1 */
@@ -89,9 +113,14 @@ final class OfiOperations {
     void popResume() {
         resumeHead = (resumeHead + 1) % capacity;
         resumeCount--;
+        resumeWaiting = resumeCount;
     }
 
     boolean waiting(int slot) {
         return submitted[slot] < total[slot];
+    }
+
+    boolean staged(int slot) {
+        return bounce[slot] >= 0;
     }
 }

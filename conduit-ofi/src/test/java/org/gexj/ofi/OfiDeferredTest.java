@@ -183,19 +183,25 @@ class OfiDeferredTest {
     }
 
     @Test
-    void isEmptyOnlyWhenFramesWritesAndCompletionsAllAre() {
+    void isEmptyCoversFramesAndWritesAndCompletionsAreSeenApart() {
+        // frames and writes are the poller's alone; completions come from any thread under the conduit's lock
         final OfiDeferred d = new OfiDeferred(CAPACITY);
         d.deferWrite(1, 2);
         d.deferCompletion(3, 4);
         d.deferFrame(0, 5, new UnsafeBuffer(new byte[3]), 0, 3);
         final boolean[] empty = new boolean[3];
+        final boolean[] completion = new boolean[3];
         d.popFrame();
         empty[0] = d.isEmpty();
+        completion[0] = d.mayHaveCompletion();
         d.popWrite();
         empty[1] = d.isEmpty();
+        completion[1] = d.mayHaveCompletion();
         d.popCompletion();
         empty[2] = d.isEmpty();
-        assertEquals(Arrays.toString(new boolean[] {false, false, true}), Arrays.toString(empty));
+        completion[2] = d.mayHaveCompletion();
+        assertEquals(Arrays.toString(new boolean[] {false, true, true}), Arrays.toString(empty));
+        assertEquals(Arrays.toString(new boolean[] {true, true, false}), Arrays.toString(completion));
     }
 
     /**

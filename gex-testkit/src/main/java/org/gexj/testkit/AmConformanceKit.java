@@ -903,4 +903,59 @@ public abstract class AmConformanceKit extends ConduitKit {
             client.barrier();
         });
     }
+
+    /**
+     * One program, every conduit: AM Long requests and replies whose source is heap memory
+     * ({@code MemorySegment.ofArray}), at an odd offset, of sizes up to several times a conduit's staging buffer
+     * (ofi's are 64 KiB), with every local-completion option; each payload is in place when its handler runs.
+     */
+    @Test
+    void longPayloadFromAHeapSourceArrivesInPlace() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            client.attachSegment(SEGMENT);
+            final List<String> errors = new CopyOnWriteArrayList<>();
+            final AtomicInteger replies = new AtomicInteger();
+            final long max = Math.min(Math.min(am.maxRequestLong(-1, 2), am.maxReplyLong(-1, 2)), 300_000);
+            final long[] sizes = java.util.stream.LongStream.of(1, 100, 4096, 65_537, 200_003, max)
+                .filter(n -> n <= max).distinct().toArray();
+            final byte[] replySource = new byte[(int) max + 5];
+            final int reply = am.register(AmHandler.longReply(2, (t, p, a) -> {
+                if (Patterns.firstMismatch(client.segment().memory(), p.segmentOffset(), p.length(), a.get(0)) >= 0) {
+                    errors.add("heap reply Long of " + p.length() + " not in place at handler start");
+                }
+                replies.incrementAndGet();
+            }));
+            final int request = am.register(AmHandler.longRequest(2, (t, p, a) -> {
+                if (Patterns.firstMismatch(client.segment().memory(), p.segmentOffset(), p.length(), a.get(0)) >= 0) {
+                    errors.add("heap request Long of " + p.length() + " not in place at handler start");
+                }
+                // answer from the heap too: the handler's thread fills it, the reply returns once it was read
+                final MemorySegment heap = MemorySegment.ofArray(replySource);
+                Patterns.fill(heap, 5, p.length(), a.get(0) + 1);
+                t.replyLong(reply, heap, 5, p.length(), SEGMENT / 2 + a.get(1), Lc.NOW, a.get(0) + 1, 0);
+            }));
+            client.barrier();
+            final int peer = peerOf(client);
+            final MemorySegment src = MemorySegment.ofArray(new byte[(int) max + 3]);
+            final Lc[] options = {Lc.NOW, Lc.GROUP, Lc.event()};
+            long dest = 16;
+            for (int i = 0; i < sizes.length; i++) {
+                final long size = sizes[i];
+                final int seed = 11 * (int) size + client.rank();
+                Patterns.fill(src, 3, size, seed);
+                final Lc lc = options[i % options.length];
+                assertEquals(Am.OK, am.requestLong(peer, request, src, 3, size, dest, lc, seed, (int) dest));
+                if (lc == Lc.GROUP) {
+                    am.nbiWait(Ec.AM);
+                } else if (lc.isEvent()) {
+                    lc.lastEvent().await();
+                }
+                dest += size + 24;
+            }
+            pollUntil(client, () -> replies.get() == sizes.length);
+            assertEquals(List.of(), errors);
+            client.barrier();
+        });
+    }
 }

@@ -306,4 +306,102 @@ public abstract class RmaConformanceKit extends ConduitKit {
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, r::run);
         assertTrue(e.getMessage().contains(mentioned), "message '" + e.getMessage() + "' should name " + mentioned);
     }
+
+    /** Heap buffers of these sizes: one byte to several times a conduit's staging buffer (ofi's are 64 KiB). */
+    private static final int[] HEAP_SIZES = {1, 8, 4095, 65_536, 65_537, 100_003, SEGMENT / 2 - 8};
+
+    /**
+     * One program, every conduit: heap memory ({@code MemorySegment.ofArray}) as the local buffer of every put and
+     * get form (blocking, NB, NBI), at an odd offset into the array, of every size in {@link #HEAP_SIZES}; what a
+     * heap put wrote a native get reads back, and what a heap get reads is the peer's bytes.
+     */
+    @Test
+    void heapLocalBuffersWorkForEveryPutAndGetForm() {
+        exactJob(2, client -> {
+            final Rma rma = Rma.of(client);
+            final MemorySegment mine = client.attachSegment(SEGMENT).memory();
+            mine.fill((byte) 0);
+            client.barrier();
+            final int peer = (client.rank() + 1) % 2;
+            final long base = (long) client.rank() * (SEGMENT / 2); // this rank's half of the peer's segment
+            final MemorySegment heap = MemorySegment.ofArray(new byte[SEGMENT / 2 + 3]);
+            final MemorySegment longs = MemorySegment.ofArray(new long[SEGMENT / 16]);
+            final MemorySegment check = Arena.ofAuto().allocate(SEGMENT / 2);
+            for (int size : HEAP_SIZES) {
+                for (int mode = 0; mode < 3; mode++) {
+                    final int seed = size * 3 + mode + 100 * client.rank();
+                    final String what = "mode " + mode + ", " + size + " bytes";
+                    final MemorySegment src = mode == 1 ? longs : heap;
+                    final long at = mode == 1 ? 8 : 3;
+                    Patterns.fill(src, at, size, seed);
+                    switch (mode) {
+                        case 0 -> rma.put(peer, base, src, at, size);
+                        case 1 -> rma.putNb(peer, base, src, at, size, Lc.NOW).await();
+                        default -> {
+                            rma.putNbi(peer, base, src, at, size, Lc.DEFER);
+                            client.nbiWait(Ec.PUT);
+                        }
+                    }
+                    rma.get(check, 0, peer, base, size);
+                    assertEquals(-1, Patterns.firstMismatch(check, 0, size, seed), "heap put, " + what);
+                    src.fill((byte) 0);
+                    switch (mode) {
+                        case 0 -> rma.get(src, at, peer, base, size);
+                        case 1 -> rma.getNb(src, at, peer, base, size).await();
+                        default -> {
+                            rma.getNbi(src, at, peer, base, size);
+                            client.nbiWait(Ec.GET);
+                        }
+                    }
+                    assertEquals(-1, Patterns.firstMismatch(src, at, size, seed), "heap get, " + what);
+                    assertEquals(0, src.get(ValueLayout.JAVA_BYTE, at - 1), "byte before a heap get, " + what);
+                    if (at + size < src.byteSize()) {
+                        assertEquals(0, src.get(ValueLayout.JAVA_BYTE, at + size), "byte after a heap get, " + what);
+                    }
+                }
+            }
+            client.barrier();
+            // the peer's last heap put of the largest size is in this rank's segment
+            final int last = HEAP_SIZES[HEAP_SIZES.length - 1];
+            assertEquals(-1, Patterns.firstMismatch(mine, (long) peer * (SEGMENT / 2), last, last * 3 + 2 + 100 * peer),
+                "rank " + peer + "'s last heap put in this rank's segment");
+            client.barrier();
+        });
+    }
+
+    /**
+     * Several NB puts and gets with heap buffers in flight at once, more bytes than a conduit stages at a time: each
+     * completes with its own bytes.
+     */
+    @Test
+    void manyHeapOperationsInFlightAtOnceEachCompleteWithTheirBytes() {
+        exactJob(2, client -> {
+            final Rma rma = Rma.of(client);
+            client.attachSegment(SEGMENT);
+            client.barrier();
+            final int peer = (client.rank() + 1) % 2;
+            final int ops = 16;
+            final int each = SEGMENT / 2 / ops;
+            final long base = (long) client.rank() * (SEGMENT / 2);
+            final byte[][] sources = new byte[ops][each];
+            final Event[] events = new Event[ops];
+            for (int i = 0; i < ops; i++) {
+                Patterns.fill(MemorySegment.ofArray(sources[i]), 0, each, 500 + i + 50 * client.rank());
+                events[i] = rma.putNb(peer, base + (long) i * each, MemorySegment.ofArray(sources[i]), 0, each,
+                    Lc.DEFER);
+            }
+            for (Event e : events) {
+                e.await();
+            }
+            final byte[][] got = new byte[ops][each];
+            for (int i = 0; i < ops; i++) {
+                events[i] = rma.getNb(MemorySegment.ofArray(got[i]), 0, peer, base + (long) i * each, each);
+            }
+            for (int i = 0; i < ops; i++) {
+                events[i].await();
+                assertArrayEquals(sources[i], got[i], "heap get " + i + " of " + each + " bytes");
+            }
+            client.barrier();
+        });
+    }
 }
