@@ -7,12 +7,10 @@ import org.gexj.rma.Rma;
 import org.gexj.testkit.ConduitKit;
 import org.gexj.testkit.Patterns;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,7 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * {@code ofi.staged.operations} and {@code ofi.staged.bytes} grow by each heap put, get and AM Long payload, and not
  * by native memory (the kits check the data of every form and size; see RmaConformanceKit and AmConformanceKit).
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class OfiHeapStagingTest extends ConduitKit {
     private static final long SEGMENT = 1 << 20;
 

@@ -8,13 +8,11 @@ import org.gexj.rma.Rma;
 import org.gexj.testkit.ConduitKit;
 import org.gexj.testkit.Patterns;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,7 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the thread's blocking event, the NBI events, the AM send claim and the Long credit they took for it. Slots, send
  * buffers and the back-pressure timeout are small, so that anything held shows within seconds.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class OfiRejectedCallLeavesClientUsableTest extends ConduitKit {
     private static final int REJECTED = (int) RejectingOfiConduitProvider.REJECTED;
     private static final long SEGMENT = 1 << 20;
