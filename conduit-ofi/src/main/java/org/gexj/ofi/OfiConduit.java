@@ -103,6 +103,18 @@ final class OfiConduit implements Conduit {
     private final MemorySegment injectFn;
     private final MemorySegment recvMsgFn;
     private final MemorySegment cqReadFn;
+    /** {@code fi_cq_readfrom} where the endpoint has {@code FI_SOURCE}, else null. */
+    private final MemorySegment cqReadFromFn;
+    /** The source of each entry read by {@link #fill} ({@code fi_addr_t}), when the provider names them. */
+    private final MemorySegment entrySources;
+    /** The source of the entry {@link #process} handles: its {@code fi_addr_t}, or -2 where none is known. */
+    private long entrySource = NO_SOURCE;
+    private static final long NO_SOURCE = -2;
+    /** Messages dropped: from no endpoint of the job's address vector; malformed. */
+    private long droppedForeign;
+    private long droppedMalformed;
+    /** Messages whose header names another rank than the AV entry the provider names as their source. */
+    private long sourceMismatches;
     private final MemorySegment writeFn;
     private final MemorySegment readFn;
     private final MemorySegment writeDataFn;
@@ -216,6 +228,7 @@ final class OfiConduit implements Conduit {
             this.injectFn = FiEndpoint.injectFunction(ep);
             this.recvMsgFn = FiEndpoint.recvMsgFunction(ep);
             this.cqReadFn = FiEq.readFunction(cq);
+            this.cqReadFromFn = fabric.sourceKnown ? FiEq.readFromFunction(cq) : null;
             this.writeFn = FiRma.writeFunction(ep);
             this.readFn = FiRma.readFunction(ep);
             this.writeDataFn = FiRma.writeDataFunction(ep);
@@ -264,6 +277,7 @@ final class OfiConduit implements Conduit {
             java.util.Arrays.fill(credits, windowUnits);
             this.owed = new int[2 * size];
             this.entries = arena.allocate(FiEq.FI_CQ_DATA_ENTRY.byteSize() * CQ_BATCH, 8);
+            this.entrySources = arena.allocate(JAVA_LONG.byteSize() * CQ_BATCH, 8);
             this.errorEntry = arena.allocate(FiEq.FI_CQ_ERR_ENTRY);
             this.closeHeard = new boolean[size];
             this.deferred = new OfiDeferred((int) Math.min(Integer.MAX_VALUE / 2, outstanding));
@@ -573,6 +587,7 @@ final class OfiConduit implements Conduit {
                 read = true;
             }
             final int entry = entryHead++;
+            entrySource = cqReadFromFn != null ? entrySources.get(JAVA_LONG, entry * JAVA_LONG.byteSize()) : NO_SOURCE;
             delivered += process(entry, listener, channelMask);
         }
         returnCredits(delivered == 0);
@@ -584,7 +599,8 @@ final class OfiConduit implements Conduit {
     private boolean fill() {
         lock.lock();
         try {
-            final long n = FiEq.read(cqReadFn, cq, entries, CQ_BATCH);
+            final long n = cqReadFromFn != null ? FiEq.readFrom(cqReadFromFn, cq, entries, CQ_BATCH, entrySources)
+                : FiEq.read(cqReadFn, cq, entries, CQ_BATCH);
             if (n > 0) {
                 entryHead = 0;
                 entryCount = (int) n;
@@ -686,13 +702,26 @@ final class OfiConduit implements Conduit {
 
     /** A message landed at {@code offset} of the receive memory. */
     private int received(UnsafeBuffer buffer, int offset, int length, ConduitListener listener, int mask) {
+        if (entrySource == FiEq.FI_ADDR_NOTAVAIL) {
+            // an endpoint outside the job's address vector: whatever it says, nothing of it is used
+            if (droppedForeign++ == 0) {
+                System.err.println("gex: ofi rank " + rank + " dropped a message from an endpoint outside the job"
+                    + " (counted as ofi.dropped.foreign; only the first is reported)");
+            }
+            return 0;
+        }
         final OfiHeaderFlyweight header = receiveHeader.wrap(buffer, offset);
         final String malformed = header.validate(length, size);
         if (malformed != null) {
+            droppedMalformed++;
             System.err.println("gex: ofi rank " + rank + " dropped a message: " + malformed);
             return 0;
         }
         final int source = header.source();
+        if (entrySource != NO_SOURCE && entrySource != peerAddress[source]) {
+            // counted, not dropped: udp;ofi_rxd names another entry of the AV than the sender's for every message
+            sourceMismatches++;
+        }
         if (header.requestCredits() != 0 || header.replyCredits() != 0) {
             lock.lock();
             try {
@@ -1423,7 +1452,10 @@ final class OfiConduit implements Conduit {
 
     /**
      * {@code ofi.staged.operations}: RMA operations (puts, gets, AM Long payloads) on heap memory, staged through the
-     * bounce buffers; {@code ofi.staged.bytes}: the bytes they moved. Also readable after {@link #close()}.
+     * bounce buffers; {@code ofi.staged.bytes}: the bytes they moved. {@code ofi.dropped.foreign}: messages from no
+     * endpoint of the job's address vector; {@code ofi.dropped.malformed}; {@code ofi.source-mismatch}: messages whose
+     * header names another rank than the provider's source; {@code ofi.source-checked}: 1 where the provider names
+     * sources ({@code FI_SOURCE}). Also readable after {@link #close()}.
      */
     @Override
     public java.util.Map<String, Long> counters() {
@@ -1435,6 +1467,11 @@ final class OfiConduit implements Conduit {
         } finally {
             lock.unlock();
         }
+        // the polling thread's own counts, read racily (as udp's are)
+        m.put("ofi.dropped.foreign", droppedForeign);
+        m.put("ofi.dropped.malformed", droppedMalformed);
+        m.put("ofi.source-mismatch", sourceMismatches);
+        m.put("ofi.source-checked", fabric.sourceKnown ? 1L : 0L);
         return m;
     }
 

@@ -50,6 +50,8 @@ final class OfiFabric implements AutoCloseable {
     final long cqDataSize;
     final long maxMessageSize;
     final long injectSize;
+    /** The endpoint has {@code FI_SOURCE}: its CQ names each message's source ({@code fi_cq_readfrom}). */
+    final boolean sourceKnown;
     MemorySegment fabric = MemorySegment.NULL;
     MemorySegment domain = MemorySegment.NULL;
     MemorySegment cq = MemorySegment.NULL;
@@ -69,6 +71,7 @@ final class OfiFabric implements AutoCloseable {
         final long max = Fabric.attr(info, Fabric.INFO_EP_ATTR, Fabric.FI_EP_ATTR).get(JAVA_LONG, Fabric.EP_MAX_MSG_SIZE);
         this.maxMessageSize = max < 0 ? Long.MAX_VALUE : max; // size_t: 2^64-1 means unlimited
         this.injectSize = Fabric.attr(info, Fabric.INFO_TX_ATTR, Fabric.FI_TX_ATTR).get(JAVA_LONG, Fabric.TX_INJECT_SIZE);
+        this.sourceKnown = (info.get(JAVA_LONG, Fabric.INFO_CAPS) & Fabric.FI_SOURCE) != 0;
     }
 
     /**
@@ -207,9 +210,28 @@ final class OfiFabric implements AutoCloseable {
             }
         }
         OfiFabric chosen = new OfiFabric(list, best);
+        if (!chosen.sourceKnown) {
+            // the chosen provider and domain again with FI_SOURCE, if it has it: the conduit then drops messages
+            // from endpoints outside the job's address vector (asked only now, so it never decides the provider)
+            final MemorySegment sourced = query(chosen.provider, node, Fabric.FI_SOURCE);
+            MemorySegment same = MemorySegment.NULL;
+            for (MemorySegment i = sourced; !i.equals(MemorySegment.NULL) && same.equals(MemorySegment.NULL);
+                 i = i.get(ADDRESS, Fabric.INFO_NEXT).reinterpret(Fabric.FI_INFO.byteSize())) {
+                if (describe(i).equals(describe(best))) {
+                    same = i;
+                }
+            }
+            if (!same.equals(MemorySegment.NULL)) {
+                Fabric.freeInfo(list);
+                list = sourced;
+                chosen = new OfiFabric(list, same);
+            } else if (!sourced.equals(MemorySegment.NULL)) {
+                Fabric.freeInfo(sourced);
+            }
+        }
         if (node != null && "shm".equals(chosen.provider)) {
             // shm takes the node as its region's name, the same for every rank: let it name the region per process
-            final MemorySegment anywhere = query("shm", null);
+            final MemorySegment anywhere = query("shm", null, chosen.sourceKnown ? Fabric.FI_SOURCE : 0);
             if (!anywhere.equals(MemorySegment.NULL)) {
                 Fabric.freeInfo(list);
                 list = anywhere;
@@ -233,7 +255,12 @@ final class OfiFabric implements AutoCloseable {
 
     /** {@code fi_getinfo} with the conduit's hints, bound to {@code node} when a provider can be, else anywhere. */
     static MemorySegment query(String provider, String node) {
-        final MemorySegment hints = hints(provider);
+        return query(provider, node, 0);
+    }
+
+    /** As {@link #query(String, String)}, asking for {@code extraCaps} too. */
+    static MemorySegment query(String provider, String node, long extraCaps) {
+        final MemorySegment hints = hints(provider, extraCaps);
         try {
             final int version = Math.min(Fabric.fiVersion(), Fabric.version(Fabric.FI_MAJOR_VERSION,
                 Fabric.FI_MINOR_VERSION));
@@ -248,9 +275,9 @@ final class OfiFabric implements AutoCloseable {
         }
     }
 
-    private static MemorySegment hints(String provider) {
+    private static MemorySegment hints(String provider, long extraCaps) {
         final MemorySegment hints = Fabric.dupInfo(MemorySegment.NULL);
-        hints.set(JAVA_LONG, Fabric.INFO_CAPS, REQUIRED_CAPS);
+        hints.set(JAVA_LONG, Fabric.INFO_CAPS, REQUIRED_CAPS | extraCaps);
         hints.set(JAVA_LONG, Fabric.INFO_MODE, SUPPORTED_MODES);
         Fabric.attr(hints, Fabric.INFO_EP_ATTR, Fabric.FI_EP_ATTR).set(JAVA_INT, Fabric.EP_TYPE, Fabric.FI_EP_RDM);
         final MemorySegment domainAttr = Fabric.attr(hints, Fabric.INFO_DOMAIN_ATTR, Fabric.FI_DOMAIN_ATTR);

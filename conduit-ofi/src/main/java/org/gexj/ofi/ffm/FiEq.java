@@ -61,10 +61,15 @@ public final class FiEq {
     public static final long ERR_ERR_DATA = Fabric.offset(FI_CQ_ERR_ENTRY, "err_data");
     public static final long ERR_ERR_DATA_SIZE = Fabric.offset(FI_CQ_ERR_ENTRY, "err_data_size");
 
+    /** {@code FI_ADDR_NOTAVAIL}: a source the address vector does not hold (or one the provider cannot tell). */
+    public static final long FI_ADDR_NOTAVAIL = -1L;
+
     static final long CQ_OPS = Fabric.offset(FID_CQ, "ops");
 
     private static final MethodHandle READ = Fabric.pointer(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
         ADDRESS, JAVA_LONG), Linker.Option.critical(false));
+    private static final MethodHandle READ_FROM = Fabric.pointer(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
+        ADDRESS, JAVA_LONG, ADDRESS), Linker.Option.critical(false));
     private static final MethodHandle READ_ERR = Fabric.pointer(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
         ADDRESS, JAVA_LONG));
     private static final MethodHandle STRERROR = Fabric.pointer(FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS,
@@ -88,6 +93,24 @@ public final class FiEq {
             return (long) READ.invokeExact(fn, cq, entries, count);
         } catch (Throwable t) {
             throw FiErrno.unexpected("fi_cq_read", t);
+        }
+    }
+
+    public static MemorySegment readFromFunction(MemorySegment cq) {
+        return Fabric.function(cq, CQ_OPS, Fabric.offset(FI_OPS_CQ, "readfrom"));
+    }
+
+    /**
+     * {@code fi_cq_readfrom(cq, entries, count, sources)} through {@code fn} from {@link #readFromFunction}: as
+     * {@link #read}, and each entry's source address into {@code sources} ({@code fi_addr_t} each), or
+     * {@link #FI_ADDR_NOTAVAIL} where the provider cannot name it in the address vector.
+     */
+    public static long readFrom(MemorySegment fn, MemorySegment cq, MemorySegment entries, long count,
+                                MemorySegment sources) {
+        try {
+            return (long) READ_FROM.invokeExact(fn, cq, entries, count, sources);
+        } catch (Throwable t) {
+            throw FiErrno.unexpected("fi_cq_readfrom", t);
         }
     }
 
