@@ -48,6 +48,8 @@ import java.util.Map;
  * is a non-blocking system call on the polling thread, never a hand-off from another thread.
  */
 public final class UdpConduit implements Conduit {
+    /** The base of the ranks' receive ports ({@link #port}). */
+    static final String PORT = "GEX_UDP_PORT";
     private static final long PAGE = 4096;
     /**
      * The Medium limit the AM layer takes by default (GASNet's udp-conduit's): its frame, with any args and the
@@ -75,7 +77,7 @@ public final class UdpConduit implements Conduit {
         this.size = context.size();
         this.settings = UdpSettings.from(context.config());
         final InetAddress bind = bindAddress(settings.bind(), context.bootstrap().localAddress());
-        this.port = openPort(settings.transport(), bind, settings.socketBuffer(), size);
+        this.port = openPort(settings.transport(), bind, port(context), settings.socketBuffer(), size);
         try {
             final byte[][] addresses = context.bootstrap().allgather(UdpAddresses.encode(port.localAddress()));
             for (int peer = 0; peer < size; peer++) {
@@ -123,15 +125,29 @@ public final class UdpConduit implements Conduit {
         return new UdpConduit(context);
     }
 
-    private static DatagramPort openPort(String transport, InetAddress bind, int socketBuffer, int peers) {
+    /**
+     * {@code GEX_UDP_PORT}: 0 (the default), any free port; else a base, and rank r binds base + r, so the ranks of a
+     * host never ask for one port and a firewall or a test knows each rank's.
+     */
+    static int port(ConduitContext context) {
+        final int base = context.config().getInt(PORT, 0, 0, 65535);
+        if (base != 0 && base + context.rank() > 65535) {
+            throw new IllegalArgumentException(PORT + "=" + base + " gives rank " + context.rank() + " port "
+                + (base + context.rank()) + ", outside [1, 65535]: with " + context.size() + " ranks the base must be"
+                + " at most " + (65536 - context.size()));
+        }
+        return base == 0 ? 0 : base + context.rank();
+    }
+
+    private static DatagramPort openPort(String transport, InetAddress bind, int port, int socketBuffer, int peers) {
         if (transport.equals("nio") || (transport.equals("auto") && !EpollDatagramPort.isAvailable())) {
-            return new NioDatagramPort(bind, socketBuffer, peers);
+            return new NioDatagramPort(bind, port, socketBuffer, peers);
         }
         if (!EpollDatagramPort.isAvailable()) {
             throw new IllegalStateException(UdpSettings.TRANSPORT + "=epoll, but Netty's epoll transport does not load"
                 + " here: " + EpollDatagramPort.unavailabilityCause());
         }
-        return new EpollDatagramPort(bind, socketBuffer, peers);
+        return new EpollDatagramPort(bind, port, socketBuffer, peers);
     }
 
     /** {@code GEX_UDP_BIND} as an interface name or an address; the bootstrap's address without it. */

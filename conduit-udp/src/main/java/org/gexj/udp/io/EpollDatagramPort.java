@@ -37,16 +37,22 @@ public final class EpollDatagramPort implements DatagramPort {
         return Epoll.unavailabilityCause();
     }
 
-    /** Binds the receive socket to {@code bind} (port 0: any); {@link #connect} follows the address exchange. */
+    /** Binds the receive socket to {@code bind}, any port; {@link #connect} follows the address exchange. */
     public EpollDatagramPort(InetAddress bind, int socketBuffer, int peers) {
+        this(bind, 0, socketBuffer, peers);
+    }
+
+    /** Binds the receive socket to {@code bind} and {@code port} (0: any); {@link #connect} follows. */
+    public EpollDatagramPort(InetAddress bind, int port, int socketBuffer, int peers) {
         Epoll.ensureAvailability();
         try {
             receiver = Family.datagram(UdpAddresses.ipv6(bind));
             bufferSize(receiver, SO_RCVBUFFORCE, socketBuffer);
-            receiver.bind(new InetSocketAddress(bind, 0));
+            receiver.bind(new InetSocketAddress(bind, port));
             local = receiver.localAddress();
         } catch (IOException e) {
-            throw new UncheckedIOException("udp: cannot bind a datagram socket to " + bind.getHostAddress(), e);
+            throw new UncheckedIOException("udp: cannot bind a datagram socket to " + bind.getHostAddress()
+                + (port == 0 ? "" : " port " + port), e);
         }
         senders = new Socket[peers];
         withinHost = new boolean[peers];

@@ -24,15 +24,21 @@ public final class NioDatagramPort implements DatagramPort {
     private final InetSocketAddress local;
 
     public NioDatagramPort(InetAddress bind, int socketBuffer, int peers) {
+        this(bind, 0, socketBuffer, peers);
+    }
+
+    /** Binds the receive channel to {@code bind} and {@code port} (0: any). */
+    public NioDatagramPort(InetAddress bind, int port, int socketBuffer, int peers) {
         try {
             receiver = DatagramChannel.open(UdpAddresses.ipv6(bind) ? java.net.StandardProtocolFamily.INET6
                 : java.net.StandardProtocolFamily.INET);
             receiver.setOption(StandardSocketOptions.SO_RCVBUF, socketBuffer);
-            receiver.bind(new InetSocketAddress(bind, 0));
+            receiver.bind(new InetSocketAddress(bind, port));
             receiver.configureBlocking(false);
             local = (InetSocketAddress) receiver.getLocalAddress();
         } catch (IOException e) {
-            throw new UncheckedIOException("udp: cannot bind a datagram channel to " + bind.getHostAddress(), e);
+            throw new UncheckedIOException("udp: cannot bind a datagram channel to " + bind.getHostAddress()
+                + (port == 0 ? "" : " port " + port), e);
         }
         senders = new DatagramChannel[peers];
         withinHost = new boolean[peers];
