@@ -1,6 +1,8 @@
 package org.gexj.udp;
 
 import org.gexj.Config;
+import org.gexj.spi.ConduitContext;
+import org.gexj.spi.JobHealth;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
@@ -22,6 +24,25 @@ class UdpSettingsTest {
         assertEquals(60_000_000_000L, s.peerTimeoutNanos());
         assertEquals(null, s.bind());
         assertEquals(UdpSettings.Checksum.AUTO, s.checksum(), "whole datagrams across a link, headers within the host");
+    }
+
+    @Test
+    void portIsAnyOrABasePlusTheRank() {
+        assertEquals(0, UdpConduit.port(context(3, 4, Map.of())), "default: any free port");
+        assertEquals(40_003, UdpConduit.port(context(3, 4, Map.of("GEX_UDP_PORT", "40000"))));
+        assertEquals(65_535, UdpConduit.port(context(3, 4, Map.of("GEX_UDP_PORT", "65532"))));
+        final IllegalArgumentException over = assertThrows(IllegalArgumentException.class,
+            () -> UdpConduit.port(context(3, 4, Map.of("GEX_UDP_PORT", "65533"))));
+        assertEquals("GEX_UDP_PORT=65533 gives rank 3 port 65536, outside [1, 65535]: with 4 ranks the base must be at"
+            + " most 65532", over.getMessage());
+        final IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
+            () -> UdpConduit.port(context(0, 4, Map.of("GEX_UDP_PORT", "-1"))));
+        assertTrue(negative.getMessage().contains("GEX_UDP_PORT") && negative.getMessage().contains("-1"),
+            negative.getMessage());
+    }
+
+    private static ConduitContext context(int rank, int size, Map<String, String> settings) {
+        return new ConduitContext(rank, size, "job", null, Config.of(settings), new JobHealth());
     }
 
     @Test
