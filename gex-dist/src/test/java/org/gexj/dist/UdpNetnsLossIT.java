@@ -1,5 +1,6 @@
 package org.gexj.dist;
 
+import org.gexj.testkit.LossyLink;
 import org.gexj.testkit.NetnsPair;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -19,14 +20,14 @@ import java.util.regex.Pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The udp conduit's own reliability against a network that loses datagrams: 2 ranks in two network namespaces joined
  * by a veth pair ({@link NetnsPair}: the launcher and rank 0 in the first, rank 1 in the second) flood each other with
  * AMs of every category, Short, Medium and Long requests and replies ({@link AmFlood}), once over the bare link and
- * once with {@code iptables -A INPUT -m statistic --mode random --probability 0.1 -j DROP} in the second namespace,
- * which drops a tenth of what reaches rank 1 (datagrams after IP reassembly, and the bootstrap's TCP segments).
+ * once with {@code iptables -A INPUT -i gexvethN -m statistic --mode random --probability 0.1 -j DROP} in both
+ * namespaces ({@link LossyLink}), which drops a tenth of what crosses the link in each direction, to rank 0 and to
+ * rank 1 (datagrams after IP reassembly, and the bootstrap's TCP segments).
  * Both runs must deliver every message exactly once with its bytes intact, and the lossy one must show the conduit
  * repairing the losses ({@code udp.retransmitted > 0}). The in-process {@code UdpTransportProperties} inject faults
  * into the conduit's own port; this drops them in the kernel, under real sockets, timers and IP fragmentation.
@@ -49,7 +50,6 @@ class UdpNetnsLossIT {
     /** How long a rank may take before it prints its state and exits with 2; the job is killed at JOB_SECONDS. */
     private static final int RANK_DEADLINE_SECONDS = 60;
     private static final int JOB_SECONDS = 80;
-    private static final String DROP_RULE = "INPUT -m statistic --mode random --probability 0.1 -j DROP";
     private static final String COVERAGE = "checksum of whole datagrams to 1 peer across a link, of the headers only to"
         + " 0 peers on this host (GEX_UDP_CHECKSUM=auto)";
     private static final Pattern MAX_MEDIUM = Pattern.compile("max medium (\\d+)");
@@ -68,23 +68,26 @@ class UdpNetnsLossIT {
     @Order(2)
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aFloodOfEveryCategoryArrivesOnceAndIntactWhenTenPercentIsDropped() throws Exception {
-        final String iptables = NetnsPair.tool("iptables").map(Object::toString).orElseThrow(() -> new AssertionError(
-            "iptables is missing: ./gexj.sh installs it (Debian package iptables, as root), or apt-get install iptables"));
-        final List<String> add = new ArrayList<>(List.of(iptables, "-A"));
-        add.addAll(List.of(DROP_RULE.split(" ")));
-        NETNS.run(1, add.toArray(String[]::new));
+        final LossyLink loss = new LossyLink(NETNS, 0.1);
+        loss.add();
         final Map<Integer, Map<String, Long>> counters;
+        final long[] dropped = new long[2];
         try {
-            counters = flood("10% dropped");
-            System.out.println("iptables in " + NETNS.namespace(1) + ": " + droppedByRule(iptables)
-                + " packets dropped by '" + DROP_RULE + "'");
+            counters = flood("10% dropped both ways");
+            for (int side = 0; side < 2; side++) {
+                dropped[side] = loss.dropped(side);
+                System.out.println("iptables in " + NETNS.namespace(side) + " (rank " + side + "): " + dropped[side]
+                    + " packets dropped arriving over the link");
+            }
         } finally {
-            final List<String> delete = new ArrayList<>(List.of(iptables, "-D"));
-            delete.addAll(List.of(DROP_RULE.split(" ")));
-            NETNS.run(1, delete.toArray(String[]::new)); // the other test may run after this one
+            loss.remove(); // the other test may run after this one
         }
-        final long retransmitted = counters.values().stream().mapToLong(c -> c.get("udp.retransmitted")).sum();
-        assertTrue(retransmitted > 0, "the conduit repaired the losses by retransmission: " + counters);
+        assertTrue(dropped[0] > 0 && dropped[1] > 0, "both directions lost packets: " + dropped[0] + ", "
+            + dropped[1]);
+        for (int rank = 0; rank < 2; rank++) {
+            assertTrue(counters.get(rank).get("udp.retransmitted") > 0, "rank " + rank + " repaired its losses by"
+                + " retransmission: " + counters);
+        }
     }
 
     /**
@@ -184,17 +187,5 @@ class UdpNetnsLossIT {
             }
         }
         return byRank;
-    }
-
-    /** The packet count of the drop rule in the second namespace's INPUT chain. */
-    private static long droppedByRule(String iptables) {
-        for (String line : NETNS.run(1, iptables, "-L", "INPUT", "-v", "-n", "-x").split("\n")) {
-            final String[] w = line.trim().split("\\s+");
-            if (w.length > 2 && w[2].equals("DROP") && line.contains("statistic")) {
-                return Long.parseLong(w[0]);
-            }
-        }
-        fail("no drop rule in " + NETNS.namespace(1) + "'s INPUT chain");
-        return -1;
     }
 }
