@@ -11,7 +11,6 @@ import org.gexj.am.Payload;
 import org.gexj.am.Token;
 import org.gexj.rma.Rma;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -39,9 +38,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * <p>Tests are written for any job size of 2 or more; a subclass runs them with more ranks through
  * {@link #ranks(int)}. Jobs run as threads of the test's JVM.
  */
-@Timeout(value = 150, unit = TimeUnit.SECONDS)
 public abstract class ThreadsKit extends ConduitKit {
-    /** Longer than the kit's own waits, which report what they waited for. */
+    /** Longer than the kit's own waits, which report what they waited for; each method gets 60 s more. */
     @Override
     protected Duration timeout() {
         return Duration.ofSeconds(90);
