@@ -42,25 +42,32 @@ class OfiHeapStagingTest extends ConduitKit {
             final int n = 3 * OfiConduit.BOUNCE_BYTES + 5;
             final MemorySegment nativeMemory = Arena.ofAuto().allocate(n);
             final MemorySegment heap = MemorySegment.ofArray(new byte[n]);
-            assertEquals(Map.of("ofi.staged.operations", 0L, "ofi.staged.bytes", 0L), client.conduitCounters());
+            assertEquals(Map.of("ofi.staged.operations", 0L, "ofi.staged.bytes", 0L), staged(client));
             rma.put(peer, base, nativeMemory, 0, n);
             rma.get(nativeMemory, 0, peer, base, n);
-            assertEquals(Map.of("ofi.staged.operations", 0L, "ofi.staged.bytes", 0L), client.conduitCounters(),
+            assertEquals(Map.of("ofi.staged.operations", 0L, "ofi.staged.bytes", 0L), staged(client),
                 "native memory moves without staging");
             Patterns.fill(heap, 0, n, 9 + client.rank());
             rma.put(peer, base, heap, 0, n);
             heap.fill((byte) 0);
             rma.get(heap, 0, peer, base, n);
             assertEquals(-1, Patterns.firstMismatch(heap, 0, n, 9 + client.rank()));
-            assertEquals(Map.of("ofi.staged.operations", 2L, "ofi.staged.bytes", 2L * n), client.conduitCounters(),
+            assertEquals(Map.of("ofi.staged.operations", 2L, "ofi.staged.bytes", 2L * n), staged(client),
                 "a heap put and a heap get of " + n + " bytes");
             assertEquals(Am.OK, am.requestLong(peer, handler, heap, 1, n - 1, base, Lc.NOW));
-            assertEquals(Map.of("ofi.staged.operations", 3L, "ofi.staged.bytes", 3L * n - 1), client.conduitCounters(),
+            assertEquals(Map.of("ofi.staged.operations", 3L, "ofi.staged.bytes", 3L * n - 1), staged(client),
                 "and an AM Long payload of " + (n - 1) + " bytes");
             while (longs.get() == 0) {
                 client.poll();
             }
             client.barrier();
         });
+    }
+
+    /** The staging counters: the conduit counts other things too (drops by cause). */
+    private static Map<String, Long> staged(org.gexj.Client client) {
+        final Map<String, Long> m = new java.util.TreeMap<>(client.conduitCounters());
+        m.keySet().removeIf(k -> !k.startsWith("ofi.staged."));
+        return m;
     }
 }
