@@ -66,7 +66,7 @@ def family(kind, req):
                    f"        if (c == null) {{\n            return Am.BACK_PRESSURED;\n        }}\n"
                    f"        final AtomicBuffer b = c.buffer();\n        final int at = c.offset();\n"
                    + puts(n) +
-                   f"        {target}.conduit.commit(c);\n" + post_ok +
+                   f"        {target}.commit(c);\n" + post_ok +
                    "        return Am.OK;\n    }\n")
     # array form with flags
     sig_parts = (["int peer"] if req else []) + ["int handler"]
@@ -86,7 +86,7 @@ def family(kind, req):
         f"        final AtomicBuffer b = c.buffer();\n        final int at = c.offset();\n"
         "        for (int i = 0; i < nargs; i++) {\n"
         "            b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);\n        }\n"
-        f"        {target}.conduit.commit(c);\n" + post_ok +
+        f"        {target}.commit(c);\n" + post_ok +
         "        return Am.OK;\n    }\n")
     return "\n".join(out)
 

@@ -90,6 +90,11 @@ public final class Client implements AutoCloseable {
      * threads holding some let the data path skip the thread-local lookup.
      */
     private final AtomicInteger npamThreads = new AtomicInteger();
+    /*
+     * Added to npamThreads once the client is closed: the one volatile read the send path makes anyway (is any thread
+     * in NPAM?) then also catches a closed client, so that check costs the data path nothing.
+     */
+    private static final int CLOSED_MARK = 1 << 30;
     private final ThreadLocal<String[]> npam = ThreadLocal.withInitial(() -> new String[1]);
     private final AtomicInteger regionThreads = new AtomicInteger();
     private final ThreadLocal<Event[]> region = ThreadLocal.withInitial(() -> new Event[1]);
@@ -211,7 +216,7 @@ public final class Client implements AutoCloseable {
      *                      rank made more collective calls than that peer did)
      */
     public int poll() {
-        checkNotRestricted("poll");
+        checkOpenAndNotRestricted("poll");
         checkCanWait("a poll loop");
         return pollQuietly();
     }
@@ -414,6 +419,34 @@ public final class Client implements AutoCloseable {
         return npamThreads.get() == 0 ? null : npam.get()[0];
     }
 
+    /**
+     * {@link #checkNotRestricted}, and the client is not closed: what every AM and RMA call checks first.
+     *
+     * @throws IllegalStateException if the client is closed
+     */
+    void checkOpenAndNotRestricted(String operation) {
+        if (handlerThread == Thread.currentThread()) {
+            throw new HandlerContextException(operation + " is not allowed inside " + handlerWhat);
+        }
+        if (npamThreads.get() != 0) {
+            checkOpen();
+            final String n = npam.get()[0];
+            if (n != null) {
+                throw new HandlerContextException(operation + " is not allowed inside " + n);
+            }
+        }
+    }
+
+    /** Closes the client once, whichever of close, exit and abort comes first. @return false if it was closed */
+    private synchronized boolean markClosed() {
+        if (closed) {
+            return false;
+        }
+        closed = true;
+        npamThreads.addAndGet(CLOSED_MARK);
+        return true;
+    }
+
     private boolean inRestrictedContext() {
         return handlerThread == Thread.currentThread() || npamContext() != null;
     }
@@ -458,8 +491,7 @@ public final class Client implements AutoCloseable {
         if (code < 0 || code > 255) {
             throw new IllegalArgumentException("exit code " + code + " outside [0, 255]");
         }
-        final boolean wasClosed = closed;
-        closed = true;
+        final boolean wasClosed = !markClosed();
         health.fail(rank, "rank " + rank + " called exit(" + code + ")");
         try {
             if (!wasClosed) {
@@ -481,10 +513,9 @@ public final class Client implements AutoCloseable {
      * and this client's resources are released. Never throws.
      */
     public void abort(String reason) {
-        if (closed) {
+        if (!markClosed()) {
             return;
         }
-        closed = true;
         health.fail(rank, reason);
         try {
             conduit.close();
@@ -508,7 +539,7 @@ public final class Client implements AutoCloseable {
                 barrier();
             }
         } finally {
-            closed = true;
+            markClosed();
             try {
                 conduit.close();
                 if (config.getBoolean("GEX_STATS", false)) {
@@ -689,6 +720,16 @@ public final class Client implements AutoCloseable {
         @Override
         public void checkNotRestricted(Client client, String operation) {
             client.checkNotRestricted(operation);
+        }
+
+        @Override
+        public void checkOpenAndNotRestricted(Client client, String operation) {
+            client.checkOpenAndNotRestricted(operation);
+        }
+
+        @Override
+        public void checkOpen(Client client) {
+            client.checkOpen();
         }
 
         @Override

@@ -27,7 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * before its handler runs; a request handler replies at most once; a reply handler sends nothing; handlers do not
  * poll, wait or send requests — each violation throws {@link HandlerContextException} at the offending call.
  * Bad ranks, handler indices, arities, lengths and offsets throw {@link IllegalArgumentException} before anything
- * is sent. Sends wait for resources (running handlers meanwhile) unless {@link Flags#IMMEDIATE} is given, in which
+ * is sent; a null handler, lc, or source buffer with bytes to send throws {@link NullPointerException} naming the
+ * parameter; any call after the client is closed throws {@link IllegalStateException}. A 0-byte Long writes nothing,
+ * so its {@code dest} is passed to the handler unchecked, as GASNet-EX passes it. Sends wait for resources (running handlers meanwhile) unless {@link Flags#IMMEDIATE} is given, in which
  * case they return {@link #BACK_PRESSURED} and send nothing. A path that stays full longer than
  * {@code GEX_BACKPRESSURE_TIMEOUT} seconds ends in {@link GexTimeoutException}.
  *
@@ -324,8 +326,11 @@ public final class Am {
             granted = Math.min(granted, clientBuffer.byteSize());
         }
         if (category == AmFrameFlyweight.CATEGORY_LONG) {
-            checkLongDest(peer, dest, least);
-            granted = Math.min(granted, client.segment().size(peer) - dest);
+            // the dest of a commit of 0 bytes is not checked: with least 0, one outside the segment grants 0 bytes
+            if (least > 0) {
+                checkLongDest(peer, dest, least);
+            }
+            granted = Math.min(granted, roomAt(peer, dest));
             if (longEngine != null && (flags & Flags.IMMEDIATE) != 0) {
                 // IMMEDIATE reserves the whole frame at prepare, which only a packed payload fits
                 granted = Math.max(least, Math.min(granted, longEngine.packedMax()));
@@ -455,11 +460,12 @@ public final class Am {
     // ---------------------------------------------------------------------------------------------- sending
 
     void checkRequestContext() {
-        CORE.checkNotRestricted(client, "an AM request");
+        CORE.checkOpenAndNotRestricted(client, "an AM request");
     }
 
     void checkReplyContext(Token token) {
         if (!token.active() || token.thread != Thread.currentThread()) {
+            CORE.checkOpen(client); // a token kept past close: say that first
             throw new IllegalStateException("an AM token is valid only during its handler, on its thread");
         }
         if (!token.isRequest()) {
@@ -518,7 +524,7 @@ public final class Am {
 
     private void checkLc(Lc lc, int channel) {
         if (lc == null) {
-            throw new IllegalArgumentException("lc is null; use Lc.NOW, Lc.GROUP or Lc.event()");
+            throw new NullPointerException("lc is null; use Lc.NOW, Lc.GROUP or Lc.event()");
         }
         if (lc == Lc.DEFER) {
             throw new IllegalArgumentException("Lc.DEFER is not allowed for AM; use Lc.NOW, Lc.GROUP or Lc.event()");
@@ -528,9 +534,18 @@ public final class Am {
         }
     }
 
-    /** Also for 0 bytes: a destination outside {@code [0, size]} is a bad address even with nothing to write there. */
+    /** For 1 byte or more: a 0-byte Long writes nothing, and GASNet-EX passes its dest unchecked. */
     private void checkLongDest(int peer, long dest, long nbytes) {
         client.segment().checkRemote(peer, dest, nbytes);
+    }
+
+    /** Bytes of {@code peer}'s segment from {@code dest} on: 0 where {@code dest} is outside it or none is attached. */
+    private long roomAt(int peer, long dest) {
+        if (!client.hasSegment()) {
+            return 0;
+        }
+        final long size = client.segment().size(peer);
+        return dest >= 0 && dest <= size ? size - dest : 0;
     }
 
     /** Medium payloads travel in the frame; Long ones too unless the conduit cross-maps segments. */
@@ -556,13 +571,15 @@ public final class Am {
         checkSend(peer, channel, category, handler, nargs, flags, nbytes, lc);
         if (category != AmFrameFlyweight.CATEGORY_SHORT) {
             if (nbytes > 0) {
-                Objects.requireNonNull(src, "src");
+                if (src == null) {
+                    throw new NullPointerException("src is null with " + nbytes + " bytes to send");
+                }
                 if (srcOffset < 0 || srcOffset > src.byteSize() - nbytes) {
                     throw new IllegalArgumentException("source range [" + srcOffset + ", " + (srcOffset + nbytes)
                         + ") outside the source segment [0, " + src.byteSize() + ")");
                 }
             }
-            if (category == AmFrameFlyweight.CATEGORY_LONG) {
+            if (category == AmFrameFlyweight.CATEGORY_LONG && nbytes > 0) {
                 checkLongDest(peer, dest, nbytes);
             }
         }

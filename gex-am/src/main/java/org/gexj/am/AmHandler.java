@@ -4,7 +4,8 @@ import org.gexj.am.wire.AmFrameFlyweight;
 
 /**
  * A handler table entry ({@code gex_AM_Entry_t}): the body plus its declared category, direction and arity,
- * checked at registration and at every send and delivery.
+ * checked at registration and at every send and delivery. A null direction or body throws
+ * {@link NullPointerException} naming it; an arity outside [0, 16] throws {@link IllegalArgumentException}.
  */
 public final class AmHandler {
     private final Category category;
@@ -17,13 +18,13 @@ public final class AmHandler {
     private AmHandler(Category category, Direction direction, int nargs, ShortHandler shortBody,
                       PayloadHandler payloadBody, String name) {
         if (direction == null) {
-            throw new IllegalArgumentException("handler direction is null; use Direction.REQUEST, REPLY or REQREP");
+            throw new NullPointerException("direction is null; use Direction.REQUEST, REPLY or REQREP");
         }
         if (nargs < 0 || nargs > AmFrameFlyweight.MAX_ARGS) {
             throw new IllegalArgumentException("handler arity " + nargs + " outside [0, " + AmFrameFlyweight.MAX_ARGS + "]");
         }
         if (shortBody == null && payloadBody == null) {
-            throw new IllegalArgumentException("handler body is null");
+            throw new NullPointerException("body is null; a handler needs a lambda or method to run");
         }
         this.category = category;
         this.direction = direction;

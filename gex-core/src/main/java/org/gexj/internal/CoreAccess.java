@@ -93,6 +93,16 @@ public abstract class CoreAccess {
     public abstract void checkNotRestricted(Client client, String operation);
 
     /**
+     * As {@link #checkNotRestricted}, and the client is not closed; as cheap (one volatile read in the common case).
+     *
+     * @throws IllegalStateException if the client is closed
+     */
+    public abstract void checkOpenAndNotRestricted(Client client, String operation);
+
+    /** @throws IllegalStateException if the client is closed */
+    public abstract void checkOpen(Client client);
+
+    /**
      * One step of a wait for resources (back-pressure): runs handlers when allowed (only replies inside a handler or
      * NPAM pair), checks job health, backs off.
      */

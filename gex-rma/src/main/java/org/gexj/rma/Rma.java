@@ -17,7 +17,9 @@ import java.lang.foreign.ValueLayout;
  * (NBI, completed by {@link Client#nbiWait} with {@link Ec#PUT} / {@link Ec#GET}, or collected by an access region).
  * The remote address is an offset into the peer's segment, checked at the initiator: a bad rank, offset or length
  * throws {@link IllegalArgumentException} before anything is sent. A transfer of 0 bytes is a no-op (its local buffer
- * may be null), as in AM and GASNet-EX.
+ * may be null), as in AM and GASNet-EX; a null buffer with bytes to move throws {@link NullPointerException} naming the
+ * parameter ({@code src}, {@code dst}), as does a null {@code lc}. Every call after the client is closed throws
+ * {@link IllegalStateException}.
  *
  * <p>Local buffers: a put's source may be any memory segment. A get's destination must be writable and accessible
  * from every thread (a global, automatic or shared arena's, or a heap segment): the data may be stored by whichever
@@ -197,17 +199,17 @@ public final class Rma {
     // ---------------------------------------------------------------------------------------------- checks
 
     private void checkPut(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes) {
-        CORE.checkNotRestricted(client, "an RMA put");
+        CORE.checkOpenAndNotRestricted(client, "an RMA put");
         final Segment segment = client.segment();
         segment.checkRemote(peer, remoteOffset, nbytes);
-        checkLocal("source", src, srcOffset, nbytes);
+        checkLocal("src", "source", src, srcOffset, nbytes);
     }
 
     private void checkGet(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
-        CORE.checkNotRestricted(client, "an RMA get");
+        CORE.checkOpenAndNotRestricted(client, "an RMA get");
         final Segment segment = client.segment();
         segment.checkRemote(peer, remoteOffset, nbytes);
-        checkLocal("destination", dst, dstOffset, nbytes);
+        checkLocal("dst", "destination", dst, dstOffset, nbytes);
         if (nbytes > 0) {
             if (dst.isReadOnly()) {
                 throw new IllegalArgumentException("get destination is a read-only segment");
@@ -220,10 +222,10 @@ public final class Rma {
     }
 
     /** A 0-byte transfer needs no buffer: it is a no-op once the remote range is checked. */
-    private static void checkLocal(String what, MemorySegment buffer, long offset, long nbytes) {
+    private static void checkLocal(String parameter, String what, MemorySegment buffer, long offset, long nbytes) {
         if (buffer == null) {
             if (nbytes != 0) {
-                throw new IllegalArgumentException("local " + what + " is null with " + nbytes + " bytes to transfer");
+                throw new NullPointerException(parameter + " is null with " + nbytes + " bytes to transfer");
             }
             return;
         }
@@ -235,7 +237,7 @@ public final class Rma {
 
     private static void checkLc(Lc lc, boolean nbi) {
         if (lc == null) {
-            throw new IllegalArgumentException("lc is null");
+            throw new NullPointerException("lc is null; use Lc.NOW, Lc.DEFER, Lc.GROUP (putNbi) or Lc.event() (putNb)");
         }
         if (nbi ? lc.isEvent() : lc == Lc.GROUP) {
             throw new IllegalArgumentException(lc + " is not allowed for a put"

@@ -958,4 +958,50 @@ public abstract class AmConformanceKit extends ConduitKit {
             client.barrier();
         });
     }
+
+    /**
+     * A 0-byte Long writes nothing, so its dest is passed unchecked (GASNet-EX: "0-byte case must pass dest_addr
+     * unchecked"): requestLong, replyLong and NPAM commits of 0 bytes with dest beyond the segment's end run their
+     * handlers with an empty payload and that dest, and no byte of either segment changes.
+     */
+    @Test
+    void zeroByteLongsPassTheirDestUncheckedAndWriteNothing() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            final MemorySegment segment = client.attachSegment(SEGMENT).memory();
+            Patterns.fill(segment, 0, SEGMENT, 40 + client.rank());
+            final List<String> got = new CopyOnWriteArrayList<>();
+            final AtomicInteger replies = new AtomicInteger();
+            final int reply = am.register(AmHandler.longReply(1, (t, p, a) -> {
+                got.add("reply " + a.get(0) + " " + p.length() + " at " + p.segmentOffset());
+                replies.incrementAndGet();
+            }));
+            final int request = am.register(AmHandler.longRequest(1, (t, p, a) -> {
+                got.add("request " + a.get(0) + " " + p.length() + " at " + p.segmentOffset());
+                if (a.get(0) == 1) {
+                    t.replyLong(reply, null, 0, 0, SEGMENT + 8192, Lc.NOW, 1);
+                } else {
+                    final var sd = t.prepareReplyLong(null, 0, 64, SEGMENT + 12288, null, 0, 1);
+                    if (sd.size() != 0) {
+                        got.add("reply prepared " + sd.size() + " bytes beyond the segment");
+                    }
+                    sd.commit(reply, 0, 2);
+                }
+            }));
+            client.barrier();
+            final int peer = peerOf(client);
+            assertEquals(Am.OK, am.requestLong(peer, request, null, 0, 0, SEGMENT + 4096, Lc.NOW, 1));
+            final var sd = am.prepareRequestLong(peer, null, 0, 64, SEGMENT + 16384, null, 0, 1);
+            assertEquals(0, sd.size(), "no byte fits beyond the segment's end");
+            sd.commit(request, 0, 2);
+            pollUntil(client, () -> replies.get() == 2);
+            client.barrier();
+            assertEquals(List.of("reply 1 0 at " + (SEGMENT + 8192), "reply 2 0 at " + (SEGMENT + 12288),
+                "request 1 0 at " + (SEGMENT + 4096), "request 2 0 at " + (SEGMENT + 16384)),
+                got.stream().sorted().toList());
+            assertEquals(-1, Patterns.firstMismatch(segment, 0, SEGMENT, 40 + client.rank()), "a 0-byte Long wrote");
+            assertEquals(0, am.droppedFrames());
+            client.barrier();
+        });
+    }
 }
