@@ -214,6 +214,7 @@ public final class Client implements AutoCloseable {
      * @throws PeerFailedException once a peer or the launcher has failed
      * @throws GexException once a peer has closed its client: nothing this rank waits for can come any more (this
      *                      rank made more collective calls than that peer did)
+     * @throws IllegalStateException if this client is closed
      */
     public int poll() {
         checkOpenAndNotRestricted("poll");

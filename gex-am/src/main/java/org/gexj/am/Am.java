@@ -29,9 +29,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Bad ranks, handler indices, arities, lengths and offsets throw {@link IllegalArgumentException} before anything
  * is sent; a null handler, lc, or source buffer with bytes to send throws {@link NullPointerException} naming the
  * parameter; any call after the client is closed throws {@link IllegalStateException}. A 0-byte Long writes nothing,
- * so its {@code dest} is passed to the handler unchecked, as GASNet-EX passes it. Sends wait for resources (running handlers meanwhile) unless {@link Flags#IMMEDIATE} is given, in which
- * case they return {@link #BACK_PRESSURED} and send nothing. A path that stays full longer than
- * {@code GEX_BACKPRESSURE_TIMEOUT} seconds ends in {@link GexTimeoutException}.
+ * so its {@code dest} is passed to the handler unchecked, as GASNet-EX passes it. Sends wait for resources (running
+ * handlers meanwhile) unless {@link Flags#IMMEDIATE} is given, in which case they return {@link #BACK_PRESSURED} and
+ * send nothing. A path that stays full longer than {@code GEX_BACKPRESSURE_TIMEOUT} seconds ends in
+ * {@link GexTimeoutException}.
  *
  * <p>Local completion: payloads are copied out of the source before a send returns, so {@link Lc#NOW},
  * {@link Lc#GROUP} and explicit events are all complete at return.
@@ -288,7 +289,10 @@ public final class Am {
             mostPayload, 0, lc, flags, nargs);
     }
 
-    /** Negotiated-payload Long request into {@code peer}'s segment at {@code dest}. */
+    /**
+     * Negotiated-payload Long request into {@code peer}'s segment at {@code dest}. With {@code leastPayload} 0 a
+     * {@code dest} outside the segment is not an error: the grant is 0 bytes, and a commit of 0 bytes passes it on.
+     */
     public SrcDesc prepareRequestLong(int peer, MemorySegment clientBuffer, long leastPayload, long mostPayload,
                                       long dest, Lc lc, int flags, int nargs) {
         checkRequestContext();

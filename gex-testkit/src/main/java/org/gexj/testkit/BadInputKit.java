@@ -62,8 +62,8 @@ public abstract class BadInputKit extends ConduitKit {
     }
 
     /** Records, rather than throws, so that a handler checks every case and its rank reports them all. */
-    private static void expect(List<String> errors, String what, Class<? extends RuntimeException> type, Executable call,
-                               String... mentioned) {
+    private static void expect(List<String> errors, String what, Class<? extends RuntimeException> type,
+                               Executable call, String... mentioned) {
         try {
             call.execute();
             errors.add(what + ": accepted");
@@ -267,7 +267,8 @@ public abstract class BadInputKit extends ConduitKit {
         for (long n : new long[] {-1, maxM + 1}) {
             expectBad(errors, "replyMedium " + n, () -> t.replyMedium(medium, src, 0, n, Lc.NOW), n, maxM);
             expectBad(errors, "tryReplyMedium " + n, () -> t.tryReplyMedium(medium, src, 0, n, Lc.NOW), n, maxM);
-            expectBad(errors, "replyMedium[] " + n, () -> t.replyMedium(medium, src, 0, n, Lc.NOW, 0, none, 0), n, maxM);
+            expectBad(errors, "replyMedium[] " + n, () -> t.replyMedium(medium, src, 0, n, Lc.NOW, 0, none, 0), n,
+                maxM);
         }
         for (int n : new int[] {-1, (int) Math.min(Integer.MAX_VALUE, maxM + 1)}) {
             expectBad(errors, "replyMedium from the payload " + n, () -> t.replyMedium(medium, p, 0, n, Lc.NOW), n,
