@@ -196,6 +196,7 @@ public abstract class BadInputKit extends ConduitKit {
             badRequests(errors, am, peer, src, mediumReq, longReq);
             badRma(errors, rma, peer, src);
             assertEquals(before, sent(client), "a refused call sent something");
+            client.barrier(); // the peer's probe is handled, and replied to, after this rank's count
             am.requestMedium(peer, probe, src, 0, 8, Lc.NOW);
             pollUntil(client, () -> probed.get() == 1);
             am.requestShort(peer, marker);
