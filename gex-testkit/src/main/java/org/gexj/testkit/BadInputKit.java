@@ -10,7 +10,6 @@ import org.gexj.am.SrcDesc;
 import org.gexj.am.Token;
 import org.gexj.rma.Rma;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.function.Executable;
 
 import java.lang.foreign.Arena;
@@ -18,7 +17,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -37,7 +35,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the rejected calls, and the peer, once it has the marker sent after them, has run no handler but the marker's (on a
  * conduit that keeps a sender's order, a stray frame would have come first).
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class BadInputKit extends ConduitKit {
     private static final long SEGMENT = 64 * 1024;
     private static final Map<String, String> STATS = Map.of("GEX_STATS", "1");
