@@ -85,6 +85,8 @@ final class OfiConduit implements Conduit {
     static final int BOUNCE_BYTES = 64 * 1024;
     /** Bounce buffers of a rank: operations on heap memory beyond these are back-pressured until one completes. */
     static final int BOUNCE_BUFFERS = 8;
+    /** How long an error the provider attributes to no operation waits for the job to name a failed peer. */
+    private static final long ATTRIBUTE_NS = 2_000_000_000L;
 
     private final int rank;
     private final int size;
@@ -597,6 +599,7 @@ final class OfiConduit implements Conduit {
 
     /** Reads a batch of completions into the entry array. @return false if none */
     private boolean fill() {
+        final String unattributed;
         lock.lock();
         try {
             final long n = cqReadFromFn != null ? FiEq.readFrom(cqReadFromFn, cq, entries, CQ_BATCH, entrySources)
@@ -607,16 +610,41 @@ final class OfiConduit implements Conduit {
                 return true;
             }
             if (n == -FiErrno.FI_EAVAIL) {
-                readError();
+                unattributed = readError();
+                if (unattributed == null) {
+                    return false;
+                }
+            } else {
+                if (n != -FiErrno.FI_EAGAIN) {
+                    FiErrno.check("fi_cq_read", n);
+                }
                 return false;
             }
-            if (n != -FiErrno.FI_EAGAIN) {
-                FiErrno.check("fi_cq_read", n);
-            }
-            return false;
         } finally {
             lock.unlock();
         }
+        throw unattributedError(unattributed);
+    }
+
+    /**
+     * An error the provider reports for no operation of this rank. shm reports a peer that died in the middle of a
+     * transfer so (no context, {@code FI_COMPLETION}, EIO), naming nobody; the launcher names the dead rank within
+     * milliseconds of its death, so the job's health is given {@link #ATTRIBUTE_NS} to say who it was (without the
+     * endpoint's lock), and its {@link PeerFailedException} is thrown instead when it does.
+     */
+    private RuntimeException unattributedError(String text) {
+        final long deadline = System.nanoTime() + ATTRIBUTE_NS;
+        while (!health.failed() && System.nanoTime() - deadline < 0) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        health.check();
+        return new OfiException("completion queue error of no operation of rank " + rank + " (" + fabric.provider
+            + "), and no peer known to have failed within " + ATTRIBUTE_NS / 1_000_000 + " ms: " + text);
     }
 
     /** @return 1 if a frame, remote write or RMA completion was delivered, else 0 */
@@ -734,6 +762,9 @@ final class OfiConduit implements Conduit {
         if (header.kind() != OfiHeaderFlyweight.KIND_FRAME) {
             if (header.kind() == OfiHeaderFlyweight.KIND_CLOSE) {
                 closeHeard[source] = true; // a peer closing before this rank started to: counted by its close
+                // its final barrier is behind it: a wait of this rank's that needs it ends after the core's grace,
+                // now and not when the launcher hears of it, which is only after that peer's close has ended
+                health.peerClosed(source);
             }
             return 0;
         }
@@ -848,17 +879,21 @@ final class OfiConduit implements Conduit {
         }
     }
 
-    /** Reads the completion queue's error entry and acts on it. */
-    private void readError() {
+    /**
+     * Reads the completion queue's error entry and acts on it.
+     *
+     * @return null, or the error's text if it belongs to no operation of this rank ({@link #unattributedError})
+     */
+    private String readError() {
         if (FiEq.readError(cq, errorEntry) != 1) {
-            return;
+            return null;
         }
         final long context = errorEntry.get(ADDRESS, FiEq.ERR_OP_CONTEXT).address();
         final String text = FiEq.strerror(cq, errorEntry) + " (" + errorEntry.get(java.lang.foreign.ValueLayout.JAVA_INT,
             FiEq.ERR_ERR) + ")";
         final long slot = (context - contexts.address()) / CONTEXT_BYTES;
         if (context < contexts.address() || slot >= sendSlots + receiveSlots + operations.capacity) {
-            throw new OfiException("completion queue error of no operation of this rank: " + text);
+            return text;
         }
         if (slot < sendSlots) {
             releaseSend((int) slot);
@@ -869,11 +904,12 @@ final class OfiConduit implements Conduit {
             if (!closed) {
                 throw new OfiException("a receive buffer of rank " + rank + " failed: " + text);
             }
-            return;
+            return null;
         }
         final int op = (int) (slot - sendSlots - receiveSlots);
         operations.status[op] = RMA_FAILED;
         failChunk(op);
+        return null;
     }
 
     // ------------------------------------------------------------------------------------------------- RMA
@@ -1321,7 +1357,9 @@ final class OfiConduit implements Conduit {
             toHear += h ? 0 : 1;
         }
         final long deadline = System.nanoTime() + Math.min(settings.timeoutNanos(), CLOSE_TIMEOUT_NS);
-        while ((toSend > 0 || toHear > 0 || freeSendCount < sendSlots) && System.nanoTime() - deadline < 0) {
+        // a failure meanwhile (a peer died, the launcher ended the job) ends the handshake: nobody needs it then
+        while ((toSend > 0 || toHear > 0 || freeSendCount < sendSlots) && System.nanoTime() - deadline < 0
+            && !health.failed()) {
             lock.lock();
             try {
                 sendBacklog();

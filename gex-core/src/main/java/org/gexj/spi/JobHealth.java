@@ -35,9 +35,9 @@ public final class JobHealth {
     }
 
     /**
-     * Records that {@code rank} closed its client normally (the launcher says so). Its close ended with a barrier
-     * that every rank had joined, so a rank that still waits for something afterwards called more collectives than
-     * that rank did: its wait can never complete.
+     * Records that {@code rank} closed its client normally (the launcher says so, or a conduit that hears it from
+     * that rank). Its close ended with a barrier that every rank had joined, so a rank that still waits for something
+     * afterwards called more collectives than that rank did: its wait can never complete.
      */
     public void peerClosed(int rank) {
         if (closedPeer < 0) {
