@@ -85,6 +85,8 @@ final class OfiConduit implements Conduit {
     static final int BOUNCE_BYTES = 64 * 1024;
     /** Bounce buffers of a rank: operations on heap memory beyond these are back-pressured until one completes. */
     static final int BOUNCE_BUFFERS = 8;
+    /** How often polls look for peers that owe this rank something and stay silent ({@link #watchPeers}). */
+    private static final long WATCH_NS = 10_000_000L;
     /** How long an error the provider attributes to no operation waits for the job to name a failed peer. */
     private static final long ATTRIBUTE_NS = 2_000_000_000L;
 
@@ -196,6 +198,13 @@ final class OfiConduit implements Conduit {
     private long[] segmentBase;
     private long[] segmentSize;
     private long[] segmentKey;
+    // liveness (poll thread only): a peer that owes this rank something and stays silent for GEX_OFI_TIMEOUT fails
+    /** Peers heard from (a message, a remote write, an RMA completion) since the last look. */
+    private final boolean[] heard;
+    /** Since when each peer has owed this rank something without being heard from. */
+    private final long[] silentSince;
+    private final int[] rmaInFlight;
+    private long watchedAt;
     private volatile boolean closed;
 
     private OfiConduit(ConduitContext context) {
@@ -282,6 +291,10 @@ final class OfiConduit implements Conduit {
             this.entrySources = arena.allocate(JAVA_LONG.byteSize() * CQ_BATCH, 8);
             this.errorEntry = arena.allocate(FiEq.FI_CQ_ERR_ENTRY);
             this.closeHeard = new boolean[size];
+            this.heard = new boolean[size];
+            this.silentSince = new long[size];
+            java.util.Arrays.fill(silentSince, System.nanoTime());
+            this.rmaInFlight = new int[size];
             this.deferred = new OfiDeferred((int) Math.min(Integer.MAX_VALUE / 2, outstanding));
             this.operations = new OfiOperations(settings.rmaOperations());
             this.peerAddress = exchangeAddresses();
@@ -520,6 +533,49 @@ final class OfiConduit implements Conduit {
         }
     }
 
+    /**
+     * Every {@link #WATCH_NS} of polling: a peer that owes this rank something — credits for frames sent to it, which
+     * it returns once it has taken them, or completions of RMA chunks in flight to it — and from which nothing came
+     * for {@code GEX_OFI_TIMEOUT} is unreachable (a partition: over tcp;ofi_rxm the kernel retransmits for minutes
+     * before libfabric reports anything), and the job fails naming it. A peer that owes nothing may be silent for ever.
+     * Owed credits are returned at each look, however few, so that a peer busy with others never waits on them.
+     */
+    private void watchPeers() {
+        final long now = System.nanoTime();
+        if (now - watchedAt < WATCH_NS) {
+            return;
+        }
+        watchedAt = now;
+        int unreachable = -1;
+        lock.lock();
+        try {
+            java.util.Arrays.fill(rmaInFlight, 0);
+            for (int op = 0; op < operations.capacity; op++) {
+                if (operations.outstanding[op] > 0) {
+                    rmaInFlight[operations.peer[op]]++;
+                }
+            }
+            for (int p = 0; p < size; p++) {
+                final boolean owes = credits[p << 1] < windowUnits || credits[(p << 1) | 1] < windowUnits
+                    || rmaInFlight[p] > 0;
+                if (p == rank || heard[p] || !owes) {
+                    heard[p] = false;
+                    silentSince[p] = now;
+                } else if (unreachable < 0 && now - silentSince[p] > settings.timeoutNanos()) {
+                    unreachable = p;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (unreachable >= 0) {
+            failPeer(unreachable, "rank " + unreachable + " unreachable over ofi (" + fabric.provider + "): nothing"
+                + " came from it for " + settings.timeoutNanos() / 1_000_000_000L + " s while it owed this rank credits"
+                + " or RMA completions (" + OfiSettings.TIMEOUT + ")");
+        }
+        returnCredits(true);
+    }
+
     private void failPeer(int peer, String reason) {
         health.fail(peer, reason);
         throw new PeerFailedException(peer, reason);
@@ -593,6 +649,7 @@ final class OfiConduit implements Conduit {
             delivered += process(entry, listener, channelMask);
         }
         returnCredits(delivered == 0);
+        watchPeers();
         resumeOperations();
         return delivered;
     }
@@ -656,6 +713,9 @@ final class OfiConduit implements Conduit {
             // sets (one that lands it through a posted receive may add FI_RECV, and release that buffer with it)
             final long data = entries.get(JAVA_LONG, at + FiEq.ENTRY_DATA);
             final int source = immediateInData ? (int) (data >>> 32) : ConduitListener.SOURCE_UNKNOWN;
+            if (source >= 0 && source < size) {
+                heard[source] = true;
+            }
             final long immediate = data & 0xFFFF_FFFFL;
             if ((flags & Fabric.FI_MULTI_RECV) != 0) {
                 repostReleased(entries.get(JAVA_LONG, at + FiEq.ENTRY_OP_CONTEXT));
@@ -750,6 +810,7 @@ final class OfiConduit implements Conduit {
             // counted, not dropped: udp;ofi_rxd names another entry of the AV than the sender's for every message
             sourceMismatches++;
         }
+        heard[source] = true;
         if (header.requestCredits() != 0 || header.replyCredits() != 0) {
             lock.lock();
             try {
@@ -1112,6 +1173,7 @@ final class OfiConduit implements Conduit {
         final long operation;
         final int finalStatus;
         try {
+            heard[operations.peer[op]] = true;
             if (status != OK) {
                 operations.status[op] = status;
             }
