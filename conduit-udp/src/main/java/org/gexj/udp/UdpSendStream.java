@@ -37,6 +37,12 @@ final class UdpSendStream {
     long reorderNanos;
     long reorderRaisedAt;
     int acksSinceDuplicate;
+    /**
+     * When the stream last went from everything acknowledged to waiting for an acknowledgement: a peer's silence
+     * counts from the later of this and its last datagram, so the first send after a long quiet spell is not taken
+     * for a silence as long as the spell.
+     */
+    long waitingSince;
     /** When an acknowledgement was last asked for. */
     long probedAt;
     /** Claimed or committed frames not yet acknowledged whole, and their bytes. */

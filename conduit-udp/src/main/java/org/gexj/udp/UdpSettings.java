@@ -25,7 +25,7 @@ import java.util.Locale;
  * @param rtoMaxNanos  {@code GEX_UDP_RTO_MAX_US}: largest retransmission timeout, [20, 10^8] us, 10^6
  * @param retries      {@code GEX_UDP_RETRIES}: retransmissions of one fragment before its peer is failed, [1, 10^6], 200
  * @param peerTimeoutNanos {@code GEX_UDP_PEER_TIMEOUT}: seconds a peer with unacknowledged traffic may stay silent
- *                     before the job ends naming it, [1, 86400], 60
+ *                     before the job ends naming it, [1, 86400], 20 (60 until 2026-11-26)
  * @param ackDelayNanos {@code GEX_UDP_ACK_DELAY_US}: longest wait for traffic to carry an acknowledgement before one
  *                     goes alone, [0, 10^6] us, 50
  * @param transport    {@code GEX_UDP_TRANSPORT}: {@code auto} (Netty epoll where it loads, NIO otherwise),
@@ -45,6 +45,12 @@ record UdpSettings(int depth, int datagram, int maxFrame, long sendBytes, int so
     static final String RTO_MAX = "GEX_UDP_RTO_MAX_US";
     static final String RETRIES = "GEX_UDP_RETRIES";
     static final String PEER_TIMEOUT = "GEX_UDP_PEER_TIMEOUT";
+    /**
+     * Under 30 s, so a partitioned or dead peer ends the job within half a minute without a launcher to tell (mpirun
+     * across hosts); well above a JVM's longest collector pause and a busy 2-core host's scheduling stalls, which
+     * would otherwise fail a live peer. A program that computes for longer without polling raises it.
+     */
+    static final long DEFAULT_PEER_TIMEOUT_SECONDS = 20;
     static final String ACK_DELAY = "GEX_UDP_ACK_DELAY_US";
     static final String TRANSPORT = "GEX_UDP_TRANSPORT";
     static final String BIND = "GEX_UDP_BIND";
@@ -69,7 +75,7 @@ record UdpSettings(int depth, int datagram, int maxFrame, long sendBytes, int so
             config.getLong(RTO, 500, 20, 10_000_000) * 1000,
             config.getLong(RTO_MAX, 1_000_000, 20, 100_000_000) * 1000,
             config.getInt(RETRIES, 200, 1, 1_000_000),
-            config.getLong(PEER_TIMEOUT, 60, 1, 86_400) * 1_000_000_000L,
+            config.getLong(PEER_TIMEOUT, DEFAULT_PEER_TIMEOUT_SECONDS, 1, 86_400) * 1_000_000_000L,
             config.getLong(ACK_DELAY, 50, 0, 1_000_000) * 1000,
             transport,
             bind.isEmpty() ? null : bind,

@@ -242,6 +242,9 @@ final class UdpTransportAgent {
 
     /** Moves queued fragments into the window while it has room. */
     private void pump(UdpSendStream s, long now) {
+        if (s.queued > 0 && s.next == s.base) {
+            s.waitingSince = now;
+        }
         while (s.queued > 0 && s.next - s.base < window) {
             final UdpBuffer b = s.queue[s.queueHead];
             final int offset = b.fragmentsAssigned * fragment;
@@ -727,7 +730,7 @@ final class UdpTransportAgent {
             if (s.base == s.next || failed[s.peer]) {
                 continue;
             }
-            if (now - lastHeard[s.peer] > settings.peerTimeoutNanos()) {
+            if (now - Math.max(lastHeard[s.peer], s.waitingSince) > settings.peerTimeoutNanos()) {
                 fail(s.peer, "udp: rank " + s.peer + " sent nothing for " + settings.peerTimeoutNanos() / 1_000_000_000L
                     + " s while owing acknowledgements (" + UdpSettings.PEER_TIMEOUT + ")");
                 continue;

@@ -21,7 +21,10 @@ class UdpSettingsTest {
         assertEquals(128, s.depth());
         assertEquals(65507, s.datagram());
         assertEquals(1 << 30, s.maxFrame());
-        assertEquals(60_000_000_000L, s.peerTimeoutNanos());
+        // under 30 s: a dead or partitioned peer ends the job within half a minute (conduit-udp/README.md)
+        assertEquals(20_000_000_000L, s.peerTimeoutNanos());
+        assertEquals(7_000_000_000L, UdpSettings.from(Config.of(Map.of("GEX_UDP_PEER_TIMEOUT", "7")))
+            .peerTimeoutNanos());
         assertEquals(null, s.bind());
         assertEquals(UdpSettings.Checksum.AUTO, s.checksum(), "whole datagrams across a link, headers within the host");
     }
