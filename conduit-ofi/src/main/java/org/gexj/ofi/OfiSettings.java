@@ -17,8 +17,8 @@ import org.gexj.Config;
  *                     rank returns credits; with the number of ranks it sizes the receive buffers
  * @param sendBuffers  {@code GEX_OFI_SEND_BUFFERS}: registered send buffers of one frame each
  * @param rmaOperations {@code GEX_OFI_RMA_OPS}: RMA operations in flight at once
- * @param timeoutNanos {@code GEX_OFI_TIMEOUT} (seconds): how long a send may find the endpoint busy before the peer
- *                     is declared unreachable
+ * @param timeoutNanos {@code GEX_OFI_TIMEOUT} (seconds): how long a send may find the endpoint busy, or a peer that
+ *                     owes this rank credits or RMA completions stay silent, before the peer is declared unreachable
  * @param cqDataBytes  {@code GEX_OFI_CQ_DATA}: at most this many bytes of the provider's remote CQ data are used, 0,
  *                     4 or 8 (default 8: all a provider offers). 0 offers the AM layer no immediate, so it never
  *                     chooses target-side reassembly (for measurements); 4 carries the tag alone, as on verbs, so
