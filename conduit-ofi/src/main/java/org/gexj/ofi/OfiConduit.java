@@ -200,7 +200,7 @@ final class OfiConduit implements Conduit {
     private long[] segmentKey;
     // liveness (poll thread only): a peer that owes this rank something and stays silent for GEX_OFI_TIMEOUT fails
     /** Peers heard from (a message, a remote write, an RMA completion) since the last look. */
-    private final boolean[] heard;
+    private final boolean[] heardFrom;
     /** Since when each peer has owed this rank something without being heard from. */
     private final long[] silentSince;
     private final int[] rmaInFlight;
@@ -291,7 +291,7 @@ final class OfiConduit implements Conduit {
             this.entrySources = arena.allocate(JAVA_LONG.byteSize() * CQ_BATCH, 8);
             this.errorEntry = arena.allocate(FiEq.FI_CQ_ERR_ENTRY);
             this.closeHeard = new boolean[size];
-            this.heard = new boolean[size];
+            this.heardFrom = new boolean[size];
             this.silentSince = new long[size];
             java.util.Arrays.fill(silentSince, System.nanoTime());
             this.rmaInFlight = new int[size];
@@ -558,8 +558,8 @@ final class OfiConduit implements Conduit {
             for (int p = 0; p < size; p++) {
                 final boolean owes = credits[p << 1] < windowUnits || credits[(p << 1) | 1] < windowUnits
                     || rmaInFlight[p] > 0;
-                if (p == rank || heard[p] || !owes) {
-                    heard[p] = false;
+                if (p == rank || heardFrom[p] || !owes) {
+                    heardFrom[p] = false;
                     silentSince[p] = now;
                 } else if (unreachable < 0 && now - silentSince[p] > settings.timeoutNanos()) {
                     unreachable = p;
@@ -714,7 +714,7 @@ final class OfiConduit implements Conduit {
             final long data = entries.get(JAVA_LONG, at + FiEq.ENTRY_DATA);
             final int source = immediateInData ? (int) (data >>> 32) : ConduitListener.SOURCE_UNKNOWN;
             if (source >= 0 && source < size) {
-                heard[source] = true;
+                heardFrom[source] = true;
             }
             final long immediate = data & 0xFFFF_FFFFL;
             if ((flags & Fabric.FI_MULTI_RECV) != 0) {
@@ -810,7 +810,7 @@ final class OfiConduit implements Conduit {
             // counted, not dropped: udp;ofi_rxd names another entry of the AV than the sender's for every message
             sourceMismatches++;
         }
-        heard[source] = true;
+        heardFrom[source] = true;
         if (header.requestCredits() != 0 || header.replyCredits() != 0) {
             lock.lock();
             try {
@@ -1173,7 +1173,7 @@ final class OfiConduit implements Conduit {
         final long operation;
         final int finalStatus;
         try {
-            heard[operations.peer[op]] = true;
+            heardFrom[operations.peer[op]] = true;
             if (status != OK) {
                 operations.status[op] = status;
             }
