@@ -227,6 +227,7 @@ public final class Client implements AutoCloseable {
      * final barrier only once every rank has joined it, so any wait afterwards is a collective this peer skipped).
      */
     private void checkCanWait(String what) {
+        checkOpen(); // another thread closed this client: nothing waited for can come any more
         health.check();
         final int closed = health.closedPeer();
         if (closed >= 0 && System.nanoTime() - health.closedAtNanos() > CLOSED_PEER_GRACE_NS) {
@@ -248,6 +249,8 @@ public final class Client implements AutoCloseable {
         try {
             // with no core frames and no RMA completions to route (smp), frames go straight to the AM layer
             return conduit.poll(amBarrier == null && !routesRma ? amListener : dispatch, mask, POLL_LIMIT);
+        } catch (IllegalStateException e) {
+            throw closedOr(e); // a poll that began before another thread closed the client
         } finally {
             pollLock.unlock();
         }
@@ -476,8 +479,17 @@ public final class Client implements AutoCloseable {
 
     private void checkOpen() {
         if (closed) {
-            throw new IllegalStateException("client " + name + " rank " + rank + " is closed");
+            throw closedException(null);
         }
+    }
+
+    private IllegalStateException closedException(Throwable cause) {
+        return new IllegalStateException("client " + name + " rank " + rank + " is closed", cause);
+    }
+
+    /** {@link CoreAccess#closedOr}. */
+    private RuntimeException closedOr(RuntimeException e) {
+        return closed && e instanceof IllegalStateException ? closedException(e) : e;
     }
 
     /**
@@ -731,6 +743,11 @@ public final class Client implements AutoCloseable {
         @Override
         public void checkOpen(Client client) {
             client.checkOpen();
+        }
+
+        @Override
+        public RuntimeException closedOr(Client client, RuntimeException e) {
+            return client.closedOr(e);
         }
 
         @Override

@@ -171,6 +171,12 @@ final class OfiConduit implements Conduit {
 
     // completion entries read but not yet processed (a handler's nested poll continues where its caller was)
     private final MemorySegment entries;
+    /**
+     * Where a close reads the completion queue: another thread's poll, begun before the close, may still be processing
+     * its {@link #entries} (outside the lock), and with its own header flyweight.
+     */
+    private final MemorySegment closeEntries;
+    private final OfiHeaderFlyweight closeHeader = new OfiHeaderFlyweight();
     private final MemorySegment errorEntry;
     private int entryHead;
     private int entryCount;
@@ -205,7 +211,20 @@ final class OfiConduit implements Conduit {
     private final long[] silentSince;
     private final int[] rmaInFlight;
     private long watchedAt;
+    /**
+     * Set by {@link #close()} before it sends its CLOSE messages: from then on only the close sends or reads the
+     * completion queue. Every section that calls into libfabric takes the lock with {@link #lockOpen()}, which checks
+     * this: nothing goes to a peer after this rank's CLOSE (within one process, shm maps a peer's region once for all
+     * its ranks, and the peer unmaps it at its close once it has heard this rank's CLOSE).
+     */
+    private volatile boolean closing;
+    /** Set under the lock by {@link #close()}, which tears the fabric down under it. */
     private volatile boolean closed;
+    /** Polls running (nested ones in handlers counted): only the polling thread writes it. */
+    private volatile int polling;
+    /** The libfabric objects are closed; the memory, which a running poll may still read, is freed with them or after. */
+    private boolean fabricClosed;
+    private boolean memoryFreed;
 
     private OfiConduit(ConduitContext context) {
         this.rank = context.rank();
@@ -288,6 +307,7 @@ final class OfiConduit implements Conduit {
             java.util.Arrays.fill(credits, windowUnits);
             this.owed = new int[2 * size];
             this.entries = arena.allocate(FiEq.FI_CQ_DATA_ENTRY.byteSize() * CQ_BATCH, 8);
+            this.closeEntries = arena.allocate(FiEq.FI_CQ_DATA_ENTRY.byteSize() * CQ_BATCH, 8);
             this.entrySources = arena.allocate(JAVA_LONG.byteSize() * CQ_BATCH, 8);
             this.errorEntry = arena.allocate(FiEq.FI_CQ_ERR_ENTRY);
             this.closeHeard = new boolean[size];
@@ -365,8 +385,39 @@ final class OfiConduit implements Conduit {
     }
 
     private void ensureOpen() {
+        if (closing) {
+            throw closedException();
+        }
+    }
+
+    private IllegalStateException closedException() {
+        return new IllegalStateException("ofi conduit of rank " + rank + " is closed");
+    }
+
+    /**
+     * Takes the lock of an open conduit. A call checks {@link #closing} first without the lock, and may wait for it
+     * while {@link #close()} drains or tears the fabric down: checked again under it, so nothing native is touched
+     * by anyone but the close afterwards.
+     *
+     * @throws IllegalStateException if the conduit is closing or closed (the lock is not held then)
+     */
+    private void lockOpen() {
+        lock.lock();
+        if (closing) {
+            lock.unlock();
+            throw closedException();
+        }
+    }
+
+    /**
+     * As {@link #lockOpen()} for what sends nothing to a peer (reposting a receive buffer): allowed while the close
+     * drains, which needs the buffers, but not after its teardown.
+     */
+    private void lockUnclosed() {
+        lock.lock();
         if (closed) {
-            throw new IllegalStateException("ofi conduit of rank " + rank + " is closed");
+            lock.unlock();
+            throw closedException();
         }
     }
 
@@ -395,7 +446,7 @@ final class OfiConduit implements Conduit {
         }
         final int units = OfiHeaderFlyweight.units(OfiHeaderFlyweight.LENGTH + length);
         final int path = (target << 1) | channel;
-        lock.lock();
+        lockOpen();
         try {
             sendBacklog();
             // a frame still refused by the endpoint fills the path: an IMMEDIATE send fails here, not in commit
@@ -415,12 +466,17 @@ final class OfiConduit implements Conduit {
 
     @Override
     public void commit(Claim claim) {
-        ensureOpen();
         final int slot = claimedSlot(claim);
         final int target = claim.target();
         final long length = OfiHeaderFlyweight.LENGTH + (long) claim.length();
         lock.lock();
         try {
+            if (closing) {
+                // a claim made before the close began: given back, for the close waits for every send slot
+                credits[(target << 1) | claim.channel()] += slotUnits[slot];
+                releaseSend(slot);
+                throw closedException();
+            }
             final int request = owed[target << 1];
             final int reply = owed[(target << 1) | 1];
             owed[target << 1] = 0;
@@ -438,7 +494,7 @@ final class OfiConduit implements Conduit {
 
     @Override
     public void abort(Claim claim) {
-        ensureOpen();
+        // also while closing and after: nothing native, and the close waits for every send slot to come back
         final int slot = claimedSlot(claim);
         lock.lock();
         try {
@@ -626,38 +682,47 @@ final class OfiConduit implements Conduit {
      */
     @Override
     public int poll(ConduitListener listener, int channelMask, int limit) {
-        ensureOpen();
-        if (backlogged > 0) {
-            lock.lock();
-            try {
-                sendBacklog();
-            } finally {
-                lock.unlock();
-            }
-        }
-        int delivered = deliverDeferred(listener, channelMask, limit);
-        boolean read = false;
-        while (delivered < limit) {
-            if (entryHead == entryCount) {
-                if (read || !fill()) {
-                    break;
+        // counted before the check: a close that this poll does not see defers freeing the memory it reads
+        polling++;
+        try {
+            ensureOpen();
+            if (backlogged > 0) {
+                lockOpen();
+                try {
+                    sendBacklog();
+                } finally {
+                    lock.unlock();
                 }
-                read = true;
             }
-            final int entry = entryHead++;
-            entrySource = cqReadFromFn != null ? entrySources.get(JAVA_LONG, entry * JAVA_LONG.byteSize()) : NO_SOURCE;
-            delivered += process(entry, listener, channelMask);
+            int delivered = deliverDeferred(listener, channelMask, limit);
+            boolean read = false;
+            while (delivered < limit) {
+                if (entryHead == entryCount) {
+                    if (read || !fill()) {
+                        break;
+                    }
+                    read = true;
+                }
+                final int entry = entryHead++;
+                entrySource = cqReadFromFn != null ? entrySources.get(JAVA_LONG, entry * JAVA_LONG.byteSize())
+                    : NO_SOURCE;
+                delivered += process(entry, listener, channelMask);
+            }
+            returnCredits(delivered == 0);
+            watchPeers();
+            resumeOperations();
+            return delivered;
+        } finally {
+            if (--polling == 0 && closed) {
+                freeMemoryAfterPoll();
+            }
         }
-        returnCredits(delivered == 0);
-        watchPeers();
-        resumeOperations();
-        return delivered;
     }
 
     /** Reads a batch of completions into the entry array. @return false if none */
     private boolean fill() {
         final String unattributed;
-        lock.lock();
+        lockOpen();
         try {
             final long n = cqReadFromFn != null ? FiEq.readFrom(cqReadFromFn, cq, entries, CQ_BATCH, entrySources)
                 : FiEq.read(cqReadFn, cq, entries, CQ_BATCH);
@@ -747,7 +812,7 @@ final class OfiConduit implements Conduit {
                 copy = deliveryCopy(deliveryDepth);
                 copy.putBytes(0, receiveBuffer, offset, length);
             }
-            lock.lock();
+            lockUnclosed();
             try {
                 postReceive(buffer);
             } finally {
@@ -779,7 +844,7 @@ final class OfiConduit implements Conduit {
     private void repostReleased(long context) {
         final long slot = (context - contexts.address()) / CONTEXT_BYTES;
         if (context >= contexts.address() && slot >= sendSlots && slot < sendSlots + receiveSlots) {
-            lock.lock();
+            lockUnclosed();
             try {
                 postReceive((int) (slot - sendSlots));
             } finally {
@@ -915,7 +980,7 @@ final class OfiConduit implements Conduit {
     /** Sends owed credits alone to peers owed an eighth of a window, or any when this poll found nothing to do. */
     private void returnCredits(boolean idle) {
         final int threshold = idle ? 1 : Math.max(1, windowUnits / 8);
-        lock.lock();
+        lockOpen();
         try {
             for (int peer = 0; peer < size; peer++) {
                 final int request = owed[peer << 1];
@@ -997,7 +1062,7 @@ final class OfiConduit implements Conduit {
         }
         // heap memory moves and cannot be registered: it is staged through a bounce buffer
         final boolean staged = nbytes > 0 && !local.isNative();
-        lock.lock();
+        lockOpen();
         try {
             if (staged && freeBounceCount == 0) {
                 return BACK_PRESSURED;
@@ -1131,7 +1196,7 @@ final class OfiConduit implements Conduit {
         if (!operations.mayResume()) {
             return;
         }
-        lock.lock();
+        lockOpen();
         try {
             int slot;
             while ((slot = operations.peekResume()) >= 0) {
@@ -1169,7 +1234,7 @@ final class OfiConduit implements Conduit {
      * its next chunk; at the last, the operation completes (now, or deferred).
      */
     private int rmaCompleted(int op, int status, ConduitListener listener, int mask) {
-        lock.lock();
+        lockOpen(); // a staged operation copies from its bounce buffer and submits its next chunk
         final long operation;
         final int finalStatus;
         try {
@@ -1278,7 +1343,7 @@ final class OfiConduit implements Conduit {
     @Override
     public Registration register(MemorySegment memory) {
         ensureOpen();
-        lock.lock();
+        lockOpen();
         try {
             final MemorySegment mr = fabric.register(memory, key(), false);
             final OfiRegistration r = new OfiRegistration(memory, mr, this::unregister);
@@ -1318,7 +1383,7 @@ final class OfiConduit implements Conduit {
         }
         final MemorySegment mine = arena.allocate(bytes, PAGE);
         final MemorySegment mr;
-        lock.lock();
+        lockOpen();
         try {
             mr = fabric.register(mine, SEGMENT_KEY, true);
         } finally {
@@ -1363,6 +1428,7 @@ final class OfiConduit implements Conduit {
      */
     @Override
     public void close() {
+        closing = true;
         if (!closed && !health.failed()) {
             try {
                 drainForClose();
@@ -1395,10 +1461,38 @@ final class OfiConduit implements Conduit {
                 Fabric.close(r.mr(), "registered memory");
             }
             registrations.clear();
-            fabric.close();
-            arena.close();
+            fabricClosed = true;
+            try {
+                fabric.close();
+            } finally {
+                // a poll that began before the close may still read the receive buffers and completion entries (and
+                // a handler the frame it runs for): their memory is freed when the last poll ends
+                if (polling == 0) {
+                    freeMemory();
+                }
+            }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** The end of the outermost poll of a closed conduit: frees the memory a close left to it. */
+    private void freeMemoryAfterPoll() {
+        lock.lock();
+        try {
+            if (fabricClosed && polling == 0) {
+                freeMemory();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Frees the conduit's native memory once, after the fabric is closed (under the lock). */
+    private void freeMemory() {
+        if (!memoryFreed) {
+            memoryFreed = true;
+            arena.close();
         }
     }
 
@@ -1414,16 +1508,22 @@ final class OfiConduit implements Conduit {
         int toSend = size - 1;
         sent[rank] = true;
         heard[rank] = true;
-        int toHear = 0;
-        for (boolean h : heard) {
-            toHear += h ? 0 : 1;
-        }
         final long deadline = System.nanoTime() + Math.min(settings.timeoutNanos(), CLOSE_TIMEOUT_NS);
         // a failure meanwhile (a peer died, the launcher ended the job) ends the handshake: nobody needs it then
-        while ((toSend > 0 || toHear > 0 || freeSendCount < sendSlots) && System.nanoTime() - deadline < 0
-            && !health.failed()) {
+        while (System.nanoTime() - deadline < 0 && !health.failed()) {
             lock.lock();
             try {
+                if (closed) {
+                    return; // closed meanwhile by another thread (an abort racing this close)
+                }
+                // counted each time: another thread's poll, still running, may have taken a peer's CLOSE
+                int toHear = 0;
+                for (boolean h : heard) {
+                    toHear += h ? 0 : 1;
+                }
+                if (toSend == 0 && toHear == 0 && freeSendCount == sendSlots) {
+                    return;
+                }
                 sendBacklog();
                 for (int peer = 0; peer < size && toSend > 0; peer++) {
                     if (!sent[peer] && freeSendCount > 0 && backlogHead[peer] < 0) {
@@ -1445,7 +1545,7 @@ final class OfiConduit implements Conduit {
                         }
                     }
                 }
-                final long n = FiEq.read(cqReadFn, cq, entries, CQ_BATCH);
+                final long n = FiEq.read(cqReadFn, cq, closeEntries, CQ_BATCH);
                 if (n == -FiErrno.FI_EAVAIL) {
                     if (FiEq.readError(cq, errorEntry) == 1) {
                         final long slot = (errorEntry.get(JAVA_LONG, FiEq.ERR_OP_CONTEXT) - contexts.address())
@@ -1456,7 +1556,7 @@ final class OfiConduit implements Conduit {
                     }
                 }
                 for (int i = 0; i < n; i++) {
-                    toHear -= closeEntry(i, heard);
+                    closeEntry(i, heard);
                 }
             } finally {
                 lock.unlock();
@@ -1473,8 +1573,8 @@ final class OfiConduit implements Conduit {
         final long deadline = System.nanoTime() + SETTLE_NS;
         lock.lock();
         try {
-            while (inFlight() > 0 && System.nanoTime() - deadline < 0) {
-                final long n = FiEq.read(cqReadFn, cq, entries, CQ_BATCH);
+            while (!closed && inFlight() > 0 && System.nanoTime() - deadline < 0) {
+                final long n = FiEq.read(cqReadFn, cq, closeEntries, CQ_BATCH);
                 if (n == -FiErrno.FI_EAVAIL && FiEq.readError(cq, errorEntry) == 1) {
                     final long slot = (errorEntry.get(JAVA_LONG, FiEq.ERR_OP_CONTEXT) - contexts.address())
                         / CONTEXT_BYTES;
@@ -1483,7 +1583,7 @@ final class OfiConduit implements Conduit {
                     }
                 }
                 for (int i = 0; i < n; i++) {
-                    final long context = entries.get(JAVA_LONG, i * FiEq.FI_CQ_DATA_ENTRY.byteSize()
+                    final long context = closeEntries.get(JAVA_LONG, i * FiEq.FI_CQ_DATA_ENTRY.byteSize()
                         + FiEq.ENTRY_OP_CONTEXT);
                     final long slot = (context - contexts.address()) / CONTEXT_BYTES;
                     if (context >= contexts.address() && slot < sendSlots) {
@@ -1499,33 +1599,30 @@ final class OfiConduit implements Conduit {
         }
     }
 
-    private int closeEntry(int entry, boolean[] heard) {
+    private void closeEntry(int entry, boolean[] heard) {
         final long at = entry * FiEq.FI_CQ_DATA_ENTRY.byteSize();
-        final long context = entries.get(JAVA_LONG, at + FiEq.ENTRY_OP_CONTEXT);
+        final long context = closeEntries.get(JAVA_LONG, at + FiEq.ENTRY_OP_CONTEXT);
         final long slot = (context - contexts.address()) / CONTEXT_BYTES;
         if (context < contexts.address() || slot >= sendSlots + receiveSlots) {
-            return 0;
+            return;
         }
         if (slot < sendSlots) {
             releaseSend((int) slot);
-            return 0;
+            return;
         }
-        final long flags = entries.get(JAVA_LONG, at + FiEq.ENTRY_FLAGS);
-        int newlyHeard = 0;
-        final long length = entries.get(JAVA_LONG, at + FiEq.ENTRY_LEN);
+        final long flags = closeEntries.get(JAVA_LONG, at + FiEq.ENTRY_FLAGS);
+        final long length = closeEntries.get(JAVA_LONG, at + FiEq.ENTRY_LEN);
         if (length >= OfiHeaderFlyweight.LENGTH) {
-            final int offset = (int) (entries.get(JAVA_LONG, at + FiEq.ENTRY_BUF) - receiveMemory.address());
-            final OfiHeaderFlyweight header = receiveHeader.wrap(receiveBuffer, offset);
+            final int offset = (int) (closeEntries.get(JAVA_LONG, at + FiEq.ENTRY_BUF) - receiveMemory.address());
+            final OfiHeaderFlyweight header = closeHeader.wrap(receiveBuffer, offset);
             if (header.validate((int) length, size) == null && header.kind() == OfiHeaderFlyweight.KIND_CLOSE
                 && !heard[header.source()]) {
                 heard[header.source()] = true;
-                newlyHeard = 1;
             }
         }
         if ((flags & Fabric.FI_MULTI_RECV) != 0) {
             postReceive((int) (slot - sendSlots));
         }
-        return newlyHeard;
     }
 
     /** Provider, domain and the limits that follow from it, printed by rank 0 at start-up. */

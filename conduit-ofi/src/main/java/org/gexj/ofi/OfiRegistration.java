@@ -11,12 +11,15 @@ import java.util.function.Consumer;
 final class OfiRegistration implements Registration {
     private final MemorySegment memory;
     private final MemorySegment mr;
+    /** Read from the region once: after its close (or the conduit's) the region is freed memory. */
+    private final long key;
     private final Consumer<OfiRegistration> onClose;
     private boolean closed;
 
     OfiRegistration(MemorySegment memory, MemorySegment mr, Consumer<OfiRegistration> onClose) {
         this.memory = memory;
         this.mr = mr;
+        this.key = FiDomain.key(mr);
         this.onClose = onClose;
     }
 
@@ -39,7 +42,7 @@ final class OfiRegistration implements Registration {
 
     @Override
     public byte[] remoteKey() {
-        return ByteBuffer.allocate(Long.BYTES).putLong(FiDomain.key(mr)).array();
+        return ByteBuffer.allocate(Long.BYTES).putLong(key).array();
     }
 
     @Override

@@ -670,12 +670,16 @@ public final class Am {
     /** Sends a filled frame, counted by what its header says. */
     void commit(Claim c) {
         stats.sent(c.buffer(), c.offset());
-        conduit.commit(c);
+        try {
+            conduit.commit(c);
+        } catch (IllegalStateException e) {
+            throw CORE.closedOr(client, e); // another thread closed the client: named, not its conduit
+        }
     }
 
     /** @return {@code claim}, filled, or null if IMMEDIATE and the path was full */
     Claim claimRoom(Claim claim, int peer, int channel, int length, int flags) {
-        if (conduit.claim(claim, peer, channel, length) == Conduit.OK) {
+        if (claimOnce(claim, peer, channel, length) == Conduit.OK) {
             return claim;
         }
         if ((flags & Flags.IMMEDIATE) != 0) {
@@ -690,7 +694,7 @@ public final class Am {
         final long start = System.nanoTime();
         while (true) {
             CORE.progressWhileBlocked(client);
-            if (conduit.claim(claim, peer, channel, length) == Conduit.OK) {
+            if (claimOnce(claim, peer, channel, length) == Conduit.OK) {
                 return claim;
             }
             if (System.nanoTime() - start > backPressureTimeoutNs) {
@@ -698,6 +702,14 @@ public final class Am {
                     + " path to rank " + peer + " stayed full for " + backPressureTimeoutNs / 1_000_000_000L
                     + " s (GEX_BACKPRESSURE_TIMEOUT); is rank " + peer + " polling?");
             }
+        }
+    }
+
+    private int claimOnce(Claim claim, int peer, int channel, int length) {
+        try {
+            return conduit.claim(claim, peer, channel, length);
+        } catch (IllegalStateException e) {
+            throw CORE.closedOr(client, e); // another thread closed the client: named, not its conduit
         }
     }
 

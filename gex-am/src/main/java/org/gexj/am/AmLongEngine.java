@@ -320,7 +320,14 @@ final class AmLongEngine implements ConduitListener {
                     codec.encode(request ? LongTagCodec.DIRECTION_REQUEST : LongTagCodec.DIRECTION_REPLY, nonce, rank),
                     OWNER | op)
                 : transport.put(peer, dest, src, srcOffset, nbytes, OWNER | op);
-        } catch (RuntimeException | Error e) {
+        } catch (RuntimeException e) {
+            try {
+                abandon(op, claim, credited);
+            } catch (IllegalStateException closed) {
+                e.addSuppressed(closed); // the conduit is closed: its claim is gone with it
+            }
+            throw CORE.closedOr(client, e);
+        } catch (Error e) {
             abandon(op, claim, credited);
             throw e;
         }

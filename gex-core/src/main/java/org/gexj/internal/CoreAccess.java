@@ -103,6 +103,13 @@ public abstract class CoreAccess {
     public abstract void checkOpen(Client client);
 
     /**
+     * What a call that the conduit refused with {@code e} throws: a thread that checked the client before another
+     * closed it meets the closed conduit, whose exception names no client; once the client is closed it is replaced
+     * by the client's {@link IllegalStateException} (with {@code e} as its cause). Any other {@code e} is returned.
+     */
+    public abstract RuntimeException closedOr(Client client, RuntimeException e);
+
+    /**
      * One step of a wait for resources (back-pressure): runs handlers when allowed (only replies inside a handler or
      * NPAM pair), checks job health, backs off.
      */

@@ -57,8 +57,11 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
         do {
             try {
                 code = transport.put(peer, remoteOffset, src, srcOffset, nbytes, OWNER | slot);
-            } catch (RuntimeException | Error e) {
+            } catch (RuntimeException e) {
                 finish(slot, null); // the conduit refused it: nothing started, the caller gets the exception
+                throw CORE.closedOr(client, e); // another thread closed the client: named, not its conduit
+            } catch (Error e) {
+                finish(slot, null);
                 throw e;
             }
         } while (code == Conduit.BACK_PRESSURED && waitFor(slot, start, "put to rank " + peer));
@@ -75,8 +78,11 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
         do {
             try {
                 code = transport.get(dst, dstOffset, peer, remoteOffset, nbytes, OWNER | slot);
-            } catch (RuntimeException | Error e) {
+            } catch (RuntimeException e) {
                 finish(slot, null); // the conduit refused it: nothing started, the caller gets the exception
+                throw CORE.closedOr(client, e); // another thread closed the client: named, not its conduit
+            } catch (Error e) {
+                finish(slot, null);
                 throw e;
             }
         } while (code == Conduit.BACK_PRESSURED && waitFor(slot, start, "get from rank " + peer));
