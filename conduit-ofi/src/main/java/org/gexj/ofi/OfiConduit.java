@@ -67,6 +67,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * called by one thread at a time (the core's poll lock), which alone uses the completion entries read ahead and the
  * deferred frames and remote writes ({@link OfiDeferred}). The lock is never held while a listener runs, so handlers
  * may send. The few fields a poll reads without the lock to skip work are volatile, written under it.
+ *
+ * <p><b>Close</b> may run while other threads still call in: from its start every section that calls into libfabric
+ * checks for it under the lock and throws {@link IllegalStateException}, the close alone drains (its RMA operations,
+ * then CLOSE to every peer) and tears the fabric down under the lock, and the memory a running poll reads is freed
+ * when that poll ends.
  */
 final class OfiConduit implements Conduit {
     /** Bytes of the context passed with each operation: an {@code fi_context2}, enough for either context mode. */
@@ -222,7 +227,7 @@ final class OfiConduit implements Conduit {
     private volatile boolean closed;
     /** Polls running (nested ones in handlers counted): only the polling thread writes it. */
     private volatile int polling;
-    /** The libfabric objects are closed; the memory, which a running poll may still read, is freed with them or after. */
+    /** The libfabric objects are closed; the memory, which a running poll may still read, is freed then or later. */
     private boolean fabricClosed;
     private boolean memoryFreed;
 
@@ -1234,10 +1239,14 @@ final class OfiConduit implements Conduit {
      * its next chunk; at the last, the operation completes (now, or deferred).
      */
     private int rmaCompleted(int op, int status, ConduitListener listener, int mask) {
-        lockOpen(); // a staged operation copies from its bounce buffer and submits its next chunk
+        lockUnclosed(); // a staged operation copies from its bounce buffer and submits its next chunk
         final long operation;
         final int finalStatus;
         try {
+            if (closing) {
+                closeChunk(op); // read before the close began: the drain waits for it, and it submits nothing more
+                return 0;
+            }
             heardFrom[operations.peer[op]] = true;
             if (status != OK) {
                 operations.status[op] = status;
@@ -1501,13 +1510,23 @@ final class OfiConduit implements Conduit {
         return sendSlots - freeSendCount - backlogged;
     }
 
-    /** Sends CLOSE to every peer, then progresses until all sends completed and every peer's CLOSE arrived. */
+    /**
+     * Sends CLOSE to every peer once this rank's RMA operations have completed (a peer closes once it has heard every
+     * CLOSE, and then serves no operation), then progresses until all sends completed and every peer's CLOSE arrived.
+     * Operations still in flight when the close began complete unreported; their chunks not yet submitted never are.
+     */
     private void drainForClose() {
         final boolean[] sent = new boolean[size];
         final boolean[] heard = closeHeard;
         int toSend = size - 1;
         sent[rank] = true;
         heard[rank] = true;
+        lock.lock();
+        try {
+            abandonUnsubmitted();
+        } finally {
+            lock.unlock();
+        }
         final long deadline = System.nanoTime() + Math.min(settings.timeoutNanos(), CLOSE_TIMEOUT_NS);
         // a failure meanwhile (a peer died, the launcher ended the job) ends the handshake: nobody needs it then
         while (System.nanoTime() - deadline < 0 && !health.failed()) {
@@ -1521,11 +1540,11 @@ final class OfiConduit implements Conduit {
                 for (boolean h : heard) {
                     toHear += h ? 0 : 1;
                 }
-                if (toSend == 0 && toHear == 0 && freeSendCount == sendSlots) {
+                if (toSend == 0 && toHear == 0 && freeSendCount == sendSlots && operations.inUse() == 0) {
                     return;
                 }
                 sendBacklog();
-                for (int peer = 0; peer < size && toSend > 0; peer++) {
+                for (int peer = 0; peer < size && toSend > 0 && operations.inUse() == 0; peer++) {
                     if (!sent[peer] && freeSendCount > 0 && backlogHead[peer] < 0) {
                         final int slot = freeSend[--freeSendCount];
                         slotTarget[slot] = peer;
@@ -1552,11 +1571,22 @@ final class OfiConduit implements Conduit {
                             / CONTEXT_BYTES;
                         if (slot >= 0 && slot < sendSlots) {
                             releaseSend((int) slot);
+                        } else if (slot >= sendSlots + receiveSlots && slot < sendSlots + receiveSlots
+                            + operations.capacity) {
+                            closeChunk(slot - sendSlots - receiveSlots);
                         }
                     }
                 }
                 for (int i = 0; i < n; i++) {
-                    closeEntry(i, heard);
+                    closeEntry(closeEntries, i, heard);
+                }
+                if (polling == 0 && entryHead < entryCount) {
+                    // what a poll read before the close and did not get to (a handler threw): the drain's now, as no
+                    // poll runs or can start (polling is counted before the check for closing)
+                    for (int i = entryHead; i < entryCount; i++) {
+                        closeEntry(entries, i, heard);
+                    }
+                    entryHead = entryCount;
                 }
             } finally {
                 lock.unlock();
@@ -1599,21 +1629,32 @@ final class OfiConduit implements Conduit {
         }
     }
 
-    private void closeEntry(int entry, boolean[] heard) {
+    private void closeEntry(MemorySegment from, int entry, boolean[] heard) {
         final long at = entry * FiEq.FI_CQ_DATA_ENTRY.byteSize();
-        final long context = closeEntries.get(JAVA_LONG, at + FiEq.ENTRY_OP_CONTEXT);
+        final long context = from.get(JAVA_LONG, at + FiEq.ENTRY_OP_CONTEXT);
+        final long flags = from.get(JAVA_LONG, at + FiEq.ENTRY_FLAGS);
         final long slot = (context - contexts.address()) / CONTEXT_BYTES;
-        if (context < contexts.address() || slot >= sendSlots + receiveSlots) {
+        if (context < contexts.address() || slot >= sendSlots + receiveSlots + operations.capacity) {
+            return;
+        }
+        if ((flags & Fabric.FI_REMOTE_CQ_DATA) != 0) {
+            // a peer's remote write: nobody is told any more, but a receive buffer it released is posted again
+            if ((flags & Fabric.FI_MULTI_RECV) != 0 && slot >= sendSlots && slot < sendSlots + receiveSlots) {
+                postReceive((int) (slot - sendSlots));
+            }
             return;
         }
         if (slot < sendSlots) {
             releaseSend((int) slot);
             return;
         }
-        final long flags = closeEntries.get(JAVA_LONG, at + FiEq.ENTRY_FLAGS);
-        final long length = closeEntries.get(JAVA_LONG, at + FiEq.ENTRY_LEN);
+        if (slot >= sendSlots + receiveSlots) {
+            closeChunk(slot - sendSlots - receiveSlots);
+            return;
+        }
+        final long length = from.get(JAVA_LONG, at + FiEq.ENTRY_LEN);
         if (length >= OfiHeaderFlyweight.LENGTH) {
-            final int offset = (int) (closeEntries.get(JAVA_LONG, at + FiEq.ENTRY_BUF) - receiveMemory.address());
+            final int offset = (int) (from.get(JAVA_LONG, at + FiEq.ENTRY_BUF) - receiveMemory.address());
             final OfiHeaderFlyweight header = closeHeader.wrap(receiveBuffer, offset);
             if (header.validate((int) length, size) == null && header.kind() == OfiHeaderFlyweight.KIND_CLOSE
                 && !heard[header.source()]) {
@@ -1623,6 +1664,27 @@ final class OfiConduit implements Conduit {
         if ((flags & Fabric.FI_MULTI_RECV) != 0) {
             postReceive((int) (slot - sendSlots));
         }
+    }
+
+    /** At the close a chunk of an RMA operation completed: the operation ends, unreported, at its last (under lock). */
+    private void closeChunk(long op) {
+        if (operations.outstanding[(int) op] > 0 && --operations.outstanding[(int) op] == 0) {
+            releaseOperation((int) op);
+        }
+    }
+
+    /**
+     * At the start of the close: operations that wait to submit chunks never will, and those with none in flight end
+     * now, unreported (under the lock).
+     */
+    private void abandonUnsubmitted() {
+        final boolean[] free = operations.freeSlots();
+        for (int op = 0; op < operations.capacity; op++) {
+            if (!free[op] && operations.outstanding[op] == 0) {
+                releaseOperation(op);
+            }
+        }
+        operations.clearResume();
     }
 
     /** Provider, domain and the limits that follow from it, printed by rank 0 at start-up. */

@@ -92,6 +92,22 @@ final class OfiOperations {
         return capacity - freeCount;
     }
 
+    /** Which slots are free (for the close, which abandons the operations that wait). */
+    boolean[] freeSlots() {
+        final boolean[] f = new boolean[capacity];
+        for (int i = 0; i < freeCount; i++) {
+            f[free[i]] = true;
+        }
+        return f;
+    }
+
+    /** Forgets the operations waiting to submit chunks (the close). */
+    void clearResume() {
+        resumeHead = 0;
+        resumeCount = 0;
+        resumeWaiting = 0;
+    }
+
     void queueResume(int slot) {
         resume[(resumeHead + resumeCount++) % capacity] = slot;
         resumeWaiting = resumeCount;
