@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A client closed (collectively) while other threads of each rank still send IMMEDIATE AM Shorts, start small NB puts
@@ -30,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * within seconds with a normal return or an {@link IllegalStateException} naming the closed client, never by any other
  * exception and never by libfabric touching the closed endpoint, CQ or AV (on shm a SIGSEGV that ends the JVM).
  * Repeated, so that the race of close's teardown against a call that checked for closed before taking the conduit's
- * lock is met.
+ * lock is met. Each close ends well within the drain's timeout (no peer's CLOSE is lost to another thread's poll).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class OfiCloseRaceTest {
@@ -41,6 +42,10 @@ class OfiCloseRaceTest {
     private static final long HAMMER_NS = TimeUnit.MILLISECONDS.toNanos(30);
     /** How long a hammer may take to end once its client is closed. */
     private static final long END_MS = 5_000;
+    /** Longest close: below the drain's 10 s timeout, which a close that missed a peer's CLOSE waits out. */
+    private static final long CLOSE_NS = TimeUnit.SECONDS.toNanos(8);
+    /** Rounds that must fit in the time even on a loaded machine (20 take 2-12 s per provider here). */
+    private static final int LEAST_ROUNDS = 5;
 
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp;ofi_rxm"})
@@ -54,7 +59,7 @@ class OfiCloseRaceTest {
             rounds++;
         }
         assertEquals(List.of(), errors.stream().limit(10).toList(), "after " + rounds + " round(s) on " + provider);
-        assertEquals(ROUNDS, rounds, "rounds within the time");
+        assertTrue(rounds >= LEAST_ROUNDS, "only " + rounds + " round(s) on " + provider + " within 25 s");
     }
 
     private static void race(Client client, List<String> errors) throws InterruptedException {
@@ -106,7 +111,12 @@ class OfiCloseRaceTest {
             Thread.onSpinWait();
         }
         closing.set(true);
+        final long start = System.nanoTime();
         client.close();
+        final long took = System.nanoTime() - start;
+        if (took > CLOSE_NS) {
+            errors.add("rank " + client.rank() + "'s close took " + took / 1_000_000 + " ms");
+        }
         for (Thread h : hammers) {
             h.join(END_MS);
             if (h.isAlive()) {
