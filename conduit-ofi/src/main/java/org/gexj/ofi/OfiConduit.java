@@ -1523,6 +1523,9 @@ final class OfiConduit implements Conduit {
         heard[rank] = true;
         lock.lock();
         try {
+            if (closed) {
+                return; // closed meanwhile by another thread: its registrations are gone
+            }
             abandonUnsubmitted();
         } finally {
             lock.unlock();
