@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -51,8 +53,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>A conduit module subclasses the kit and says how to select its conduit ({@link #environment()}); it may change
  * the operation counts ({@link #measured()}, {@link #pathWarmup()}) and measure every path again under settings of
- * its own ({@link #assertEveryPathAllocatesNothing}). A run the conduit cannot take ({@link Run}) is not skipped: its
- * test checks that the conduit refuses the run's settings (or, cross-mapped, copies Longs whatever they say).
+ * its own ({@link #assertEveryPathAllocatesNothing}). A run the conduit cannot take ({@link Run}) is not skipped, nor
+ * passed unmeasured: the subclass names it ({@link #refusedRuns()}), and its test checks that the conduit refuses the
+ * run's settings (or, cross-mapped, copies Longs whatever they say, on both ranks). A run the conduit cannot take and
+ * the subclass does not name fails, and so does a named run the conduit could take.
  */
 public abstract class AllocationKit {
     /**
@@ -111,9 +115,10 @@ public abstract class AllocationKit {
         }
 
         /**
-         * On a conduit that cannot take this run, what it does with the run's settings instead, checked: a
-         * cross-mapped conduit takes the Long protocol setting and copies Longs itself; a conduit without the RMA
-         * the protocol needs refuses it in {@code Am.of}, naming the setting. Returns what was checked.
+         * On a conduit that opened a client with this run's settings though it cannot take the run, what it does
+         * with them instead, checked: a cross-mapped conduit takes the Long protocol setting and copies Longs itself;
+         * any other must have refused them (in {@code Gex.init}, which opens the AM layer, or at the latest in
+         * {@code Am.of}), naming the setting. Returns what was checked.
          */
         String checkRefusedBy(Client client) {
             final Capabilities c = client.capabilities();
@@ -145,6 +150,15 @@ public abstract class AllocationKit {
         return 3_000;
     }
 
+    /**
+     * The runs this conduit cannot take, which its tests check are refused instead of measuring them: none by default.
+     * A conduit without native RMA names {@link Run#REASSEMBLY} and {@link Run#PUT_SYNC_SEND}, and so does a
+     * cross-mapped one (which copies Longs whatever the settings say).
+     */
+    protected Set<Run> refusedRuns() {
+        return Set.of();
+    }
+
 
     /** A small mutable holder the handlers update, so they capture nothing per message. */
     private static final class Counter {
@@ -173,7 +187,8 @@ public abstract class AllocationKit {
         final Measurement m = measurePaths(Map.of(), null, (client, segment) -> {
             // on a cross-mapped conduit a Long is a memory copy; elsewhere 4 KiB is within every default packed limit
             final String expected = client.capabilities().crossMapped() ? "copy" : "packed";
-            assertEquals(expected, Am.of(client).longProtocol(LONG), "a 4 KiB Long travels " + expected + " by default");
+            assertEquals(expected, Am.of(client).longProtocol(LONG),
+                "a 4 KiB Long travels " + expected + " by default");
             return everyPath(client, segment);
         });
         assertNoPathAllocates(m);
@@ -183,11 +198,13 @@ public abstract class AllocationKit {
     @Timeout(value = 170, unit = TimeUnit.SECONDS)
     void reassembledLongsAllocateNothingOnEitherSide() {
         final Measurement m = measurePaths(Run.REASSEMBLY.settings, Run.REASSEMBLY, (client, segment) -> {
-            assertEquals("reassembly", Am.of(client).longProtocol(LONG), "GEX_AMLONG_PACKED_MAX=0 reassembles every Long");
+            assertEquals("reassembly", Am.of(client).longProtocol(LONG),
+                "GEX_AMLONG_PACKED_MAX=0 reassembles every Long");
             return longPaths(client, segment);
         });
         assertNoPathAllocates(m);
-        assertTrue(m.refused() != null || m.bytes().size() >= 12, "the reassembly run measured the Long paths on both ranks: " + m.bytes().keySet());
+        assertTrue(m.refused() != null || m.bytes().size() >= 12,
+            "the reassembly run measured the Long paths on both ranks: " + m.bytes().keySet());
     }
 
     @Test
@@ -198,8 +215,8 @@ public abstract class AllocationKit {
             return longPaths(client, segment);
         });
         assertNoPathAllocates(m);
-        assertTrue(m.refused() != null || m.bytes().size() >= 12, "the put-sync-send run measured the Long paths on both ranks: "
-            + m.bytes().keySet());
+        assertTrue(m.refused() != null || m.bytes().size() >= 12,
+            "the put-sync-send run measured the Long paths on both ranks: " + m.bytes().keySet());
     }
 
     @Test
@@ -252,14 +269,16 @@ public abstract class AllocationKit {
         final List<String> order = new ArrayList<>();
         final Map<String, String> settings = new HashMap<>(environment());
         settings.putAll(extra);
-        final AtomicReference<String> refused = new AtomicReference<>();
+        if (run != null && refusedRuns().contains(run)) {
+            return checkRefused(run, settings);
+        }
         // windows rank 0 has finished; rank 1 serves each window until this count reaches it
         final AtomicInteger windowsDone = new AtomicInteger();
         InProcessJob.run(2, JOB_TIMEOUT, settings, client -> {
-            if (run != null && !run.supportedBy(client.capabilities())) {
-                // every rank sees the same capabilities and leaves before anything collective
-                refused.set(run.checkRefusedBy(client));
-                return;
+            final Capabilities capabilities = client.capabilities();
+            if (run != null && !run.supportedBy(capabilities)) {
+                throw new AssertionError(capabilities.conduit() + " cannot take " + run + " (" + capabilities
+                    + "), and " + getClass().getSimpleName() + " does not name it in refusedRuns()");
             }
             final MemorySegment segment = client.attachSegment(1 << 20).memory();
             final List<Path> paths = new ArrayList<>();
@@ -315,13 +334,40 @@ public abstract class AllocationKit {
                 bytes.put(path.name() + " on rank " + client.rank(), least);
             }
         });
-        if (refused.get() != null) {
-            System.err.println(getClass().getSimpleName() + ": " + run + " not measured: " + refused.get());
-            return new Measurement(label(settings), Map.of(), refused.get());
-        }
         final Map<String, Long> ordered = new LinkedHashMap<>();
         order.forEach(key -> ordered.put(key, bytes.get(key)));
         return new Measurement(label(settings), ordered, null);
+    }
+
+    /**
+     * A run the subclass expects refused ({@link #refusedRuns()}), checked instead of measured: a conduit without the
+     * RMA the run's Long protocol needs refuses its settings where the client opens its AM layer ({@code Gex.init}),
+     * naming the setting; a cross-mapped one opens, and both ranks check that it copies Longs itself.
+     */
+    private Measurement checkRefused(Run run, Map<String, String> settings) {
+        final AtomicReference<String> taken = new AtomicReference<>();
+        final AtomicInteger ranksChecked = new AtomicInteger();
+        try {
+            InProcessJob.run(2, JOB_TIMEOUT, settings, client -> {
+                final Capabilities capabilities = client.capabilities();
+                assertFalse(run.supportedBy(capabilities), capabilities.conduit() + " offers what " + run
+                    + " needs, but " + getClass().getSimpleName() + " expects it refused (refusedRuns)");
+                // every rank sees the same capabilities and leaves before anything collective
+                taken.set(run.checkRefusedBy(client));
+                ranksChecked.incrementAndGet();
+            });
+        } catch (AssertionError e) {
+            if (e.getCause() instanceof IllegalArgumentException refused && refused.getMessage() != null
+                && refused.getMessage().contains("GEX_AMLONG_PROTOCOL=")) {
+                System.err.println(getClass().getSimpleName() + ": " + run + " refused at Gex.init as expected, not"
+                    + " measured: " + refused.getMessage());
+                return new Measurement(label(settings), Map.of(), refused.getMessage());
+            }
+            throw e;
+        }
+        assertEquals(2, ranksChecked.get(), run + ": ranks that checked what the conduit does with its settings");
+        System.err.println(getClass().getSimpleName() + ": " + run + " not measured: " + taken.get());
+        return new Measurement(label(settings), Map.of(), taken.get());
     }
 
     /** The conduit, then its other settings: {@code ofi (GEX_OFI_PROVIDER=tcp;ofi_rxm)}. */
@@ -336,6 +382,9 @@ public abstract class AllocationKit {
     }
 
     private void assertNoPathAllocates(Measurement m) {
+        if (m.refused() != null) {
+            return; // checked refused instead (checkRefused), nothing measured
+        }
         final int measured = measured();
         // below 0.1 byte per operation: one allocation per operation would be at least 16 bytes x measured
         final long bound = measured / 10;
@@ -372,7 +421,8 @@ public abstract class AllocationKit {
     private static void pollBeforeRetry(Client client, long deadline) {
         client.poll();
         if (System.nanoTime() - deadline > 0) {
-            throw new IllegalStateException("IMMEDIATE request back-pressured for " + WAIT_NANOS / 1_000_000_000L + " s");
+            throw new IllegalStateException("IMMEDIATE request back-pressured for " + WAIT_NANOS / 1_000_000_000L
+                + " s");
         }
     }
 
@@ -428,14 +478,16 @@ public abstract class AllocationKit {
             sd.commit(pongMedium, p.length(), a.get(0));
         }));
         final int npamMediumClient = am.register(AmHandler.mediumRequest(1, (t, p, a) ->
-            t.prepareReplyMedium(segment, p.length(), p.length(), Lc.NOW, 0, 1).commit(pongMedium, p.length(), a.get(0))));
+            t.prepareReplyMedium(segment, p.length(), p.length(), Lc.NOW, 0, 1)
+                .commit(pongMedium, p.length(), a.get(0))));
         final int npamLongLibrary = am.register(AmHandler.longRequest(1, (t, p, a) -> {
             final SrcDesc sd = t.prepareReplyLong(null, p.length(), p.length(), 4096, null, 0, 1);
             sd.buffer().putInt(0, a.get(0));
             sd.commit(pongLong, p.length(), a.get(0));
         }));
         final int npamLongClient = am.register(AmHandler.longRequest(1, (t, p, a) ->
-            t.prepareReplyLong(segment, p.length(), p.length(), 4096, Lc.NOW, 0, 1).commit(pongLong, p.length(), a.get(0))));
+            t.prepareReplyLong(segment, p.length(), p.length(), 4096, Lc.NOW, 0, 1)
+                .commit(pongLong, p.length(), a.get(0))));
 
         final String longs = "Long 4 KiB (" + am.longProtocol(LONG) + ")";
         final List<Path> paths = new ArrayList<>();

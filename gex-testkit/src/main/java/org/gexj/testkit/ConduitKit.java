@@ -1,6 +1,8 @@
 package org.gexj.testkit;
 
 import org.gexj.Client;
+import org.gexj.am.Am;
+import org.gexj.am.AmHandler;
 import org.gexj.launch.InProcessJob;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Base of the conformance kits: a conduit module subclasses a kit and says how to select its conduit, and how its
@@ -34,8 +37,8 @@ public abstract class ConduitKit {
          */
         GEXRUN,
         /**
-         * Ranks are processes started by Open MPI's {@code mpirun}, as {@code bin/gexrank} starts them: they find the job
-         * through mpirun's PMIx server. Each rank process runs the test method again, as with {@link #GEXRUN}.
+         * Ranks are processes started by Open MPI's {@code mpirun}, as {@code bin/gexrank} starts them: they find the
+         * job through mpirun's PMIx server. Each rank process runs the test method again, as with {@link #GEXRUN}.
          */
         MPIRUN
     }
@@ -182,14 +185,51 @@ public abstract class ConduitKit {
     }
 
     /**
-     * Polls for {@code millis} after a barrier, so that a frame sent before it when nothing should have been sent
-     * (a rejected call, a cancelled prepare, a back-pressured IMMEDIATE send) is delivered before the test counts.
+     * Polls for {@code millis}, so that a frame sent before, when nothing should have been sent, is delivered before
+     * the test counts. Prefer a {@link Marker}, which waits for a message that comes after any such frame.
      */
     protected static void pollAWhile(Client client, long millis) {
         final long end = System.nanoTime() + millis * 1_000_000L;
         while (System.nanoTime() < end) {
             client.poll();
             Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * A request sent after an operation that must send nothing (a rejected call, a cancelled prepare, a back-pressured
+     * IMMEDIATE send): the peer that checks that nothing arrived polls until the marker has, and the marker counts
+     * itself, so a check made without it fails. Where the conduit's channels are ordered (udp, smp) any frame the
+     * operation sent to the peer arrives before the marker; where they are not (ofi, emu), such a frame may be
+     * overtaken, so the peer polls a while longer too. Every rank registers the marker's handler, at the same point.
+     */
+    protected static final class Marker {
+        private final Am am;
+        private final int handler;
+        private final AtomicInteger arrived = new AtomicInteger();
+
+        public Marker(Am am) {
+            this.am = am;
+            this.handler = am.register(AmHandler.shortRequest(0, (t, a) -> arrived.incrementAndGet()));
+        }
+
+        /** Sends the marker to {@code peer}, after the operation under test. */
+        public void send(int peer) {
+            am.requestShort(peer, handler);
+        }
+
+        /** Polls until {@code count} markers in all have arrived here (the test's timeout bounds the wait). */
+        public void await(Client client, int count) {
+            while (arrived.get() < count) {
+                client.poll();
+                Thread.onSpinWait();
+            }
+            if (!client.capabilities().orderedChannels()) {
+                pollAWhile(client, 100);
+            }
+            if (arrived.get() != count) {
+                throw new AssertionError(arrived.get() + " markers arrived, " + count + " were sent");
+            }
         }
     }
 }

@@ -63,6 +63,17 @@ public final class KitSignals {
         }
     }
 
+    /** Whether {@code name} has been posted, without waiting. */
+    public boolean posted(String name) {
+        check(name);
+        if (directory == null) {
+            synchronized (values) {
+                return values.containsKey(name);
+            }
+        }
+        return Files.exists(directory.resolve(name));
+    }
+
     /**
      * Waits, sleeping, until {@code name} is posted, and returns its value.
      *

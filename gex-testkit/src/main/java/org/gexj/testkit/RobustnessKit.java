@@ -15,18 +15,18 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -47,6 +47,16 @@ public abstract class RobustnessKit extends ConduitKit {
         while (!done.getAsBoolean()) {
             client.poll();
             Thread.onSpinWait();
+        }
+    }
+
+    private static void pollUntilPosted(Client client, KitSignals signals, String name, Duration timeout) {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (!signals.posted(name)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("kit signal " + name + " not posted within " + timeout);
+            }
+            client.poll();
         }
     }
 
@@ -94,7 +104,7 @@ public abstract class RobustnessKit extends ConduitKit {
             client.barrier();
             final MemorySegment src = Arena.ofAuto().allocate(100);
             Patterns.fill(src, 0, 100, 5);
-            am.requestMedium((client.rank() + 1) % 2, h, src, 0, 100, Lc.NOW, 1, 2);
+            am.requestMedium((client.rank() + 1) % client.size(), h, src, 0, 100, Lc.NOW, 1, 2);
             pollUntil(client, () -> handled.get() == 1);
             client.barrier();
             assertEquals(List.of(), errors);
@@ -124,7 +134,7 @@ public abstract class RobustnessKit extends ConduitKit {
             final int h = am.register(AmHandler.mediumRequest(1, (t, p, a) -> got.add(a.get(0) + ":" + p.length()
                 + ":" + p.getByte(0) + ":" + p.getByte(p.length() - 1))));
             client.barrier();
-            final int peer = (client.rank() + 1) % 2;
+            final int peer = (client.rank() + 1) % client.size();
             for (int round = 0; round < 3; round++) {
                 final SrcDesc sd = am.prepareRequestMedium(peer, null, 16, 16, null, 0, 1);
                 assertEquals(16, sd.size());
@@ -150,15 +160,18 @@ public abstract class RobustnessKit extends ConduitKit {
     /**
      * A Long destination outside the peer's segment is rejected at prepare when at least a byte must fit, with no NPAM
      * state left; with least 0 it grants 0 bytes, since a 0-byte commit passes its dest unchecked (AmConformanceKit).
+     * The rejected calls and the cancelled prepares send nothing: a marker sent after them is all the peer gets.
      */
     @Test
     void longDestinationOutsideTheSegmentIsRejectedAtPrepare() {
         job(2, client -> {
             final Am am = Am.of(client);
             client.attachSegment(SEGMENT);
-            final int h = am.register(AmHandler.longRequest(0, (t, p, a) -> { }));
+            final AtomicInteger delivered = new AtomicInteger();
+            final int h = am.register(AmHandler.longRequest(0, (t, p, a) -> delivered.incrementAndGet()));
+            final Marker marker = new Marker(am);
             client.barrier();
-            final int peer = (client.rank() + 1) % 2;
+            final int peer = (client.rank() + 1) % client.size();
             final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> am.prepareRequestLong(peer, null, 1, 64, SEGMENT + 4096, null, 0, 0));
             assertMentions(e, Long.toString(SEGMENT + 4096), Long.toString(SEGMENT));
@@ -171,6 +184,9 @@ public abstract class RobustnessKit extends ConduitKit {
             final SrcDesc atEnd = am.prepareRequestLong(peer, null, 0, 64, SEGMENT, null, 0, 0);
             assertEquals(0, atEnd.size(), "at the segment's end only 0 bytes fit");
             atEnd.cancel();
+            marker.send(peer);
+            marker.await(client, 1);
+            assertEquals(0, delivered.get(), "rejected calls and cancelled prepares sent a Long");
             client.barrier();
         });
     }
@@ -184,7 +200,7 @@ public abstract class RobustnessKit extends ConduitKit {
                 final MemorySegment seg = client.attachSegment(SEGMENT).memory();
                 seg.set(ValueLayout.JAVA_LONG, 0, 1000 + client.rank());
                 client.barrier();
-                final int peer = (client.rank() + 1) % 2;
+                final int peer = (client.rank() + 1) % client.size();
                 final MemorySegment readOnly = Arena.ofAuto().allocate(64).asReadOnly();
                 assertMentions(assertThrows(IllegalArgumentException.class, () -> rma.get(readOnly, 0, peer, 0, 8)),
                     "read-only");
@@ -211,7 +227,7 @@ public abstract class RobustnessKit extends ConduitKit {
             final MemorySegment seg = client.attachSegment(SEGMENT).memory();
             seg.set(ValueLayout.JAVA_LONG, 0, 77);
             client.barrier();
-            final int peer = (client.rank() + 1) % 2;
+            final int peer = (client.rank() + 1) % client.size();
             final Arena arena = Arena.ofShared();
             final Event e = rma.getNb(arena.allocate(64), 0, peer, 0, 8);
             arena.close(); // before this rank polls: the reply cannot be stored
@@ -231,7 +247,7 @@ public abstract class RobustnessKit extends ConduitKit {
             final Rma rma = Rma.of(client);
             client.attachSegment(SEGMENT);
             client.barrier();
-            final int peer = (client.rank() + 1) % 2;
+            final int peer = (client.rank() + 1) % client.size();
             final MemorySegment buf = Arena.ofAuto().allocate(64);
             final Event e = rma.putNb(peer, 0, buf, 0, 64, Lc.NOW);
             e.await();
@@ -260,7 +276,7 @@ public abstract class RobustnessKit extends ConduitKit {
                 final Rma rma = Rma.of(client);
                 client.attachSegment(SEGMENT);
                 client.barrier();
-                final int peer = (client.rank() + 1) % 2;
+                final int peer = (client.rank() + 1) % client.size();
                 rma.put(peer, 0, null, 0, 0);
                 rma.get(null, 0, peer, 0, 0);
                 assertTrue(rma.putNb(peer, SEGMENT, null, 0, 0, Lc.NOW).test());
@@ -282,56 +298,66 @@ public abstract class RobustnessKit extends ConduitKit {
      */
     @Test
     void anUnmatchedBarrierEndsInAnErrorNamingTheClosedPeer() {
-        final AtomicReference<Throwable> rank0 = new AtomicReference<>();
-        final AssertionError e = assertThrows(AssertionError.class, () -> job(2, client -> {
+        final AssertionError e = assertThrows(AssertionError.class, () -> exactJob(2, client -> {
             client.barrier();
             if (client.rank() == 0) {
                 client.barrier(); // pairs with rank 1's close()
-                try {
-                    client.close();
-                } catch (Throwable t) {
-                    rank0.set(t);
-                    throw t;
-                }
+                final GexException closing = assertThrows(GexException.class, client::close);
+                assertMentions(closing, "rank 1 has closed", "barrier");
+                // the job fails with it, and only with it: the driver (in a process of its own) checks which failure
+                throw new ExpectedFailure(closing);
             }
         }));
-        final GexException cause = assertInstanceOf(GexException.class, rank0.get(), String.valueOf(e));
-        assertMentions(cause, "rank 1 has closed", "barrier");
+        assertTrue(failedWith(e, ExpectedFailure.class), "rank 0's close did not fail as expected: " + e);
+    }
+
+    /** What a rank throws after checking that a call failed as its test expects, so that the job fails with it. */
+    private static final class ExpectedFailure extends RuntimeException {
+        ExpectedFailure(Throwable expected) {
+            super("as expected: " + expected, expected);
+        }
     }
 
     /**
      * A handler that throws while its rank waits in barrier(): the barrier completes its phase before the exception
-     * comes out, so the next barrier pairs with the peers' next one and the ranks stay in step.
+     * comes out, so the next barrier pairs with the peers' next one and the ranks stay in step. The ranks order their
+     * steps by {@link #signals()}: rank 1 sends only after rank 0 left the first barrier (whose polls would run the
+     * handler there), and enters the barrier only once the handler has run in rank 0's barrier. Once the request may
+     * be on its way rank 0 waits without polling, which would run the handler outside its barrier; otherwise the
+     * ranks poll while they wait, since where the conduit's progress is manual (ofi) a rank's barrier message and
+     * its request move only while it polls.
      */
     @Test
     void aHandlerExceptionInsideBarrierComesOutAfterThePhaseCompletes() {
-        job(2, client -> {
+        exactJob(2, client -> {
             final Am am = Am.of(client);
-            final AtomicBoolean peerArrived = new AtomicBoolean();
+            final KitSignals signals = signals();
+            final Duration wait = Duration.ofSeconds(30);
             final AtomicInteger pongs = new AtomicInteger();
             final int pong = am.register(AmHandler.shortReply(0, (t, a) -> pongs.incrementAndGet()));
             final int ping = am.register(AmHandler.shortRequest(0, (t, a) -> t.replyShort(pong)));
             final int boom = am.register(AmHandler.shortRequest(0, (t, a) -> {
+                signals.post("boom-ran", 1);
                 throw new IllegalStateException("boom");
             }));
-            final CountDownLatch sent = SHARED.computeIfAbsent(client.jobId(), k -> new CountDownLatch(1));
-            final CountDownLatch rank0Out = SHARED.computeIfAbsent(client.jobId() + "/out", k -> new CountDownLatch(1));
             client.barrier();
             if (client.rank() == 1) {
-                // not before rank 0 left the barrier above, whose polls would run the handler there
-                assertTrue(rank0Out.await(30, TimeUnit.SECONDS), "rank 0 never left the first barrier");
+                signals.post("rank1-out", 1);
+                pollUntilPosted(client, signals, "rank0-out", wait);
                 am.requestShort(0, boom);
-                sent.countDown();
-                Thread.sleep(300); // rank 0 is in its barrier by now and has run the handler
-                ARRIVED.put(client.jobId(), Boolean.TRUE);
+                signals.post("boom-sent", 1);
+                pollUntilPosted(client, signals, "boom-ran", wait);
+                signals.post("rank1-entering", 1);
                 client.barrier();
             } else {
-                rank0Out.countDown();
-                assertTrue(sent.await(30, TimeUnit.SECONDS), "rank 1 never sent");
+                // polls until rank 1 is out of the first barrier too: this rank's barrier message may need the polls
+                pollUntilPosted(client, signals, "rank1-out", wait);
+                signals.post("rank0-out", 1);
+                signals.await("boom-sent", wait);
                 final IllegalStateException thrown = assertThrows(IllegalStateException.class, client::barrier);
                 assertEquals("boom", thrown.getMessage());
-                peerArrived.set(ARRIVED.containsKey(client.jobId()));
-                assertTrue(peerArrived.get(), "the barrier threw before rank 1 had arrived");
+                assertTrue(signals.posted("boom-ran"), "the exception came from elsewhere than the handler");
+                assertTrue(signals.posted("rank1-entering"), "the barrier threw before rank 1 had arrived");
             }
             // in step: another barrier and a round trip both ways
             client.barrier();
@@ -347,57 +373,58 @@ public abstract class RobustnessKit extends ConduitKit {
      */
     @Test
     void tryFormsReturnBackPressuredAndSendNothingWhenThePathIsFull() {
-        final CountDownLatch flooded = new CountDownLatch(1);
-        final java.util.concurrent.atomic.AtomicLong accepted = new java.util.concurrent.atomic.AtomicLong();
-        job(2, client -> {
+        exactJob(2, client -> {
             final Am am = Am.of(client);
             client.attachSegment(SEGMENT);
-            final java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
+            final KitSignals signals = signals();
+            final AtomicLong shorts = new AtomicLong();
+            final AtomicInteger others = new AtomicInteger();
             final AtomicInteger replies = new AtomicInteger();
             final int pong = am.register(AmHandler.shortReply(2, (t, a) -> replies.addAndGet(a.get(0) + a.get(1))));
             final int ping = am.register(AmHandler.shortRequest(2, (t, a) -> {
                 assertEquals(Am.OK, t.tryReplyShort(pong, a.get(0), a.get(1)));
             }));
-            final int shortH = am.register(AmHandler.shortRequest(1, (t, a) -> received.incrementAndGet()));
-            final int mediumH = am.register(AmHandler.mediumRequest(1, (t, p, a) -> received.incrementAndGet()));
-            final int longH = am.register(AmHandler.longRequest(1, (t, p, a) -> received.incrementAndGet()));
+            final int shortH = am.register(AmHandler.shortRequest(1, (t, a) -> shorts.incrementAndGet()));
+            final int mediumH = am.register(AmHandler.mediumRequest(1, (t, p, a) -> others.incrementAndGet()));
+            final int longH = am.register(AmHandler.longRequest(1, (t, p, a) -> others.incrementAndGet()));
+            final Marker marker = new Marker(am);
             client.barrier();
             final MemorySegment src = Arena.ofAuto().allocate(256);
             if (client.rank() == 0) {
+                long ok = -1; // what rank 1 is told if the flood fails: it stops waiting, and fails too
                 try {
-                    long ok = 0;
+                    long sent = 0;
                     int code = Am.OK;
                     for (long i = 0; i < 50_000_000L && code == Am.OK; i++) {
                         code = am.tryRequestShort(1, shortH, 7);
-                        ok += code == Am.OK ? 1 : 0;
+                        sent += code == Am.OK ? 1 : 0;
                     }
                     assertEquals(Am.BACK_PRESSURED, code, "a peer that does not poll must fill the path");
                     assertEquals(Am.BACK_PRESSURED, am.tryRequestMedium(1, mediumH, src, 0, 256, Lc.NOW, 1));
                     assertEquals(Am.BACK_PRESSURED, am.tryRequestLong(1, longH, src, 0, 256, 0, Lc.NOW, 1));
-                    accepted.set(ok);
+                    ok = sent;
                 } finally {
-                    flooded.countDown();
+                    signals.post("accepted", ok);
                 }
+                marker.send(1); // waits for room, which rank 1 frees by polling: after any frame the tries sent
             } else {
-                assertTrue(flooded.await(60, TimeUnit.SECONDS));
-                pollUntil(client, () -> received.get() >= accepted.get());
-            }
-            client.barrier();
-            if (client.rank() == 1) {
-                assertEquals(accepted.get(), received.get(), "exactly the accepted sends are delivered");
+                // rank 1 does not poll until rank 0 has filled the path: a signal is awaited without polling
+                final long accepted = signals.await("accepted", Duration.ofSeconds(60));
+                assertTrue(accepted > 0, "rank 0 had no short request accepted before the path filled: " + accepted);
+                marker.await(client, 1);
+                assertEquals(accepted, shorts.get(), "exactly the accepted short requests are delivered");
+                assertEquals(0, others.get(), "a back-pressured Medium or Long was delivered");
             }
             client.barrier();
             // with room again, every try form sends
-            assertEquals(Am.OK, am.tryRequestMedium((client.rank() + 1) % 2, mediumH, src, 0, 256, Lc.NOW, 1));
-            assertEquals(Am.OK, am.tryRequestLong((client.rank() + 1) % 2, longH, src, 0, 256, 0, Lc.NOW, 1));
-            assertEquals(Am.OK, am.tryRequestShort((client.rank() + 1) % 2, ping, 20, 22));
-            pollUntil(client, () -> replies.get() == 42);
+            final int peer = (client.rank() + 1) % 2;
+            assertEquals(Am.OK, am.tryRequestMedium(peer, mediumH, src, 0, 256, Lc.NOW, 1));
+            assertEquals(Am.OK, am.tryRequestLong(peer, longH, src, 0, 256, 0, Lc.NOW, 1));
+            assertEquals(Am.OK, am.tryRequestShort(peer, ping, 20, 22));
+            pollUntil(client, () -> replies.get() == 42 && others.get() == 2);
             client.barrier();
         });
     }
-
-    private static final Map<String, CountDownLatch> SHARED = new java.util.concurrent.ConcurrentHashMap<>();
-    private static final Map<String, Boolean> ARRIVED = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** gex_NBI_Wait/Test cover the calling thread's operations only. */
     @Test
@@ -406,7 +433,7 @@ public abstract class RobustnessKit extends ConduitKit {
             final Rma rma = Rma.of(client);
             client.attachSegment(SEGMENT);
             client.barrier();
-            final int peer = (client.rank() + 1) % 2;
+            final int peer = (client.rank() + 1) % client.size();
             final MemorySegment buf = Arena.ofShared().allocate(4096);
             final AtomicReference<Throwable> other = new AtomicReference<>();
             final CountDownLatch issued = new CountDownLatch(1);
@@ -437,18 +464,15 @@ public abstract class RobustnessKit extends ConduitKit {
         });
     }
 
-    /** A second Gex.init of the same rank of the same job is refused in so many words. */
+    /** A second Gex.init of the same rank of the same job is refused in so many words, on every rank. */
     @Test
     void aRankJoinsItsJobOnce() {
-        final AtomicReference<Throwable> second = new AtomicReference<>();
         job(1, client -> {
             final IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> org.gexj.Gex.init("AGAIN", org.gexj.Config.of(Map.of("GEX_JOB_ID", client.jobId(),
-                    "GEX_RANK", "0", "GEX_SIZE", "1"))));
-            second.set(e);
+                    "GEX_RANK", Integer.toString(client.rank()), "GEX_SIZE", Integer.toString(client.size())))));
+            assertMentions(e, "rank " + client.rank(), "joined already");
+            assertSame(IllegalStateException.class, e.getClass());
         });
-        assertMentions(second.get(), "rank 0", "joined already");
-        assertSame(IllegalStateException.class, second.get().getClass());
-        assertArrayEquals(new int[0], new int[0]);
     }
 }
