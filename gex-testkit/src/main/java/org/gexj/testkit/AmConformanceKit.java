@@ -600,6 +600,7 @@ public abstract class AmConformanceKit extends ConduitKit {
             final int mediumReq = am.register(AmHandler.mediumRequest(0, (t, p, a) -> received.incrementAndGet()));
             final int longReq = am.register(AmHandler.longRequest(0, (t, p, a) -> received.incrementAndGet()));
             final int replyOnly = am.register(AmHandler.shortReply(0, (t, a) -> received.incrementAndGet()));
+            final Marker marker = new Marker(am);
             client.barrier();
             final int peer = peerOf(client);
             final MemorySegment src = Arena.ofAuto().allocate(256 * 1024);
@@ -618,8 +619,9 @@ public abstract class AmConformanceKit extends ConduitKit {
             expectBad(() -> am.requestLong(peer, longReq, src, 0, 16, -16, Lc.NOW), "-16");
             expectBad(() -> am.requestShort(peer, shortReq, 0x40, new int[] {1}, 1), "flags");
             expectBad(() -> am.requestShort(peer, shortReq, 0, new int[0], 1), "nargs");
-            client.barrier();
-            pollAWhile(client, 100);
+            // a rejected send that went anyway would arrive before the marker (or, unordered, soon after it)
+            marker.send(peer);
+            marker.await(client, 1);
             client.barrier();
             assertEquals(0, received.get(), "a rejected send must not deliver anything");
             assertEquals(0, am.droppedFrames());
@@ -638,6 +640,7 @@ public abstract class AmConformanceKit extends ConduitKit {
             client.attachSegment(SEGMENT);
             final AtomicLong received = new AtomicLong();
             final int h = am.register(AmHandler.shortRequest(1, (t, a) -> received.incrementAndGet()));
+            final Marker marker = new Marker(am);
             client.barrier();
             final KitSignals signals = signals();
             if (client.rank() == 0) {
@@ -665,14 +668,15 @@ public abstract class AmConformanceKit extends ConduitKit {
                 } finally {
                     signals.post("flooded", ok); // on failure too (-1): rank 1 waits for it, not in GEX/J
                 }
+                marker.send(1); // waits for room, which rank 1 makes as it reads the flood
             } else {
                 signals.post("target-quiet", 1);
                 final long sent = signals.await("flooded", Duration.ofSeconds(60));
                 assertTrue(sent >= 0, "rank 0 failed during its flood");
                 pollUntil(client, () -> received.get() >= sent);
+                // a back-pressured send that sent anyway would come before the marker: read it before counting
+                marker.await(client, 1);
                 client.barrier();
-                // a back-pressured send that sent anyway would be the last frame: read it before counting
-                pollAWhile(client, 100);
                 assertEquals(sent, received.get(), "exactly the accepted sends are delivered");
                 return;
             }
@@ -701,6 +705,7 @@ public abstract class AmConformanceKit extends ConduitKit {
                 }
                 received.incrementAndGet();
             }));
+            final Marker marker = new Marker(am);
             client.barrier();
             final int peer = peerOf(client);
             final MemorySegment buffer = Arena.ofAuto().allocate(4096);
@@ -724,9 +729,10 @@ public abstract class AmConformanceKit extends ConduitKit {
             libraryLong.commit(lng, sent, 12);
             final var cancelled = am.prepareRequestLong(peer, buffer, 10, 20, 0, Lc.NOW, Flags.IMMEDIATE, 1);
             cancelled.cancel();
+            marker.send(peer);
             pollUntil(client, () -> received.get() == 2);
+            marker.await(client, 1);
             client.barrier();
-            pollAWhile(client, 100);
             assertEquals(List.of(), errors);
             assertEquals(2, received.get(), "the cancelled prepare sent nothing");
             assertEquals(0, am.droppedFrames(), "the cancelled prepare sent nothing, not even a malformed frame");
@@ -852,6 +858,7 @@ public abstract class AmConformanceKit extends ConduitKit {
                     + Patterns.firstMismatch(client.segment().memory(), p.segmentOffset(), p.length(), a.get(0)));
                 t.replyShort(ack);
             }));
+            final Marker marker = new Marker(am);
             client.barrier();
             final int peer = peerOf(client);
             if (client.rank() == 0) {
@@ -889,9 +896,11 @@ public abstract class AmConformanceKit extends ConduitKit {
                 expectBad(() -> am.prepareRequestMedium(peer, null, 10, 5, null, 0, 1), "least <= most");
                 expectBad(() -> am.prepareRequestMedium(peer, null, 1, 5, Lc.NOW, 0, 1), "lc = null");
                 pollUntil(client, () -> replies.get() == 3);
+                marker.send(1);
+            } else {
+                marker.await(client, 1);
             }
             client.barrier();
-            pollAWhile(client, 100);
             assertEquals(0, am.droppedFrames(), "the cancelled prepare sent nothing, not even a malformed frame");
             if (client.rank() == 1) {
                 // AMs are unordered: compare as sets

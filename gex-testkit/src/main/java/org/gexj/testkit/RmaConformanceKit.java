@@ -3,6 +3,7 @@ package org.gexj.testkit;
 import org.gexj.Ec;
 import org.gexj.Event;
 import org.gexj.Lc;
+import org.gexj.am.Am;
 import org.gexj.rma.Rma;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.QuickTheory;
@@ -275,6 +276,7 @@ public abstract class RmaConformanceKit extends ConduitKit {
             final Rma rma = Rma.of(client);
             final MemorySegment mine = client.attachSegment(SEGMENT).memory();
             mine.fill((byte) 9);
+            final Marker marker = new Marker(Am.of(client));
             client.barrier();
             final int peer = (client.rank() + 1) % 2;
             final MemorySegment src = Arena.ofAuto().allocate(1024);
@@ -290,9 +292,11 @@ public abstract class RmaConformanceKit extends ConduitKit {
             assertMessage(() -> rma.get(src, 0, peer, SEGMENT - 10, 11), limit);
             assertMessage(() -> rma.get(src, 1020, peer, 0, 8), "1024");
             assertMessage(() -> rma.put(peer, 0, src, 0, -1), "-1");
+            // over AM a rejected put that was sent anyway lands only when this rank runs its handler: before the
+            // marker that follows it (or, unordered, soon after)
+            marker.send(peer);
+            marker.await(client, 1);
             client.barrier();
-            // over AM a rejected put that was sent anyway lands only when this rank runs its handler
-            pollAWhile(client, 100);
             for (long i = 0; i < SEGMENT; i++) {
                 if (mine.get(ValueLayout.JAVA_BYTE, i) != 9) {
                     throw new AssertionError("segment byte " + i + " changed by a rejected call");
