@@ -155,15 +155,23 @@ class UdpForeignDatagramTest {
         return after.get(counter) - before.get(counter);
     }
 
-    /** A captured data datagram (it carries a frame: a header and at least one byte). */
-    private static byte[] dataDatagram(PacketSniffer sniffer, String job) {
-        for (byte[] d : sniffer.payloads()) {
-            if (d.length > UdpHeaderFlyweight.LENGTH && d[0] == UdpHeaderFlyweight.VERSION
-                && d[1] == UdpHeaderFlyweight.TYPE_DATA) {
-                return d;
+    /**
+     * A captured data datagram (it carries a frame: a header and at least one byte). The sniffer's thread reads the
+     * packet socket on its own schedule, so a datagram the rank has received may not be captured yet: wait for it.
+     */
+    private static byte[] dataDatagram(PacketSniffer sniffer, String job) throws InterruptedException {
+        final long deadline = System.nanoTime() + WAIT_NS;
+        do {
+            for (byte[] d : sniffer.payloads()) {
+                if (d.length > UdpHeaderFlyweight.LENGTH && d[0] == UdpHeaderFlyweight.VERSION
+                    && d[1] == UdpHeaderFlyweight.TYPE_DATA) {
+                    return d;
+                }
             }
-        }
-        throw new AssertionError("no data datagram of " + job + " captured among " + sniffer.payloads().size());
+            Thread.sleep(1);
+        } while (System.nanoTime() < deadline);
+        throw new AssertionError("no data datagram of " + job + " captured among " + sniffer.payloads().size()
+            + " in " + WAIT_NS / 1_000_000_000L + " s");
     }
 
     private static long cookieOf(byte[] datagram) {
