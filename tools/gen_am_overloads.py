@@ -29,7 +29,7 @@ def family(kind, req):
     name = ("request" if req else "reply") + kind.replace("Echo", "")
     payload_decl = {"Short": "", "Medium": "MemorySegment src, long srcOffset, long nbytes, Lc lc, ",
                     "Long": "MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, ",
-                    "MediumEcho": "Payload src, int srcAt, int nbytes, Lc lc, "}[kind]
+                    "MediumEcho": "Payload src, long srcAt, long nbytes, Lc lc, "}[kind]
     target = "this" if req else "am"
     token = "null" if req else "this"
 

@@ -326,8 +326,8 @@ final class OfiConduit implements Conduit {
             for (int b = 0; b < receiveSlots; b++) {
                 postReceive(b);
             }
-            final long maxMessage = fabric.maxMessageSize;
-            final long maxLong = Math.min(maxMessage, Integer.MAX_VALUE);
+            // a reassembled Long's payload is one write carrying its immediate: at most one message
+            final long maxLong = fabric.maxMessageSize;
             this.capabilities = Capabilities.builder("ofi").maxFrameLength(frame).maxMedium(frame, frame)
                 .maxLong(maxLong, maxLong).maxPackedLong(frame).injectSize((int) Math.max(0,
                     Math.min(Integer.MAX_VALUE, fabric.injectSize - OfiHeaderFlyweight.LENGTH)))

@@ -117,7 +117,7 @@ public final class SmpConduit implements Conduit {
         final int frame = requestRing.maxFrameLength();
         // Long payloads are copied into the cross-mapped segment, so their size is bounded by the segment only
         this.capabilities = Capabilities.builder("smp").maxFrameLength(frame).maxMedium(frame, frame)
-            .maxLong(Integer.MAX_VALUE, Integer.MAX_VALUE).maxPackedLong(frame).crossMapped(true).conduitBarrier(true)
+            .maxLong(Long.MAX_VALUE, Long.MAX_VALUE).maxPackedLong(frame).crossMapped(true).conduitBarrier(true)
             .orderedChannels(true).build();
     }
 

@@ -101,8 +101,10 @@ public final class Am {
         // a packed Long carries its payload in the frame: up to the conduit's frame (udp fragments frames of any size)
         this.longEngine = capabilities.crossMapped() ? null
             : new AmLongEngine(this, client, conduit, capabilities, frameLimit, backPressureTimeoutNs);
-        this.maxLong = longEngine == null ? Integer.MAX_VALUE
-            : longEngine.maxLong(Math.min(capabilities.maxLongRequest(), capabilities.maxLongReply()));
+        // the frame's length field bounds every Long; a conduit may bound it further
+        final long conduitLong = Math.min(AmFrameFlyweight.MAX_PAYLOAD,
+            Math.min(capabilities.maxLongRequest(), capabilities.maxLongReply()));
+        this.maxLong = longEngine == null ? conduitLong : longEngine.maxLong(conduitLong);
         this.srcDescs = ThreadLocal.withInitial(() -> new SrcDesc(this));
         registerSystem(CREDIT_RETURN, AmHandler.shortReply(0, (token, args) -> { }).named("credit-return"));
         CORE.setListener(client, new AmDispatcher(this, client, longEngine));
@@ -611,7 +613,7 @@ public final class Am {
      * copied from where it was delivered into the claimed frame.
      */
     Claim beginMedium(Claim claim, Token token, int peer, int channel, int handler, int nargs, int flags, Payload src,
-                      int srcAt, int nbytes, Lc lc) {
+                      long srcAt, long nbytes, Lc lc) {
         checkSend(peer, channel, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, nbytes, lc);
         Objects.requireNonNull(src, "src");
         src.checkSource(srcAt, nbytes);
@@ -619,7 +621,7 @@ public final class Am {
             0) == null) {
             return null;
         }
-        src.copyTo(srcAt, claim.buffer(), claim.offset() + AmFrameFlyweight.payloadOffset(nargs), nbytes);
+        src.copyTo(srcAt, claim.buffer(), claim.offset() + AmFrameFlyweight.payloadOffset(nargs), (int) nbytes);
         completeLocally(lc);
         return claim;
     }

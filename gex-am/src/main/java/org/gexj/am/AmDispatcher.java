@@ -184,7 +184,7 @@ final class AmDispatcher implements ConduitListener {
         if (frame.isInline()) {
             Memory.copy(frame.buffer(), frame.payloadIndex(), local, dest, length);
         }
-        payload.wrapLong(local, dest, (int) length);
+        payload.wrapLong(local, dest, length);
         return true;
     }
 

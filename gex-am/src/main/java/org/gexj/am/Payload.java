@@ -2,40 +2,40 @@ package org.gexj.am;
 
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.gexj.internal.PayloadCopy;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * The payload of a delivered Medium or Long AM, as a read-only view valid only during the handler (a Medium
  * payload lives in a library buffer that is reused afterwards; GASNet's rule, enforced here). Medium payloads
  * start 8-byte aligned. For Long, the bytes are also in the local segment at {@link #segmentOffset()}, where
- * they stay.
+ * they stay. Lengths and offsets are {@code long}: a Long may be larger than 2 GiB. Multi-byte values are read in
+ * native byte order.
  */
 public final class Payload {
-    private final UnsafeBuffer segmentView = new UnsafeBuffer(0, 0);
+    /** Medium: the frame buffer and where the payload starts in it; null for Long. */
     private DirectBuffer buffer;
     private int index;
-    private int length;
+    /** Long: the local segment, read in place at {@link #segmentOffset} (no view object per message). */
+    private MemorySegment segment;
+    private long length;
     private long segmentOffset;
     private boolean valid;
 
     void wrapMedium(DirectBuffer frameBuffer, int payloadIndex, int payloadLength) {
         buffer = frameBuffer;
         index = payloadIndex;
+        segment = null;
         length = payloadLength;
         segmentOffset = -1;
         valid = true;
     }
 
-    void wrapLong(MemorySegment localSegment, long dest, int payloadLength) {
-        if (payloadLength == 0) {
-            segmentView.wrap(localSegment.address(), 0);
-        } else {
-            segmentView.wrap(localSegment.address() + dest, payloadLength);
-        }
-        buffer = segmentView;
-        index = 0;
+    void wrapLong(MemorySegment localSegment, long dest, long payloadLength) {
+        buffer = null;
+        segment = localSegment;
         length = payloadLength;
         segmentOffset = dest;
         valid = true;
@@ -45,7 +45,7 @@ public final class Payload {
         valid = false;
     }
 
-    private void check(long at, int width) {
+    private void check(long at, long width) {
         if (!valid) {
             throw new IllegalStateException("an AM payload is valid only during its handler");
         }
@@ -53,12 +53,13 @@ public final class Payload {
             throw new IndexOutOfBoundsException("byte count " + width + " is negative");
         }
         if (at < 0 || at > length - width) {
-            throw new IndexOutOfBoundsException("payload range [" + at + ", " + (at + width) + ") outside [0, " + length + ")");
+            throw new IndexOutOfBoundsException("payload range [" + at + ", " + (at + width) + ") outside [0, "
+                + length + ")");
         }
     }
 
     /** Payload length in bytes. */
-    public int length() {
+    public long length() {
         return length;
     }
 
@@ -67,19 +68,22 @@ public final class Payload {
         return segmentOffset;
     }
 
-    public byte getByte(int at) {
+    public byte getByte(long at) {
         check(at, 1);
-        return buffer.getByte(index + at);
+        return buffer != null ? buffer.getByte(index + (int) at)
+            : segment.get(ValueLayout.JAVA_BYTE, segmentOffset + at);
     }
 
-    public int getInt(int at) {
+    public int getInt(long at) {
         check(at, 4);
-        return buffer.getInt(index + at);
+        return buffer != null ? buffer.getInt(index + (int) at)
+            : segment.get(ValueLayout.JAVA_INT_UNALIGNED, segmentOffset + at);
     }
 
-    public long getLong(int at) {
+    public long getLong(long at) {
         check(at, 8);
-        return buffer.getLong(index + at);
+        return buffer != null ? buffer.getLong(index + (int) at)
+            : segment.get(ValueLayout.JAVA_LONG_UNALIGNED, segmentOffset + at);
     }
 
     /**
@@ -87,10 +91,14 @@ public final class Payload {
      *
      * @throws IndexOutOfBoundsException naming the bad range, if either range is outside its bounds (nothing is copied)
      */
-    public void getBytes(int at, byte[] dst, int dstOffset, int count) {
+    public void getBytes(long at, byte[] dst, int dstOffset, int count) {
         check(at, count);
         Memory.checkRange("destination array", dstOffset, count, dst.length);
-        buffer.getBytes(index + at, dst, dstOffset, count);
+        if (buffer != null) {
+            buffer.getBytes(index + (int) at, dst, dstOffset, count);
+        } else {
+            MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, segmentOffset + at, dst, dstOffset, count);
+        }
     }
 
     /**
@@ -99,13 +107,17 @@ public final class Payload {
      * @throws IndexOutOfBoundsException naming the bad range, if either range is outside its bounds (nothing is copied)
      * @throws IllegalArgumentException if {@code dst} is read-only
      */
-    public void copyTo(int at, MemorySegment dst, long dstOffset, int count) {
+    public void copyTo(long at, MemorySegment dst, long dstOffset, long count) {
         check(at, count);
         Memory.checkRange("destination segment", dstOffset, count, dst.byteSize());
         if (dst.isReadOnly()) {
             throw new IllegalArgumentException("destination segment is read-only");
         }
-        Memory.copy(buffer, index + at, dst, dstOffset, count);
+        if (buffer != null) {
+            Memory.copy(buffer, index + (int) at, dst, dstOffset, count);
+        } else if (count > 0) {
+            PayloadCopy.copy(segment, segmentOffset + at, dst, dstOffset, count);
+        }
     }
 
     /**
@@ -114,25 +126,40 @@ public final class Payload {
      * @throws IllegalStateException after its handler returned
      * @throws IllegalArgumentException naming the range and the payload's length
      */
-    void checkSource(int at, int count) {
+    void checkSource(long at, long count) {
         if (!valid) {
             throw new IllegalStateException("an AM payload is valid only during its handler");
         }
         if (at < 0 || count < 0 || at > length - count) {
-            throw new IllegalArgumentException("source range [" + at + ", " + ((long) at + count)
+            throw new IllegalArgumentException("source range [" + at + ", " + (at + count)
                 + ") outside the delivered payload [0, " + length + ")");
         }
     }
 
-    /** Copies {@code count} bytes from {@code at} into {@code dst} at {@code dstIndex}; checked by {@link #checkSource}. */
-    void copyTo(int at, MutableDirectBuffer dst, int dstIndex, int count) {
-        Memory.copy(buffer, index + at, dst, dstIndex, count);
+    /**
+     * Copies {@code count} bytes (at most a Medium's) from {@code at} into {@code dst} at {@code dstIndex}; checked by
+     * {@link #checkSource}.
+     */
+    void copyTo(long at, MutableDirectBuffer dst, int dstIndex, int count) {
+        if (buffer != null) {
+            Memory.copy(buffer, index + (int) at, dst, dstIndex, count);
+        } else {
+            Memory.copy(segment, segmentOffset + at, dst, dstIndex, count);
+        }
     }
 
-    /** Copies the whole payload into a new array (allocates: for tests and the control path). */
+    /**
+     * Copies the whole payload into a new array (allocates: for tests and the control path).
+     *
+     * @throws IllegalStateException if the payload is larger than an array can be
+     */
     public byte[] toArray() {
-        final byte[] a = new byte[length];
-        getBytes(0, a, 0, length);
+        if (length > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException("a payload of " + length + " bytes does not fit in an array (at most "
+                + (Integer.MAX_VALUE - 8) + " bytes)");
+        }
+        final byte[] a = new byte[(int) length];
+        getBytes(0, a, 0, a.length);
         return a;
     }
 }

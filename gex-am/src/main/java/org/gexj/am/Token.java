@@ -523,7 +523,7 @@ public final class Token {
     }
 
     /** Sends a Medium reply with 0 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
-    public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc) {
+    public int replyMedium(int handler, Payload src, long srcAt, long nbytes, Lc lc) {
         am.checkReplyContext(this);
         final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 0, 0, src, srcAt, nbytes, lc);
         if (c == null) {
@@ -537,7 +537,7 @@ public final class Token {
     }
 
     /** Sends a Medium reply with 1 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
-    public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0) {
+    public int replyMedium(int handler, Payload src, long srcAt, long nbytes, Lc lc, int a0) {
         am.checkReplyContext(this);
         final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 1, 0, src, srcAt, nbytes, lc);
         if (c == null) {
@@ -552,7 +552,7 @@ public final class Token {
     }
 
     /** Sends a Medium reply with 2 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
-    public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1) {
+    public int replyMedium(int handler, Payload src, long srcAt, long nbytes, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
         final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 2, 0, src, srcAt, nbytes, lc);
         if (c == null) {
@@ -568,7 +568,7 @@ public final class Token {
     }
 
     /** Sends a Medium reply with 3 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
-    public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2) {
+    public int replyMedium(int handler, Payload src, long srcAt, long nbytes, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
         final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 3, 0, src, srcAt, nbytes, lc);
         if (c == null) {
@@ -585,7 +585,7 @@ public final class Token {
     }
 
     /** Sends a Medium reply with 4 args and {@code nbytes} of {@code src} from {@code srcAt} as payload; waits for resources. @return {@link Am#OK} */
-    public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2, int a3) {
+    public int replyMedium(int handler, Payload src, long srcAt, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
         final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 4, 0, src, srcAt, nbytes, lc);
         if (c == null) {
@@ -607,7 +607,7 @@ public final class Token {
      *
      * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
      */
-    public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc) {
+    public int tryReplyMedium(int handler, Payload src, long srcAt, long nbytes, Lc lc) {
         am.checkReplyContext(this);
         final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 0, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
         if (c == null) {
@@ -625,7 +625,7 @@ public final class Token {
      *
      * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
      */
-    public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0) {
+    public int tryReplyMedium(int handler, Payload src, long srcAt, long nbytes, Lc lc, int a0) {
         am.checkReplyContext(this);
         final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 1, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
         if (c == null) {
@@ -644,7 +644,7 @@ public final class Token {
      *
      * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
      */
-    public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1) {
+    public int tryReplyMedium(int handler, Payload src, long srcAt, long nbytes, Lc lc, int a0, int a1) {
         am.checkReplyContext(this);
         final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 2, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
         if (c == null) {
@@ -664,7 +664,7 @@ public final class Token {
      *
      * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
      */
-    public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2) {
+    public int tryReplyMedium(int handler, Payload src, long srcAt, long nbytes, Lc lc, int a0, int a1, int a2) {
         am.checkReplyContext(this);
         final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 3, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
         if (c == null) {
@@ -685,7 +685,7 @@ public final class Token {
      *
      * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
      */
-    public int tryReplyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int a0, int a1, int a2, int a3) {
+    public int tryReplyMedium(int handler, Payload src, long srcAt, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
         am.checkReplyContext(this);
         final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, 4, Flags.IMMEDIATE, src, srcAt, nbytes, lc);
         if (c == null) {
@@ -708,7 +708,7 @@ public final class Token {
      * @param flags 0 or {@link org.gexj.Flags#IMMEDIATE}
      * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} if IMMEDIATE and resources were short (nothing sent)
      */
-    public int replyMedium(int handler, Payload src, int srcAt, int nbytes, Lc lc, int flags, int[] args, int nargs) {
+    public int replyMedium(int handler, Payload src, long srcAt, long nbytes, Lc lc, int flags, int[] args, int nargs) {
         am.checkReplyContext(this);
         Am.checkArgs(args, nargs);
         final Claim c = am.beginMedium(am.sendClaim(), this, source, Conduit.REPLY, handler, nargs, flags, src, srcAt, nbytes, lc);

@@ -369,7 +369,7 @@ public final class AmFlood {
         return null;
     }
 
-    private void countRequest(int source, int seq, int bytes, String error) {
+    private void countRequest(int source, int seq, long bytes, String error) {
         requests[source]++;
         requestBytes[source] += bytes;
         if (error != null) {
@@ -378,7 +378,7 @@ public final class AmFlood {
         }
     }
 
-    private void countReply(int target, int seq, int bytes, String error) {
+    private void countReply(int target, int seq, long bytes, String error) {
         replies[target]++;
         replyBytes[target] += bytes;
         if (error != null) {

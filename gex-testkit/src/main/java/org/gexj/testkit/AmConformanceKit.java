@@ -55,8 +55,8 @@ public abstract class AmConformanceKit extends ConduitKit {
     }
 
     private static void checkPattern(List<String> errors, String what, Payload p, int seed) {
-        final int n = p.length();
-        for (int i = 0; i < n; i++) {
+        final long n = p.length();
+        for (long i = 0; i < n; i++) {
             if (p.getByte(i) != Patterns.at(seed, i)) {
                 errors.add(what + " payload of " + n + " bytes differs at byte " + i);
                 return;
@@ -266,13 +266,13 @@ public abstract class AmConformanceKit extends ConduitKit {
             final int whole = am.register(AmHandler.mediumRequest(1,
                 (t, p, a) -> t.replyMedium(reply, p, 0, p.length(), Lc.NOW, a.get(0), 0)));
             final int part = am.register(AmHandler.mediumRequest(1, (t, p, a) -> {
-                final int n = p.length();
+                final long n = p.length();
                 expectBadIn(errors, () -> t.replyMedium(reply, p, -1, 1, Lc.NOW, 0, 0), "[-1, 0)");
                 expectBadIn(errors, () -> t.replyMedium(reply, p, 1, n, Lc.NOW, 0, 0), "[1, " + (n + 1) + ")");
                 expectBadIn(errors, () -> t.replyMedium(reply, p, n, -1, Lc.NOW, 0, 0), "payload of -1 bytes");
-                final int from = n / 4;
+                final long from = n / 4;
                 final Lc lc = Lc.event();
-                t.replyMedium(reply, p, from, n / 2, lc, 0, new int[] {a.get(0), from}, 2);
+                t.replyMedium(reply, p, from, n / 2, lc, 0, new int[] {a.get(0), (int) from}, 2);
                 if (!lc.lastEvent().test()) {
                     errors.add("the copied echo of " + n + " bytes is not locally complete at return");
                 }

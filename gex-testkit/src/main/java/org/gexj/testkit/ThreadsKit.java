@@ -131,8 +131,8 @@ public abstract class ThreadsKit extends ConduitKit {
     }
 
     private static void checkPattern(Errors errors, String what, Payload p, int seed) {
-        final int n = p.length();
-        for (int i = 0; i < n; i++) {
+        final long n = p.length();
+        for (long i = 0; i < n; i++) {
             if (p.getByte(i) != Patterns.at(seed, i)) {
                 errors.add(what + ": payload of " + n + " bytes differs at byte " + i);
                 return;

@@ -352,7 +352,7 @@ public final class TestAm {
 
     /** Replies with the received payload as GASNet's handler does with its buffer, as fixed or negotiated payload. */
     private void replyMedium(Token t, Payload p, int pong) {
-        final int n = p.length();
+        final long n = p.length();
         switch (options.payload()) {
             case FIXED -> {
                 if (options.source() == TestAmOptions.SourceMode.NOOP) {
@@ -379,7 +379,7 @@ public final class TestAm {
 
     /** Replies with the bytes the request put in this segment, as fixed or negotiated payload. */
     private void replyLong(Token t, Payload p, int pong) {
-        final int n = p.length();
+        final long n = p.length();
         switch (options.payload()) {
             case FIXED -> {
                 filler.fill(segment, p.segmentOffset(), n);

@@ -13,7 +13,7 @@ import org.agrona.MutableDirectBuffer;
  *  +---------------+---------------+---------------+---------------+
  *  |                          source rank                          |  4
  *  +---------------------------------------------------------------+
- *  |                   payload length (int32)                      |  8
+ *  |                   payload length (uint32)                     |  8
  *  +-------------------------------+-------------------------------+
  *  |  credit slot + 1 (int16)      |  reassembly nonce (int16)     | 12
  *  +-------------------------------+-------------------------------+
@@ -30,7 +30,7 @@ import org.agrona.MutableDirectBuffer;
  *        bit 4 reassembly (Long, not inline: the payload lands by a remote write tagged with the credit slot, in
  *        either order with this envelope; else it was in place before the envelope was sent).
  *  The header stays 24 bytes: with smp's 8-byte record header a frame starts, and a Medium payload lands, 32-byte
- *  aligned, which keeps payload copies vector-aligned; payloads are below 2^31 bytes (every conduit's limit).
+ *  aligned, which keeps payload copies vector-aligned; a payload is at most {@link #MAX_PAYLOAD} bytes (4 GiB - 1).
  *  nonce: of a reassembled Long, the tag's nonce (credit slot and its generation), which the payload's remote write
  *        carries too; 0 otherwise.
  *  credit: on a request, the sender's credit slot this request holds (its reassembly nonce), + 1; 0 for none. On a
@@ -53,6 +53,8 @@ public final class AmFrameFlyweight {
     public static final int ARGS_OFFSET = 24;
     public static final int HEADER_LENGTH = 24;
     public static final int MAX_ARGS = 16;
+    /** The largest payload the 32-bit unsigned length field carries; every conduit's Long limit is at most this. */
+    public static final long MAX_PAYLOAD = 0xFFFF_FFFFL;
 
     public static final int CATEGORY_SHORT = 0;
     public static final int CATEGORY_MEDIUM = 1;
@@ -128,9 +130,6 @@ public final class AmFrameFlyweight {
             return "frame has " + nargs + " args, more than " + MAX_ARGS;
         }
         final long payload = payloadLength();
-        if (payload < 0) {
-            return "negative payload length " + payload;
-        }
         if (isReassembly() && (category != CATEGORY_LONG || isInline() || credit() < 0)) {
             return "reassembly flag on a frame that is not a Long with its payload apart and a credit slot";
         }
@@ -204,7 +203,7 @@ public final class AmFrameFlyweight {
     }
 
     public long payloadLength() {
-        return buffer.getInt(offset + LENGTH_OFFSET);
+        return buffer.getInt(offset + LENGTH_OFFSET) & 0xFFFF_FFFFL;
     }
 
     public long dest() {

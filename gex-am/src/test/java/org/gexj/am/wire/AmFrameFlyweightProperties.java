@@ -145,4 +145,20 @@ class AmFrameFlyweightProperties {
             assertEquals(version == AmFrameFlyweight.VERSION, why == null);
         });
     }
+
+    /** A Long apart from its frame may be up to 4 GiB - 1: the length field is unsigned, never read as negative. */
+    @Test
+    void longPayloadLengthsUpToTheLimitRoundTrip() {
+        qt().withExamples(1000)
+            .forAll(edgeBiased(longs().between(0, AmFrameFlyweight.MAX_PAYLOAD), 0L, (long) Integer.MAX_VALUE,
+                1L << 31, AmFrameFlyweight.MAX_PAYLOAD))
+            .checkAssert(length -> {
+                final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+                AmFrameFlyweight.encodeHeader(buffer, 0, AmFrameFlyweight.CATEGORY_LONG | AmFrameFlyweight.TYPE_REQUEST,
+                    200, 0, 0, length, 4096);
+                final AmFrameFlyweight frame = new AmFrameFlyweight().wrap(buffer, 0, AmFrameFlyweight.HEADER_LENGTH);
+                assertNull(frame.validate(), "a Long of " + length + " bytes");
+                assertEquals(length, frame.payloadLength());
+            });
+    }
 }

@@ -177,7 +177,7 @@ class AmLongEngineProperties {
     }
 
     /** @return the message's index if everything about it is right, else -1 with the errors noted */
-    private static int check(List<String> errors, String what, int me, int source, long dest, int length,
+    private static int check(List<String> errors, String what, int me, int source, long dest, long length,
                              org.gexj.am.Args a, int nargs, MemorySegment segment, List<Msg> msgs, boolean reply) {
         final int i = nargs > 0 ? a.get(0) / 100 : (int) ((reply ? dest - SEGMENT / 2 : dest) / SLOT);
         if (i < 0 || i >= msgs.size()) {
