@@ -16,6 +16,29 @@ class GexRunIT {
     private static final Pattern TESTAM_LINE = Pattern.compile(
         "^[A-K]: +(\\d+ )?AM(Short|Medium|Long) +.+: +\\d+\\.\\d{3} sec +\\d+\\.\\d{3} us( +\\d+\\.\\d{3} MB/s)?$");
 
+    /** testsmall's and testlarge's rows: GASNet's print_stat lines (the format is checked in testrma's own tests). */
+    private static final Pattern RMA_LINE = Pattern.compile(
+        "^[A-F]: +0 - +\\d+ byte : +\\d+ iters, (latency +\\d+ us total, +\\d+\\.\\d{3} us ave\\."
+            + "|throughput +\\d+\\.\\d+ [KM]B/sec) \\(.+\\)$");
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void testsmallAndTestlargeRunByTheirShortNames() throws Exception {
+        final Jobs small = Jobs.start(Map.of(), "-n", "2", "testsmall", "-warmup", "10", "50", "16");
+        assertTrue(small.process.waitFor(150, TimeUnit.SECONDS), "testsmall did not finish: " + small.output());
+        assertEquals(0, small.process.exitValue(), small.output());
+        // A-F: sizes 1, 2, 4, 8, 16, a put line and a get line each
+        assertEquals(6 * 5 * 2, small.lines.stream().filter(l -> RMA_LINE.matcher(l).matches()).count(),
+            small.output());
+        final Jobs large = Jobs.start(Map.of(), "-n", "2", "--conduit", "udp", "testlarge", "-warmup", "10", "-m",
+            "20", "64K");
+        assertTrue(large.process.waitFor(150, TimeUnit.SECONDS), "testlarge did not finish: " + large.output());
+        assertEquals(0, large.process.exitValue(), large.output());
+        // A-C: put and get, D-E: put only; sizes 16 .. 64K (13)
+        assertEquals((3 * 2 + 2) * 13, large.lines.stream().filter(l -> RMA_LINE.matcher(l).matches()).count(),
+            large.output());
+    }
+
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void testamRunsBetweenTwoRanksOnSmp() throws Exception {

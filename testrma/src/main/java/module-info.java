@@ -1,0 +1,6 @@
+/** GASNet's RMA microbenchmarks testsmall (non-bulk put/get) and testlarge (bulk put/get) on GEX/J. */
+module org.gexj.testrma {
+    requires org.gexj.rma;
+
+    exports org.gexj.testrma;
+}

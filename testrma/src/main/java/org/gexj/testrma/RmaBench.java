@@ -1,0 +1,221 @@
+package org.gexj.testrma;
+
+import org.gexj.Client;
+import org.gexj.launch.JitQuiescence;
+import org.gexj.launch.TimerGranularity;
+import org.gexj.rma.Rma;
+
+import java.io.BufferedOutputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Locale;
+
+/**
+ * What testsmall and testlarge share, as GASNet's test.h and the two programs have it: the pairing of ranks, the
+ * segment and the initiator's buffer, the sections, the size steps, the statistics lines, and GASNet's warm-up. GEX/J
+ * adds a silent pass of the enabled sections before the timed one ({@link RmaBenchOptions#warmupIters()}).
+ */
+abstract class RmaBench {
+    final Client client;
+    final Rma rma;
+    final RmaBenchOptions o;
+    private final PrintStream out;
+    final int rank;
+    final int size;
+    int peer;
+    boolean sender;
+    /** The initiator's buffer: the start of this rank's segment with -in, else memory of its own. */
+    MemorySegment msgbuf;
+    /** Where the peer's transfers go in its segment. */
+    long tgtmem;
+    /** Where rows go: the output, or /dev/null in the warm-up pass. */
+    PrintStream print;
+    int passIters;
+    long passMaxSize;
+    private char section;
+
+    RmaBench(Client client, RmaBenchOptions options, PrintStream out) {
+        this.client = client;
+        this.rma = Rma.of(client);
+        this.o = options;
+        this.out = out;
+        this.rank = client.rank();
+        this.size = client.size();
+    }
+
+    /** "testsmall" or "testlarge". */
+    abstract String program();
+
+    /** The segment the test needs (GASNet's TEST_SEGSZ_EXPR), before -segsz. */
+    abstract long segmentBytes();
+
+    /** The peer's transfer offset (tgtmem) in its segment. */
+    abstract long targetOffset();
+
+    /** Bytes of the initiator's buffer with -out. */
+    abstract long outBytes();
+
+    /** The "Running ..." line after "Running N iterations of ". */
+    abstract String running();
+
+    /** The sections, in order, each under {@link #beginSection()}. */
+    abstract void sections();
+
+    /** GASNet's warm-up operations (not with -s). */
+    abstract void gasnetWarmup();
+
+    /** Allocates what the timed pass needs (event arrays), outside any timed region. */
+    abstract void allocate(int iters);
+
+    static long alignUp(long v, long a) {
+        return (v + a - 1) / a * a;
+    }
+
+    /** Runs the program on this rank (collective). @return the exit code */
+    final int run() {
+        final long needed = Math.max(Client.PAGE_SIZE, segmentBytes());
+        if (o.segmentSize() != 0 && o.segmentSize() < needed) {
+            msg0("ERROR: Command line -segsz " + o.segmentSize() + " is less than " + needed);
+            return 1;
+        }
+        final long segsz = o.segmentSize() == 0 ? needed : alignUp(o.segmentSize(), Client.PAGE_SIZE);
+        final MemorySegment segment = client.attachSegment(segsz).memory();
+        msg0(TimerGranularity.line());
+        if (!o.firstLast() && size > 1 && size % 2 != 0) {
+            msg0("WARNING: This test requires a unary or even number of nodes. Test skipped.\n");
+            return 0;
+        }
+        if (o.firstLast()) {
+            peer = rank == 0 ? size - 1 : 0;
+            sender = o.fullDuplex() ? rank == 0 || rank == size - 1 : rank == 0;
+        } else if (size == 1) {
+            peer = 0;
+            sender = true;
+        } else if (o.crossMachine()) {
+            if (rank < size / 2) {
+                peer = rank + size / 2;
+                sender = true;
+            } else {
+                peer = rank - size / 2;
+                sender = o.fullDuplex();
+            }
+        } else {
+            peer = rank % 2 == 1 ? rank - 1 : rank + 1;
+            sender = o.fullDuplex() || rank % 2 == 0;
+        }
+        tgtmem = targetOffset();
+        msgbuf = o.inSegment() ? segment : Arena.ofShared().allocate(outBytes(), Client.PAGE_SIZE);
+        if (rank == 0) {
+            msg("Running " + o.iters() + " iterations of " + (o.firstLast() ? "first/last " : "")
+                + (o.fullDuplex() ? "full-duplex " : "") + (o.crossMachine() ? "cross-machine " : "")
+                + running() + " for sizes: " + o.minSize() + "..." + o.maxSize() + "\n");
+            if (o.segmentSize() > needed) {
+                msg("Using non-default segment size " + segsz);
+            }
+        }
+        allocate(o.iters());
+        client.barrier();
+        if (sender && !o.skipWarmup()) {
+            gasnetWarmup();
+        }
+        client.barrier();
+        if (o.warmupIters() > 0) {
+            // printing too, to /dev/null, so that the timed pass does not compile it between rows
+            try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
+                pass(printStream(devNull), Math.min(o.iters(), o.warmupIters()),
+                    Math.min(o.maxSize(), RmaBenchOptions.WARMUP_MAX_SIZE));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            JitQuiescence.await();
+            client.barrier();
+        }
+        pass(out, o.iters(), o.maxSize());
+        client.barrier();
+        msg0("done.");
+        return 0;
+    }
+
+    static PrintStream printStream(FileOutputStream file) {
+        return new PrintStream(new BufferedOutputStream(file), false, System.out.charset());
+    }
+
+    private void pass(PrintStream to, int iters, long maxSize) {
+        print = to;
+        passIters = iters;
+        passMaxSize = maxSize;
+        section = 'A' - 1;
+        sections();
+        print.flush();
+    }
+
+    /** TEST_SECTION_BEGIN_ENABLED: moves to the next section letter; is it selected? */
+    final boolean beginSection() {
+        section++;
+        return o.sectionEnabled(section);
+    }
+
+    /** The first size of a section's loop. */
+    final long firstSize() {
+        return o.minSize();
+    }
+
+    /** True while {@code sz} is a size of the pass. */
+    final boolean inRange(long sz) {
+        return sz <= passMaxSize && sz > 0;
+    }
+
+    /** GASNet's ADVANCE: doubles, by at most -max-step, and visits the largest size even off the doubling. */
+    final long advance(long sz) {
+        final long step = Math.min(o.maxStep(), sz);
+        if (sz == 0) {
+            return 1;
+        }
+        if (sz < passMaxSize && sz + step > passMaxSize) {
+            return passMaxSize;
+        }
+        return sz + step;
+    }
+
+    /** Microseconds, as GASNet's TIME(). */
+    static long now() {
+        return System.nanoTime() / 1000;
+    }
+
+    /** GASNet's print_stat with PRINT_LATENCY; {@code wide}: testlarge's widths. */
+    final void latency(long bytes, int iters, long timeUs, String name, boolean wide) {
+        print.printf(Locale.ROOT, wide ? "%c: %3d - %10d byte : %7d iters, latency %12d us total, %9.3f us ave. (%s)%n"
+                : "%c: %2d - %10d byte : %7d iters, latency %10d us total, %9.3f us ave. (%s)%n",
+            section, rank, bytes, iters, (int) timeUs, (double) timeUs / iters, name);
+        print.flush();
+    }
+
+    /** GASNet's print_stat with PRINT_THROUGHPUT (KB or MB = 2^10 or 2^20 bytes per second). */
+    final void throughput(long bytes, int iters, long timeUs, String name, boolean wide) {
+        final double rate = (int) timeUs == 0 ? 0.0
+            : (1_000_000.0 * bytes * iters / (o.unitsMB() ? 1024.0 * 1024.0 : 1024.0)) / (int) timeUs;
+        final String ranks = wide ? "%c: %3d" : "%c: %2d";
+        print.printf(Locale.ROOT, ranks + (o.unitsMB() ? " - %10d byte : %7d iters, throughput %11.6f MB/sec (%s)%n"
+                : " - %10d byte : %7d iters, throughput %11.3f KB/sec (%s)%n"),
+            section, rank, bytes, iters, rate, name);
+        print.flush();
+    }
+
+    /** MSG: "node r/n text". */
+    final void msg(String text) {
+        out.print("node " + rank + "/" + size + " " + text + "\n");
+        out.flush();
+    }
+
+    /** MSG0: the text, on rank 0 only. */
+    final void msg0(String text) {
+        if (rank == 0) {
+            out.print(text + "\n");
+            out.flush();
+        }
+    }
+}
