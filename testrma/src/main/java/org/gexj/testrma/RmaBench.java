@@ -1,11 +1,14 @@
 package org.gexj.testrma;
 
 import org.gexj.Client;
+import org.gexj.Event;
+import org.gexj.Gex;
 import org.gexj.launch.JitQuiescence;
 import org.gexj.launch.TimerGranularity;
 import org.gexj.rma.Rma;
 
 import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -36,6 +39,8 @@ abstract class RmaBench {
     PrintStream print;
     int passIters;
     long passMaxSize;
+    /** Events of a flood, waited by {@link #awaitAll}; sized by {@link #allocate}. */
+    Event[] events;
     private char section;
 
     RmaBench(Client client, RmaBenchOptions options, PrintStream out) {
@@ -71,12 +76,55 @@ abstract class RmaBench {
     /** Allocates what the timed pass needs (event arrays), outside any timed region. */
     abstract void allocate(int iters);
 
+    /** Makes the program's benchmark from parsed options. */
+    @FunctionalInterface
+    interface Factory {
+        RmaBench create(Client client, RmaBenchOptions options, PrintStream out);
+    }
+
+    /** A program's main: init the client, run on this rank with stdout, exit with its code. */
+    static void main(String clientName, String[] args, Parsed run) {
+        int code;
+        try (Client client = Gex.init(clientName)) {
+            code = run.run(client, args, printStream(new FileOutputStream(FileDescriptor.out)));
+        }
+        System.exit(code);
+    }
+
+    /** A program's run(client, args, out). */
+    @FunctionalInterface
+    interface Parsed {
+        int run(Client client, String[] args, PrintStream out);
+    }
+
+    /**
+     * Parses {@code args} as {@code program}'s and runs it (collective); a bad argument prints the message and the
+     * usage on rank 0.
+     *
+     * @return the exit code: 0, or 1 for a usage error
+     */
+    static int run(Client client, String program, long defaultMaxSize, String usage, String[] args, PrintStream out,
+                   Factory factory) {
+        final RmaBenchOptions options;
+        try {
+            options = RmaBenchOptions.parse(program, defaultMaxSize, args);
+        } catch (IllegalArgumentException e) {
+            if (client.rank() == 0) {
+                out.println(program + ": " + e.getMessage());
+                out.println(usage);
+                out.flush();
+            }
+            return 1;
+        }
+        return factory.create(client, options, out).run();
+    }
+
     static long alignUp(long v, long a) {
         return (v + a - 1) / a * a;
     }
 
     /** Runs the program on this rank (collective). @return the exit code */
-    final int run() {
+    int run() {
         final long needed = Math.max(Client.PAGE_SIZE, segmentBytes());
         if (o.segmentSize() != 0 && o.segmentSize() < needed) {
             msg0("ERROR: Command line -segsz " + o.segmentSize() + " is less than " + needed);
@@ -179,6 +227,53 @@ abstract class RmaBench {
             return passMaxSize;
         }
         return sz + step;
+    }
+
+    /** One timed loop of a row: {@link #passIters} operations of {@code nbytes}. @return the microseconds taken */
+    @FunctionalInterface
+    interface TimedLoop {
+        long run(long nbytes);
+    }
+
+    /**
+     * GASNet's shape of a measurement: barrier, the senders time the put loop, barrier, they print it, time the get
+     * loop, barrier, print it. A null loop (or -p/-g) leaves its half out. The loops are methods of their own, so the
+     * operation inside each is a direct call, as in GASNet's loops.
+     *
+     * @param latency print as latency (round trips), else as throughput
+     * @param wide    testlarge's widths
+     */
+    final void row(long nbytes, TimedLoop put, String putName, TimedLoop get, String getName, boolean latency,
+                   boolean wide) {
+        client.barrier();
+        final boolean puts = sender && o.puts() && put != null;
+        final boolean gets = sender && o.gets() && get != null;
+        final long putTime = puts ? put.run(nbytes) : 0;
+        client.barrier();
+        if (puts) {
+            stat(nbytes, putTime, putName, latency, wide);
+        }
+        final long getTime = gets ? get.run(nbytes) : 0;
+        client.barrier();
+        if (gets) {
+            stat(nbytes, getTime, getName, latency, wide);
+        }
+    }
+
+    private void stat(long nbytes, long time, String name, boolean latency, boolean wide) {
+        if (latency) {
+            latency(nbytes, passIters, time, name, wide);
+        } else {
+            throughput(nbytes, passIters, time, name, wide);
+        }
+    }
+
+    /** gex_Event_WaitAll over the first {@code count} events. */
+    final void awaitAll(int count) {
+        for (int i = 0; i < count; i++) {
+            events[i].await();
+            events[i] = null;
+        }
     }
 
     /** Microseconds, as GASNet's TIME(). */

@@ -3,11 +3,8 @@ package org.gexj.testrma;
 import org.gexj.Client;
 import org.gexj.Ec;
 import org.gexj.Event;
-import org.gexj.Gex;
 import org.gexj.Lc;
 
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.PrintStream;
 
 /**
@@ -29,7 +26,6 @@ public final class TestLarge extends RmaBench {
           The '-warmup N' option (GEX/J; default 1000, 0 = off) first runs a silent
             pass with N iterations per size and sizes up to 65536.""";
     private int lbufs;
-    private Event[] events;
     private Lc[] lcs;
 
     private TestLarge(Client client, RmaBenchOptions options, PrintStream out) {
@@ -37,36 +33,25 @@ public final class TestLarge extends RmaBench {
     }
 
     public static void main(String[] args) {
-        int code;
-        try (Client client = Gex.init("TESTLARGE")) {
-            code = run(client, args, printStream(new FileOutputStream(FileDescriptor.out)));
-        }
-        System.exit(code);
+        main("TESTLARGE", args, TestLarge::run);
     }
 
     /** Runs testlarge on this rank (collective). @return the exit code: 0, or 1 for a usage error */
     public static int run(Client client, String[] args, PrintStream out) {
-        final RmaBenchOptions options;
-        try {
-            options = RmaBenchOptions.parse("testlarge", 2L << 20, args);
-        } catch (IllegalArgumentException e) {
-            if (client.rank() == 0) {
-                out.println("testlarge: " + e.getMessage());
-                out.println(USAGE);
-                out.flush();
-            }
-            return 1;
-        }
-        final TestLarge test = new TestLarge(client, options, out);
-        if (!options.inSegment()) {
+        return run(client, "testlarge", 2L << 20, USAGE, args, out, TestLarge::new);
+    }
+
+    /** -lbufs: GASNet's rules, then the common run. */
+    @Override
+    int run() {
+        if (!o.inSegment()) {
             // GASNet maps an out-of-range count to iters, silently
-            test.lbufs = options.localBuffers() < 0 || options.localBuffers() > options.iters() ? options.iters()
-                : options.localBuffers();
-        } else if (options.localBuffers() != 0) {
-            test.msg0("WARNING: Ignoring '-lbufs N' without '-out'.");
+            lbufs = o.localBuffers() < 0 || o.localBuffers() > o.iters() ? o.iters() : o.localBuffers();
+        } else if (o.localBuffers() != 0) {
+            msg0("WARNING: Ignoring '-lbufs N' without '-out'.");
         }
-        test.lbufs = Math.max(1, test.lbufs);
-        return test.run();
+        lbufs = Math.max(1, lbufs);
+        return super.run();
     }
 
     @Override
@@ -130,19 +115,30 @@ public final class TestLarge extends RmaBench {
     @Override
     void sections() {
         if (beginSection()) {
-            blocking();
+            for (long j = firstSize(); inRange(j); j = advance(j)) {
+                row(j, this::putBlocking, "PutBlocking throughput", this::getBlocking, "GetBlocking throughput",
+                    false, true);
+            }
         }
         if (beginSection()) {
-            nbi(false);
+            for (long j = firstSize(); inRange(j); j = advance(j)) {
+                row(j, this::putNbiDefer, "PutNBI+DEFER throughput", this::getNbi, "GetNBI throughput", false, true);
+            }
         }
         if (beginSection()) {
-            nb(false);
+            for (long j = firstSize(); inRange(j); j = advance(j)) {
+                row(j, this::putNbDefer, "PutNB+DEFER throughput", this::getNb, "GetNB throughput", false, true);
+            }
         }
         if (beginSection()) {
-            nbi(true);
+            for (long j = firstSize(); inRange(j); j = advance(j)) {
+                row(j, this::putNbiGroup, "PutNBI+GROUP throughput", null, null, false, true);
+            }
         }
         if (beginSection()) {
-            nb(true);
+            for (long j = firstSize(); inRange(j); j = advance(j)) {
+                row(j, this::putNbEvent, "PutNB+event throughput", null, null, false, true);
+            }
         }
     }
 
@@ -151,115 +147,78 @@ public final class TestLarge extends RmaBench {
         return lbufs > 1 ? o.maxSize() * (i % lbufs) : 0;
     }
 
-    private void blocking() {
-        for (long payload = firstSize(); inRange(payload); payload = advance(payload)) {
-            client.barrier();
-            long time = 0;
-            if (sender && o.puts()) {
-                final long begin = now();
-                for (int i = 0; i < passIters; i++) {
-                    rma.put(peer, tgtmem, msgbuf, local(i), payload);
-                }
-                time = now() - begin;
-            }
-            client.barrier();
-            if (sender && o.puts()) {
-                throughput(payload, passIters, time, "PutBlocking throughput", true);
-            }
-            time = 0;
-            if (sender && o.gets()) {
-                final long begin = now();
-                for (int i = 0; i < passIters; i++) {
-                    rma.get(msgbuf, local(i), peer, tgtmem, payload);
-                }
-                time = now() - begin;
-            }
-            client.barrier();
-            if (sender && o.gets()) {
-                throughput(payload, passIters, time, "GetBlocking throughput", true);
-            }
+    private long putBlocking(long payload) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            rma.put(peer, tgtmem, msgbuf, local(i), payload);
         }
+        return now() - begin;
     }
 
-    /** bulk_test_nbi: puts with DEFER or, {@code group}, GROUP local completion; gets only without {@code group}. */
-    private void nbi(boolean group) {
-        final Lc lc = group ? Lc.GROUP : Lc.DEFER;
-        for (long payload = firstSize(); inRange(payload); payload = advance(payload)) {
-            client.barrier();
-            long time = 0;
-            if (sender && o.puts()) {
-                final long begin = now();
-                for (int i = 0; i < passIters; i++) {
-                    rma.putNbi(peer, tgtmem, msgbuf, local(i), payload, lc);
-                }
-                client.nbiWait(group ? Ec.ALL : Ec.PUT);
-                time = now() - begin;
-            }
-            client.barrier();
-            if (sender && o.puts()) {
-                throughput(payload, passIters, time, group ? "PutNBI+GROUP throughput" : "PutNBI+DEFER throughput",
-                    true);
-            }
-            time = 0;
-            if (sender && o.gets() && !group) {
-                final long begin = now();
-                for (int i = 0; i < passIters; i++) {
-                    rma.getNbi(msgbuf, local(i), peer, tgtmem, payload);
-                }
-                client.nbiWait(Ec.GET);
-                time = now() - begin;
-            }
-            client.barrier();
-            if (sender && o.gets() && !group) {
-                throughput(payload, passIters, time, "GetNBI throughput", true);
-            }
+    private long getBlocking(long payload) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            rma.get(msgbuf, local(i), peer, tgtmem, payload);
         }
+        return now() - begin;
     }
 
-    /** bulk_test_nb: puts with DEFER or, {@code withEvent}, an event for local completion waited too. */
-    private void nb(boolean withEvent) {
-        for (long payload = firstSize(); inRange(payload); payload = advance(payload)) {
-            client.barrier();
-            long time = 0;
-            if (sender && o.puts()) {
-                final long begin = now();
-                for (int i = 0; i < passIters; i++) {
-                    events[i] = rma.putNb(peer, tgtmem, msgbuf, local(i), payload, withEvent ? lcs[i] : Lc.DEFER);
-                }
-                if (withEvent) {
-                    for (int i = 0; i < passIters; i++) {
-                        events[passIters + i] = lcs[i].lastEvent();
-                    }
-                }
-                awaitAll(withEvent ? 2 * passIters : passIters);
-                time = now() - begin;
-            }
-            client.barrier();
-            if (sender && o.puts()) {
-                throughput(payload, passIters, time, withEvent ? "PutNB+event throughput" : "PutNB+DEFER throughput",
-                    true);
-            }
-            time = 0;
-            if (sender && o.gets() && !withEvent) {
-                final long begin = now();
-                for (int i = 0; i < passIters; i++) {
-                    events[i] = rma.getNb(msgbuf, local(i), peer, tgtmem, payload);
-                }
-                awaitAll(passIters);
-                time = now() - begin;
-            }
-            client.barrier();
-            if (sender && o.gets() && !withEvent) {
-                throughput(payload, passIters, time, "GetNB throughput", true);
-            }
+    private long putNbiDefer(long payload) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            rma.putNbi(peer, tgtmem, msgbuf, local(i), payload, Lc.DEFER);
         }
+        client.nbiWait(Ec.PUT);
+        return now() - begin;
     }
 
-    /** gex_Event_WaitAll. */
-    private void awaitAll(int count) {
-        for (int i = 0; i < count; i++) {
-            events[i].await();
-            events[i] = null;
+    /** Local completion counted in the NBI group, so the wait takes {@link Ec#ALL}, as GASNet's. */
+    private long putNbiGroup(long payload) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            rma.putNbi(peer, tgtmem, msgbuf, local(i), payload, Lc.GROUP);
         }
+        client.nbiWait(Ec.ALL);
+        return now() - begin;
+    }
+
+    private long getNbi(long payload) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            rma.getNbi(msgbuf, local(i), peer, tgtmem, payload);
+        }
+        client.nbiWait(Ec.GET);
+        return now() - begin;
+    }
+
+    private long putNbDefer(long payload) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            events[i] = rma.putNb(peer, tgtmem, msgbuf, local(i), payload, Lc.DEFER);
+        }
+        awaitAll(passIters);
+        return now() - begin;
+    }
+
+    /** Each put's local-completion event is waited too, as GASNet's WaitAll over both arrays. */
+    private long putNbEvent(long payload) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            events[i] = rma.putNb(peer, tgtmem, msgbuf, local(i), payload, lcs[i]);
+        }
+        for (int i = 0; i < passIters; i++) {
+            events[passIters + i] = lcs[i].lastEvent();
+        }
+        awaitAll(2 * passIters);
+        return now() - begin;
+    }
+
+    private long getNb(long payload) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            events[i] = rma.getNb(msgbuf, local(i), peer, tgtmem, payload);
+        }
+        awaitAll(passIters);
+        return now() - begin;
     }
 }

@@ -3,11 +3,8 @@ package org.gexj.testrma;
 import org.gexj.Client;
 import org.gexj.Ec;
 import org.gexj.Event;
-import org.gexj.Gex;
 import org.gexj.Lc;
 
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.PrintStream;
 
 /**
@@ -24,34 +21,18 @@ public final class TestSmall extends RmaBench {
             which by default advance by doubling until maxsz is reached.
           The '-warmup N' option (GEX/J; default 1000, 0 = off) first runs a silent
             pass with N iterations per size and sizes up to 65536.""";
-    private Event[] events;
 
     private TestSmall(Client client, RmaBenchOptions options, PrintStream out) {
         super(client, options, out);
     }
 
     public static void main(String[] args) {
-        int code;
-        try (Client client = Gex.init("TESTSMALL")) {
-            code = run(client, args, printStream(new FileOutputStream(FileDescriptor.out)));
-        }
-        System.exit(code);
+        main("TESTSMALL", args, TestSmall::run);
     }
 
     /** Runs testsmall on this rank (collective). @return the exit code: 0, or 1 for a usage error */
     public static int run(Client client, String[] args, PrintStream out) {
-        final RmaBenchOptions options;
-        try {
-            options = RmaBenchOptions.parse("testsmall", 2048, args);
-        } catch (IllegalArgumentException e) {
-            if (client.rank() == 0) {
-                out.println("testsmall: " + e.getMessage());
-                out.println(USAGE);
-                out.flush();
-            }
-            return 1;
-        }
-        return new TestSmall(client, options, out).run();
+        return run(client, "testsmall", 2048, USAGE, args, out, TestSmall::new);
     }
 
     @Override
@@ -107,208 +88,108 @@ public final class TestSmall extends RmaBench {
 
     @Override
     void sections() {
-        if (beginSection()) {
-            for (long j = firstSize(); inRange(j); j = advance(j)) {
-                blocking(j, true);
-            }
-        }
-        if (beginSection()) {
-            for (long j = firstSize(); inRange(j); j = advance(j)) {
-                blocking(j, false);
-            }
-        }
-        if (beginSection()) {
-            for (long j = firstSize(); inRange(j); j = advance(j)) {
-                roundTripNbi(j);
-            }
-        }
-        if (beginSection()) {
-            for (long j = firstSize(); inRange(j); j = advance(j)) {
-                floodNbi(j);
-            }
-        }
-        if (beginSection()) {
-            for (long j = firstSize(); inRange(j); j = advance(j)) {
-                roundTripNb(j);
-            }
-        }
-        if (beginSection()) {
-            for (long j = firstSize(); inRange(j); j = advance(j)) {
-                floodNb(j);
+        final String[][] names = {
+            {"PutBlocking latency", "GetBlocking latency"}, {"PutBlocking throughput", "GetBlocking throughput"},
+            {"PutNBI+NOW latency", "GetNBI latency"}, {"PutNBI+NOW throughput", "GetNBI throughput"},
+            {"PutNB+NOW latency", "GetNB latency"}, {"PutNB+NOW throughput", "GetNB throughput"}};
+        final TimedLoop[][] loops = {
+            {this::putBlocking, this::getBlocking}, {this::putBlocking, this::getBlocking},
+            {this::putNbiEach, this::getNbiEach}, {this::putNbiFlood, this::getNbiFlood},
+            {this::putNbEach, this::getNbEach}, {this::putNbFlood, this::getNbFlood}};
+        for (int s = 0; s < loops.length; s++) {
+            if (beginSection()) {
+                for (long j = firstSize(); inRange(j); j = advance(j)) {
+                    msgbuf.asSlice(0, j).fill((byte) 1);
+                    // A, C and E are round trips (one operation completes before the next starts), B, D and F floods
+                    row(j, loops[s][0], names[s][0], loops[s][1], names[s][1], s % 2 == 0, false);
+                }
             }
         }
     }
 
-    private void fill(long nbytes) {
-        msgbuf.asSlice(0, nbytes).fill((byte) 1);
+    private long putBlocking(long nbytes) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            rma.put(peer, tgtmem, msgbuf, 0, nbytes);
+        }
+        return now() - begin;
     }
 
-    private void report(long nbytes, long time, String name, boolean latency) {
-        if (latency) {
-            latency(nbytes, passIters, time, name, false);
-        } else {
-            throughput(nbytes, passIters, time, name, false);
+    private long getBlocking(long nbytes) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            rma.get(msgbuf, 0, peer, tgtmem, nbytes);
         }
+        return now() - begin;
     }
 
-    /** roundtrip_test (A) and oneway_test (B): the same blocking loops, reported as latency or throughput. */
-    private void blocking(long nbytes, boolean latency) {
-        final String what = latency ? " latency" : " throughput";
-        fill(nbytes);
-        client.barrier();
-        long time = 0;
-        if (sender && o.puts()) {
-            final long begin = now();
-            for (int i = 0; i < passIters; i++) {
-                rma.put(peer, tgtmem, msgbuf, 0, nbytes);
-            }
-            time = now() - begin;
-        }
-        client.barrier();
-        if (sender && o.puts()) {
-            report(nbytes, time, "PutBlocking" + what, latency);
-        }
-        time = 0;
-        if (sender && o.gets()) {
-            final long begin = now();
-            for (int i = 0; i < passIters; i++) {
-                rma.get(msgbuf, 0, peer, tgtmem, nbytes);
-            }
-            time = now() - begin;
-        }
-        client.barrier();
-        if (sender && o.gets()) {
-            report(nbytes, time, "GetBlocking" + what, latency);
-        }
-    }
-
-    private void roundTripNbi(long nbytes) {
-        fill(nbytes);
-        client.barrier();
-        long time = 0;
-        if (sender && o.puts()) {
-            final long begin = now();
-            for (int i = 0; i < passIters; i++) {
-                rma.putNbi(peer, tgtmem, msgbuf, 0, nbytes, Lc.NOW);
-                client.nbiWait(Ec.PUT);
-            }
-            time = now() - begin;
-        }
-        client.barrier();
-        if (sender && o.puts()) {
-            report(nbytes, time, "PutNBI+NOW latency", true);
-        }
-        time = 0;
-        if (sender && o.gets()) {
-            final long begin = now();
-            for (int i = 0; i < passIters; i++) {
-                rma.getNbi(msgbuf, 0, peer, tgtmem, nbytes);
-                client.nbiWait(Ec.GET);
-            }
-            time = now() - begin;
-        }
-        client.barrier();
-        if (sender && o.gets()) {
-            report(nbytes, time, "GetNBI latency", true);
-        }
-    }
-
-    private void floodNbi(long nbytes) {
-        fill(nbytes);
-        client.barrier();
-        long time = 0;
-        if (sender && o.puts()) {
-            final long begin = now();
-            for (int i = 0; i < passIters; i++) {
-                rma.putNbi(peer, tgtmem, msgbuf, 0, nbytes, Lc.NOW);
-            }
+    private long putNbiEach(long nbytes) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            rma.putNbi(peer, tgtmem, msgbuf, 0, nbytes, Lc.NOW);
             client.nbiWait(Ec.PUT);
-            time = now() - begin;
         }
-        client.barrier();
-        if (sender && o.puts()) {
-            report(nbytes, time, "PutNBI+NOW throughput", false);
-        }
-        time = 0;
-        if (sender && o.gets()) {
-            final long begin = now();
-            for (int i = 0; i < passIters; i++) {
-                rma.getNbi(msgbuf, 0, peer, tgtmem, nbytes);
-            }
+        return now() - begin;
+    }
+
+    private long getNbiEach(long nbytes) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            rma.getNbi(msgbuf, 0, peer, tgtmem, nbytes);
             client.nbiWait(Ec.GET);
-            time = now() - begin;
         }
-        client.barrier();
-        if (sender && o.gets()) {
-            report(nbytes, time, "GetNBI throughput", false);
-        }
+        return now() - begin;
     }
 
-    private void roundTripNb(long nbytes) {
-        fill(nbytes);
-        client.barrier();
-        long time = 0;
-        if (sender && o.puts()) {
-            final long begin = now();
-            for (int i = 0; i < passIters; i++) {
-                rma.putNb(peer, tgtmem, msgbuf, 0, nbytes, Lc.NOW).await();
-            }
-            time = now() - begin;
+    private long putNbiFlood(long nbytes) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            rma.putNbi(peer, tgtmem, msgbuf, 0, nbytes, Lc.NOW);
         }
-        client.barrier();
-        if (sender && o.puts()) {
-            report(nbytes, time, "PutNB+NOW latency", true);
-        }
-        time = 0;
-        if (sender && o.gets()) {
-            final long begin = now();
-            for (int i = 0; i < passIters; i++) {
-                rma.getNb(msgbuf, 0, peer, tgtmem, nbytes).await();
-            }
-            time = now() - begin;
-        }
-        client.barrier();
-        if (sender && o.gets()) {
-            report(nbytes, time, "GetNB latency", true);
-        }
+        client.nbiWait(Ec.PUT);
+        return now() - begin;
     }
 
-    private void floodNb(long nbytes) {
-        fill(nbytes);
-        client.barrier();
-        long time = 0;
-        if (sender && o.puts()) {
-            final long begin = now();
-            for (int i = 0; i < passIters; i++) {
-                events[i] = rma.putNb(peer, tgtmem, msgbuf, 0, nbytes, Lc.NOW);
-            }
-            awaitAll(passIters);
-            time = now() - begin;
+    private long getNbiFlood(long nbytes) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            rma.getNbi(msgbuf, 0, peer, tgtmem, nbytes);
         }
-        client.barrier();
-        if (sender && o.puts()) {
-            report(nbytes, time, "PutNB+NOW throughput", false);
-        }
-        time = 0;
-        if (sender && o.gets()) {
-            final long begin = now();
-            for (int i = 0; i < passIters; i++) {
-                events[i] = rma.getNb(msgbuf, 0, peer, tgtmem, nbytes);
-            }
-            awaitAll(passIters);
-            time = now() - begin;
-        }
-        client.barrier();
-        if (sender && o.gets()) {
-            report(nbytes, time, "GetNB throughput", false);
-        }
+        client.nbiWait(Ec.GET);
+        return now() - begin;
     }
 
-    /** gex_Event_WaitAll. */
-    private void awaitAll(int count) {
-        for (int i = 0; i < count; i++) {
-            events[i].await();
-            events[i] = null;
+    private long putNbEach(long nbytes) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            rma.putNb(peer, tgtmem, msgbuf, 0, nbytes, Lc.NOW).await();
         }
+        return now() - begin;
+    }
+
+    private long getNbEach(long nbytes) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            rma.getNb(msgbuf, 0, peer, tgtmem, nbytes).await();
+        }
+        return now() - begin;
+    }
+
+    private long putNbFlood(long nbytes) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            events[i] = rma.putNb(peer, tgtmem, msgbuf, 0, nbytes, Lc.NOW);
+        }
+        awaitAll(passIters);
+        return now() - begin;
+    }
+
+    private long getNbFlood(long nbytes) {
+        final long begin = now();
+        for (int i = 0; i < passIters; i++) {
+            events[i] = rma.getNb(msgbuf, 0, peer, tgtmem, nbytes);
+        }
+        awaitAll(passIters);
+        return now() - begin;
     }
 }
