@@ -21,11 +21,12 @@
 #   tools/gasnet/alternate.sh -c ofi -r 3 testqueue -l -i 1000 256 65536
 #   tools/gasnet/alternate.sh -c udp -r 4 -v dg:GEX_UDP_CHECKSUM=datagram testam 10000 65000
 #
-# Each run goes to DIR/TAG-gasnet-rN.txt, DIR/TAG-gexj-rN.txt or DIR/TAG-gexj-NAME-rN.txt (N goes on after the files already there): the
-# output of both ranks after a header of '#' lines (side, arguments, command, load, load wait, mode probe, start) and a
-# last '#' line with the exit status and wall time. The mode probe, just before each run, times GASNet smp's AMShort
-# ping-pong round trip (testam 20000 8 A, well under a second): compare.py sorts the runs into the VM's fast and slow
-# mode by it. GEX/J runs from this checkout's bin/gexrun: build it first with ./gexj.sh build.
+# Each run goes to DIR/TAG-gasnet-rN.txt, DIR/TAG-gexj-rN.txt or DIR/TAG-gexj-NAME-rN.txt (N goes on after the
+# files already there): the output of both ranks after a header of '#' lines (side, arguments, command, load, load
+# wait, mode probe, start) and a last '#' line with the exit status and wall time. The mode probe, just before each
+# run, times GASNet smp's AMShort ping-pong round trip (testam 20000 8 A, well under a second): compare.py sorts the
+# runs into the VM's fast and slow mode by it. GEX/J runs from this checkout's bin/gexrun: build it first with
+# ./gexj.sh build.
 set -uo pipefail
 
 usage() { sed -n '2,/^set /s/^# \{0,1\}//p' "$0" >&2; exit 2; }
@@ -37,8 +38,8 @@ RUN_TIMEOUT=900; ONLY=""; JENV=(); VARIANTS=()
 while getopts "c:r:o:g:t:E:v:L:W:T:s:h" opt; do
   case "$opt" in
     c) CONDUIT=$OPTARG ;; r) ROUNDS=$OPTARG ;; o) OUT=$OPTARG ;; g) GB=$OPTARG ;; t) TAG=$OPTARG ;;
-    E) JENV+=(-E "$OPTARG") ;; v) VARIANTS+=("$OPTARG") ;; L) LOAD_MAX=$OPTARG ;; W) WAIT_MAX=$OPTARG ;; T) RUN_TIMEOUT=$OPTARG ;;
-    s) ONLY=$OPTARG ;; *) usage ;;
+    E) JENV+=(-E "$OPTARG") ;; v) VARIANTS+=("$OPTARG") ;;
+    L) LOAD_MAX=$OPTARG ;; W) WAIT_MAX=$OPTARG ;; T) RUN_TIMEOUT=$OPTARG ;; s) ONLY=$OPTARG ;; *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -75,15 +76,15 @@ case "$CONDUIT" in
     # the ssh spawner with local-ssh as ssh: both ranks on this host, no sshd needed. For ofi, libfabric's tcp
     # provider on loopback, as GEX/J's ofi conduit uses here.
     G_CMD=(env GASNET_SSH_CMD="$HERE/local-ssh" GASNET_SSH_SERVERS=localhost GASNET_MASTERIP=127.0.0.1
-           GASNET_SUPERNODE_MAXSIZE=1)
+           GASNET_HOST_DETECT=hostname GASNET_SUPERNODE_MAXSIZE=1)
     [ "$CONDUIT" = ofi ] && G_CMD+=(FI_PROVIDER="${FI_PROVIDER:-tcp;ofi_rxm}" FI_TCP_IFACE="${FI_TCP_IFACE:-lo}")
     G_CMD+=("./contrib/gasnetrun_$CONDUIT" -n $NP -spawner=ssh "./$PROG" "${ARGS[@]}") ;;
 esac
 J_CMD=(bin/gexrun -n $NP --conduit "$CONDUIT" "${JENV[@]}")   # + a variant's -E, then -- PROG ARGS
 
 if [ "$ONLY" != J ]; then
-  [ -x "$G_DIR/$PROG" ] || die "$G_DIR/$PROG is missing: build GASNet with tools/gasnet/build.sh TARBALL $(dirname "$GB") \
-(or give its build directory with -g)"
+  [ -x "$G_DIR/$PROG" ] || die "$G_DIR/$PROG is missing: build GASNet with \
+tools/gasnet/build.sh TARBALL $(dirname "$GB") (or give its build directory with -g)"
 fi
 if [ "$ONLY" != G ]; then
   ls "$GEXJ"/gex-dist/target/lib/*.jar >/dev/null 2>&1 || die "GEX/J is not built in $GEXJ: run ./gexj.sh build there"

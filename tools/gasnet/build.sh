@@ -16,7 +16,10 @@
 # missing with apt-get (build-essential, perl, libfabric-dev), as ./gexj.sh does for the JDK and libfabric.
 set -euo pipefail
 
-usage() { echo "usage: tools/gasnet/build.sh TARBALL [PREFIX]   (TARBALL: a GASNet-EX release, GASNet-<version>.tar.gz)" >&2; exit 2; }
+usage() {
+  echo "usage: tools/gasnet/build.sh TARBALL [PREFIX]   (TARBALL: a GASNet-EX release, GASNet-<version>.tar.gz)" >&2
+  exit 2
+}
 die() { echo "build.sh: $*" >&2; exit 2; }
 
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
@@ -26,9 +29,13 @@ TESTS="${GASNET_TESTS:-testam testqueue}"
 IBV="${GASNET_IBV:-auto}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
-[ -f "$TARBALL" ] || die "no such file: $TARBALL (give the path of a GASNet-EX release tarball, GASNet-<version>.tar.gz)"
+[ -f "$TARBALL" ] || die "no such file: $TARBALL (give the path of a GASNet-EX release tarball, \
+GASNet-<version>.tar.gz)"
 TARBALL="$(cd "$(dirname "$TARBALL")" && pwd)/$(basename "$TARBALL")"
 case "$IBV" in auto | 0 | 1) ;; *) die "GASNET_IBV=$IBV: allowed are auto, 0 and 1" ;; esac
+top="$(tar tzf "$TARBALL" 2>/dev/null | head -1 | cut -d/ -f1)" || true
+[ -n "$top" ] && [[ "$top" == GASNet-* ]] || die "$TARBALL does not look like a GASNet-EX release (a .tar.gz whose \
+top directory is GASNet-<version>; found '${top:-no gzip tar}')"
 
 # --- what the build needs ----------------------------------------------------------------------------------
 APT_UPDATED=0
@@ -75,9 +82,6 @@ fi
 
 # --- unpack, configure, build --------------------------------------------------------------------------------
 mkdir -p "$PREFIX/src" "$PREFIX/build"
-top="$(tar tzf "$TARBALL" | head -1 | cut -d/ -f1)" || true
-[ -n "$top" ] && [[ "$top" == GASNet-* ]] || die "$TARBALL does not look like a GASNet-EX release (its top directory \
-is '${top:-?}', expected GASNet-<version>)"
 SRC="$PREFIX/src/$top"
 if [ ! -x "$SRC/configure" ]; then
   echo "build.sh: unpacking $TARBALL into $PREFIX/src"
@@ -110,7 +114,8 @@ for c in $conduits; do
     make -C "$c-conduit" $TESTS > "make-tests-$c.log" 2>&1 || failed+=("$c")
   fi
 done
-[ ${#failed[@]} -eq 0 ] || die "test programs did not build in: ${failed[*]} (see $PREFIX/build/make-tests-<conduit>.log)"
+[ ${#failed[@]} -eq 0 ] || die "test programs did not build in: ${failed[*]} \
+(see $PREFIX/build/make-tests-<conduit>.log)"
 
 echo "build.sh: done. GASNet build: $PREFIX/build; programs: $PREFIX/build/{${conduits// /,}}-conduit/{${TESTS// /,}}"
-echo "build.sh: run them with GEX/J's: tools/gasnet/alternate.sh -g $PREFIX/build -c smp -r 3 testam 10000 65536"
+echo "build.sh: run them with GEX/J's: tools/gasnet/alternate.sh -g $PREFIX/build -r 3 testam 10000 65536"

@@ -13,7 +13,8 @@ side gexj-NAME) are compared with GASNet one by one.
 This VM runs in a fast or a slow mode for minutes at a time (GASNet smp's AMShort ping-pong round trip about 0.3 us
 or about 1 us, every other time moving with it). Each run's mode is read from its mode probe (alternate.sh times
 that round trip just before the run), or, without one, from the run itself when it is a GASNet smp testam run;
-runs are compared only with runs of the same mode. --split sets the boundary (default 0.55 us).
+runs are compared only with runs of the same mode. --split sets the boundary (default 0.55 us). A probe above
+--disturbed-above (default 3 us) means the cores were busy with something else: such runs are not compared.
 
 A run is left out when it exited non-zero, has no rows, or started only after its load wait gave up
 (--include-busy keeps those). --plot also draws every run with the repository's bin/gexplot into DIR
@@ -98,13 +99,13 @@ def parse_testqueue(lines, run):
                 run["tq"][(title, int(toks[0]), d)] = v
 
 
-def mode_of(run, split):
+def mode_of(run, split, disturbed):
     us = run["probe"]
     if us is None and run["side"] == "gasnet" and run["conduit"] == "smp":
         us = run["am"].get(("A", "", "AMShort", "ping-pong", "roundtrip", "ReqRep"))
     if us is None:
         return "unknown", None
-    return ("fast" if us < split else "slow"), us
+    return ("fast" if us < split else "slow" if us <= disturbed else "disturbed"), us
 
 
 def side_name(side):
@@ -125,7 +126,7 @@ def label(key, max_sizes):
             size = f"max (GASNet {fmt_sizes(g)}, GEX/J {fmt_sizes(j)})"
         return f"testam {sec}: {size:>6} {kind:8} {pattern:9} {way:9} {rr}"
     title, size, depth = key[1:]
-    return f"testqueue {title[:44]:44} size {size:>8} depth {depth:>4}"
+    return f"testqueue {title[:60]} size {size:>8} depth {depth:>4}"
 
 
 def fmt_sizes(sizes):
@@ -164,9 +165,10 @@ def compare(gasnet_runs, gexj_runs, out):
                + (f"  (rows on one side only: GASNet {only['gasnet']}, GEX/J {only['gexj']})"
                   if any(only.values()) else ""))
     if above:
-        out.append(f"    rows above 1.0 (medians in us):{'':45}  GASNet     GEX/J   ratio")
+        width = max(len(label(k, max_sizes)) for k in above)
+        out.append(f"    {'rows above 1.0 (medians in us):':{width + 2}}    GASNet     GEX/J   ratio")
         for k in above:
-            out.append(f"      {label(k, max_sizes):72} {med['gasnet'][k]:9.3f} {med['gexj'][k]:9.3f}"
+            out.append(f"      {label(k, max_sizes):{width}} {med['gasnet'][k]:9.3f} {med['gexj'][k]:9.3f}"
                        f"  {ratios[k]:6.2f}")
 
 
@@ -191,11 +193,14 @@ def main(argv=None):
     ap.add_argument("paths", nargs="+", metavar="RESULTS_DIR_OR_FILE")
     ap.add_argument("--split", type=float, default=0.55, metavar="US",
                     help="AMShort round trip (us) between the fast and the slow mode (default 0.55)")
+    ap.add_argument("--disturbed-above", type=float, default=3.0, metavar="US",
+                    help="a mode probe above this (us) marks a disturbed run, not compared (default 3)")
     ap.add_argument("--include-busy", action="store_true", help="keep runs whose load wait gave up")
     ap.add_argument("--plot", nargs="?", const="", metavar="DIR", help="draw every run with bin/gexplot")
     a = ap.parse_args(argv)
-    if a.split <= 0:
-        ap.error(f"--split {a.split}: give a positive number of microseconds")
+    if not 0 < a.split < a.disturbed_above:
+        ap.error(f"--split {a.split} and --disturbed-above {a.disturbed_above}: give microseconds with"
+                 " 0 < split < disturbed-above")
 
     files = []
     for p in a.paths:
@@ -232,21 +237,25 @@ def main(argv=None):
                 kept.append(r)
         by_mode = {}
         for r in kept:
-            mode, us = mode_of(r, a.split)
+            mode, us = mode_of(r, a.split, a.disturbed_above)
             r["mode"], r["mode_us"] = mode, us
             by_mode.setdefault(mode, {}).setdefault(r["side"], []).append(r)
-        modes = sorted(by_mode, key=["fast", "slow", "unknown"].index)
+        modes = sorted(by_mode, key=["fast", "slow", "disturbed", "unknown"].index)
         for mode in modes:
             sides = by_mode[mode]
             probes = sorted(r["mode_us"] for rs in sides.values() for r in rs if r["mode_us"] is not None)
             what = {"fast": f"fast mode (GASNet smp AMShort round trip < {a.split} us",
-                    "slow": f"slow mode (GASNet smp AMShort round trip >= {a.split} us",
+                    "slow": f"slow mode (GASNet smp AMShort round trip {a.split}-{a.disturbed_above} us",
+                    "disturbed": f"disturbed (GASNet smp AMShort round trip > {a.disturbed_above} us",
                     "unknown": "mode unknown (no mode probe"}[mode]
             if probes:
                 what += f"; probes {probes[0]:.3f}-{probes[-1]:.3f} us"
             gexj_sides = sorted(s for s in sides if s != "gasnet")
             counts = ", ".join(f"{len(sides[s])} {side_name(s)} runs" for s in ["gasnet"] + gexj_sides
                                if s in sides)
+            if mode == "disturbed":
+                out.append(f"  -- {what}): {counts}: not compared (the cores were busy with something else)")
+                continue
             if "gasnet" not in sides or not gexj_sides:
                 out.append(f"  -- {what}): {counts}: not compared (runs are compared only within one mode)")
                 continue
