@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Runs GASNet-EX's and GEX/J's testam or testqueue alternately (GASNet, GEX/J, GASNet, GEX/J, ...) on one conduit
+# with 2 ranks, for comparison with tools/gasnet/compare.py. This VM's speed drifts by up to 2x and switches between
+# a fast and a slow mode for minutes at a time: compare medians over rounds of one sitting, never single runs.
+#
+#   tools/gasnet/alternate.sh [options] PROG [ARGS...]      PROG: testam or testqueue, ARGS: GASNet's arguments
+#     -c CONDUIT     smp (default), udp, ofi or ibv
+#     -r ROUNDS      GASNet/GEX/J pairs to run (default 3)
+#     -o DIR         results directory (default $GASNET_ANCHOR/runs, GASNET_ANCHOR defaulting to /var/tmp/gasnet-anchor)
+#     -g DIR         GASNet build directory from tools/gasnet/build.sh (default $GASNET_ANCHOR/build)
+#     -t TAG         file name prefix (default CONDUIT-PROG)
+#     -E VAR=VALUE   environment for the GEX/J ranks (gexrun -E), repeatable
+#     -v NAME:VAR=VALUE[,VAR=VALUE...]   one more GEX/J run per round with this environment added, saved as side
+#                    gexj-NAME (NAME: letters, digits, _ and .), repeatable
+#     -L LOAD        wait before each run until the 1-minute load average is below LOAD (default 0.6)
+#     -W SECONDS     give up waiting after SECONDS and run anyway, saying so in the run's header (default 300)
+#     -T SECONDS     end a run that takes longer (default 900)
+#     -s G|J         run one side only (GASNet or GEX/J)
+#   tools/gasnet/alternate.sh -r 3 testam 10000 65536
+#   tools/gasnet/alternate.sh -c udp -r 8 testam 10000 65000
+#   tools/gasnet/alternate.sh -c ofi -r 3 testqueue -l -i 1000 256 65536
+#   tools/gasnet/alternate.sh -c udp -r 4 -v dg:GEX_UDP_CHECKSUM=datagram testam 10000 65000
+#
+# Each run goes to DIR/TAG-gasnet-rN.txt, DIR/TAG-gexj-rN.txt or DIR/TAG-gexj-NAME-rN.txt (N goes on after the
+# files already there): the output of both ranks after a header of '#' lines (side, arguments, command, load, load
+# wait, mode probe, start) and a last '#' line with the exit status and wall time. The mode probe, just before each
+# run, times GASNet smp's AMShort ping-pong round trip (testam 20000 8 A, well under a second): compare.py sorts the
+# runs into the VM's fast and slow mode by it. GEX/J runs from this checkout's bin/gexrun: build it first with
+# ./gexj.sh build.
+set -uo pipefail
+
+usage() { sed -n '2,/^set /s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+die() { echo "alternate.sh: $*" >&2; exit 2; }
+
+ANCHOR="${GASNET_ANCHOR:-/var/tmp/gasnet-anchor}"
+CONDUIT=smp; ROUNDS=3; OUT="$ANCHOR/runs"; GB="$ANCHOR/build"; TAG=""; LOAD_MAX=0.6; WAIT_MAX=300
+RUN_TIMEOUT=900; ONLY=""; JENV=(); VARIANTS=()
+while getopts "c:r:o:g:t:E:v:L:W:T:s:h" opt; do
+  case "$opt" in
+    c) CONDUIT=$OPTARG ;; r) ROUNDS=$OPTARG ;; o) OUT=$OPTARG ;; g) GB=$OPTARG ;; t) TAG=$OPTARG ;;
+    E) JENV+=(-E "$OPTARG") ;; v) VARIANTS+=("$OPTARG") ;;
+    L) LOAD_MAX=$OPTARG ;; W) WAIT_MAX=$OPTARG ;; T) RUN_TIMEOUT=$OPTARG ;; s) ONLY=$OPTARG ;; *) usage ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || usage
+PROG=$1; shift
+ARGS=("$@")
+TAG="${TAG:-$CONDUIT-$PROG}"
+case "$PROG" in testam | testqueue) ;; *) die "PROG '$PROG': allowed are testam and testqueue" ;; esac
+case "$CONDUIT" in smp | udp | ofi | ibv) ;; *) die "conduit '$CONDUIT': allowed are smp, udp, ofi and ibv" ;; esac
+case "$ONLY" in "" | G | J) ;; *) die "-s '$ONLY': allowed are G (GASNet only) and J (GEX/J only)" ;; esac
+[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "-r '$ROUNDS': give a number of rounds, 1 or more"
+for v in "${VARIANTS[@]}"; do
+  [[ "$v" =~ ^[A-Za-z0-9_.]+:[A-Za-z_][A-Za-z0-9_]*=[^,]*(,[A-Za-z_][A-Za-z0-9_]*=[^,]*)*$ ]] \
+    || die "-v '$v': give NAME:VAR=VALUE[,VAR=VALUE...], NAME of letters, digits, _ and ."
+done
+for v in "$LOAD_MAX" "$WAIT_MAX" "$RUN_TIMEOUT"; do
+  [[ "$v" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "'$v' is not a non-negative number (-L, -W, -T)"
+done
+
+HERE="$(cd "$(dirname "$0")" && pwd)"
+GEXJ="$(cd "$HERE/../.." && pwd)"
+NP=2
+
+# --- the two command lines: cd to G_DIR, run G_CMD (GASNet) / cd to GEXJ, run J_CMD (GEX/J) --------------------
+G_DIR="$GB/$CONDUIT-conduit"
+case "$CONDUIT" in
+  smp)
+    G_CMD=(env GASNET_PSHM_NODES=$NP "./$PROG" "${ARGS[@]}") ;;
+  udp)
+    # GASNet's udp programs take the rank count first; SPAWNFN=L forks the ranks here. SUPERNODE_MAXSIZE=1 keeps
+    # the ranks from using shared memory between them, so every message goes over UDP, as GEX/J's do.
+    G_CMD=(env GASNET_SPAWNFN=L GASNET_MASTERIP=127.0.0.1 GASNET_SUPERNODE_MAXSIZE=1 "./$PROG" $NP "${ARGS[@]}") ;;
+  ofi | ibv)
+    # the ssh spawner with local-ssh as ssh: both ranks on this host, no sshd needed. For ofi, libfabric's tcp
+    # provider on loopback, as GEX/J's ofi conduit uses here.
+    G_CMD=(env GASNET_SSH_CMD="$HERE/local-ssh" GASNET_SSH_SERVERS=localhost GASNET_MASTERIP=127.0.0.1
+           GASNET_HOST_DETECT=hostname GASNET_SUPERNODE_MAXSIZE=1)
+    [ "$CONDUIT" = ofi ] && G_CMD+=(FI_PROVIDER="${FI_PROVIDER:-tcp;ofi_rxm}" FI_TCP_IFACE="${FI_TCP_IFACE:-lo}")
+    G_CMD+=("./contrib/gasnetrun_$CONDUIT" -n $NP -spawner=ssh "./$PROG" "${ARGS[@]}") ;;
+esac
+J_CMD=(bin/gexrun -n $NP --conduit "$CONDUIT" "${JENV[@]}")   # + a variant's -E, then -- PROG ARGS
+
+if [ "$ONLY" != J ]; then
+  [ -x "$G_DIR/$PROG" ] || die "$G_DIR/$PROG is missing: build GASNet with \
+tools/gasnet/build.sh TARBALL $(dirname "$GB") (or give its build directory with -g)"
+fi
+if [ "$ONLY" != G ]; then
+  ls "$GEXJ"/gex-dist/target/lib/*.jar >/dev/null 2>&1 || die "GEX/J is not built in $GEXJ: run ./gexj.sh build there"
+fi
+mkdir -p "$OUT" || die "cannot create the results directory $OUT"
+
+# --- helpers -----------------------------------------------------------------------------------------------------
+WAIT_NOTE=""
+wait_load() {  # sets WAIT_NOTE; polls every 5 s
+  local waited=0 l
+  while :; do
+    l=$(cut -d' ' -f1 /proc/loadavg)
+    if awk -v l="$l" -v m="$LOAD_MAX" 'BEGIN { exit !(l < m) }'; then
+      WAIT_NOTE="ok after ${waited} s (1-min load $l < $LOAD_MAX)"; return
+    fi
+    if awk -v w="$waited" -v m="$WAIT_MAX" 'BEGIN { exit !(w >= m) }'; then
+      WAIT_NOTE="GAVE UP after ${waited} s (1-min load $l >= $LOAD_MAX)"; return
+    fi
+    sleep 5; waited=$((waited + 5))
+  done
+}
+
+mode_probe() {  # prints GASNet smp's AMShort ping-pong round trip in us, or a reason it has none
+  local t="$GB/smp-conduit/testam" line
+  [ -x "$t" ] || { echo "none (no $t)"; return; }
+  line=$(cd "$GB/smp-conduit" && GASNET_PSHM_NODES=2 timeout 60 ./testam 20000 8 A 2>&1 \
+    | grep -E '^A: +AMShort +ping-pong +roundtrip +ReqRep' | head -1)
+  if [ -n "$line" ]; then awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "us") { print $i; exit } }' <<< "$line"
+  else echo "none (testam printed no AMShort round trip)"; fi
+}
+
+next_round() {  # first N with no OUT/TAG-SIDE-rN.txt
+  local n=1
+  while [ -e "$OUT/$TAG-$1-r$n.txt" ]; do n=$((n + 1)); done
+  echo "$n"
+}
+
+run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
+  local side=$1 dir n f rc t0 probe what kv
+  local -a cmd
+  if [ "$side" = gasnet ]; then dir=$G_DIR; cmd=("${G_CMD[@]}")
+    what="$(basename "$(cut -d' ' -f1 "$GB/.gexj-configure" 2>/dev/null || echo "GASNet build $GB")")"
+  else dir=$GEXJ; cmd=("${J_CMD[@]}"); what="GEX/J $(git -C "$GEXJ" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)"
+    if [ -n "${2:-}" ]; then IFS=',' read -ra kv <<< "$2"; for x in "${kv[@]}"; do cmd+=(-E "$x"); done; fi
+    cmd+=(-- "$PROG" "${ARGS[@]}")
+  fi
+  n=$(next_round "$side"); f="$OUT/$TAG-$side-r$n.txt"
+  wait_load
+  probe=$(mode_probe)
+  {
+    echo "# side: $side  conduit: $CONDUIT  program: $PROG  round: $n  ($what)"
+    echo "# args: ${ARGS[*]}"
+    echo "# command: (cd $dir && $(printf '%q ' "${cmd[@]}"))"
+    echo "# loadavg at start: $(cat /proc/loadavg)"
+    echo "# load wait: $WAIT_NOTE"
+    echo "# mode probe: GASNet smp AMShort ping-pong roundtrip us: $probe"
+    echo "# started: $(date -u '+%Y-%m-%dT%H:%M:%SZ')"
+  } > "$f"
+  t0=$(date +%s.%N)
+  (cd "$dir" && timeout "$RUN_TIMEOUT" "${cmd[@]}") < /dev/null >> "$f" 2>&1
+  rc=$?
+  printf '# exit status: %s  wall: %.1f s  loadavg at end: %s\n' "$rc" \
+    "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" "$(cat /proc/loadavg)" >> "$f"
+  echo "$f  (exit $rc; load wait $WAIT_NOTE; mode probe $probe us)"
+}
+
+for ((r = 1; r <= ROUNDS; r++)); do
+  [ "$ONLY" = J ] || run_one gasnet
+  if [ "$ONLY" != G ]; then
+    run_one gexj
+    for v in "${VARIANTS[@]}"; do run_one "gexj-${v%%:*}" "${v#*:}"; done
+  fi
+done
+echo "compare: python3 $HERE/compare.py $OUT"

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Builds GASNet-EX from a release tarball you give (e.g. GASNet-2025.8.0.tar.gz) for side-by-side runs with GEX/J
+# (tools/gasnet/alternate.sh): a release build of the smp, udp and ofi conduits, and ibv where the verbs headers are
+# installed, each with GASNet's testam and testqueue. Nothing of GASNet goes into this repository.
+#
+#   tools/gasnet/build.sh TARBALL [PREFIX]      PREFIX defaults to /var/tmp/gasnet-anchor
+#
+# Lays out PREFIX/src/GASNet-<version> (the unpacked tarball), PREFIX/build (GASNet's build directory: the programs
+# are PREFIX/build/<conduit>-conduit/testam and testqueue) and PREFIX/build/*.log. Re-running skips what is done.
+# Environment (optional):
+#   GASNET_TESTS='testam testqueue'   test programs to build in each conduit ("all": GASNet's whole `make tests-seq`)
+#   GASNET_IBV=auto|0|1               ibv-conduit: auto builds it when <infiniband/verbs.h> exists; 1 also installs
+#                                     Debian's libibverbs-dev when root; 0 never builds it
+#   JOBS=<nproc>                      make -j
+# Needs a C and C++ compiler, make, perl and the libfabric headers; as root on Debian/Ubuntu it installs what is
+# missing with apt-get (build-essential, perl, libfabric-dev), as ./gexj.sh does for the JDK and libfabric.
+set -euo pipefail
+
+usage() {
+  echo "usage: tools/gasnet/build.sh TARBALL [PREFIX]   (TARBALL: a GASNet-EX release, GASNet-<version>.tar.gz)" >&2
+  exit 2
+}
+die() { echo "build.sh: $*" >&2; exit 2; }
+
+[ $# -ge 1 ] && [ $# -le 2 ] || usage
+TARBALL="$1"
+PREFIX="${2:-/var/tmp/gasnet-anchor}"
+TESTS="${GASNET_TESTS:-testam testqueue}"
+IBV="${GASNET_IBV:-auto}"
+JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+
+[ -f "$TARBALL" ] || die "no such file: $TARBALL (give the path of a GASNet-EX release tarball, \
+GASNet-<version>.tar.gz)"
+TARBALL="$(cd "$(dirname "$TARBALL")" && pwd)/$(basename "$TARBALL")"
+case "$IBV" in auto | 0 | 1) ;; *) die "GASNET_IBV=$IBV: allowed are auto, 0 and 1" ;; esac
+top="$(tar tzf "$TARBALL" 2>/dev/null | head -1 | cut -d/ -f1)" || true
+[ -n "$top" ] && [[ "$top" == GASNet-* ]] || die "$TARBALL does not look like a GASNet-EX release (a .tar.gz whose \
+top directory is GASNet-<version>; found '${top:-no gzip tar}')"
+
+# --- what the build needs ----------------------------------------------------------------------------------
+APT_UPDATED=0
+apt_install() {  # apt_install PACKAGE...: only as root on a Debian-like system; returns non-zero otherwise
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null || return 1
+  if [ "$APT_UPDATED" = 0 ]; then apt-get update -qq >/dev/null 2>&1 || true; APT_UPDATED=1; fi
+  echo "build.sh: installing Debian package(s) $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+has_header() {  # has_header HEADER: the C compiler finds it
+  echo "#include <$1>" | "${CC:-cc}" -E -x c - >/dev/null 2>&1
+}
+
+missing=()
+for t in cc c++ make perl tar gzip; do command -v "$t" >/dev/null || missing+=("$t"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  apt_install build-essential perl tar gzip || true
+  still=()
+  for t in "${missing[@]}"; do command -v "$t" >/dev/null || still+=("$t"); done
+  [ ${#still[@]} -eq 0 ] || die "missing ${still[*]}: GASNet needs a C and C++ compiler (cc, c++), make and perl \
+(Debian: apt-get install build-essential perl; this script installs them itself when run as root)"
+fi
+
+has_header rdma/fabric.h || apt_install libfabric-dev || true
+has_header rdma/fabric.h || die "missing the libfabric headers (<rdma/fabric.h>) that GASNet's ofi-conduit needs: \
+install the Debian package libfabric-dev (this script installs it itself when run as root)"
+
+conduits="smp udp ofi"
+ibv_flag=--disable-ibv
+if [ "$IBV" = 1 ] && ! has_header infiniband/verbs.h; then
+  apt_install libibverbs-dev || die "GASNET_IBV=1 but <infiniband/verbs.h> is missing: install the Debian package \
+libibverbs-dev (needs root)"
+fi
+if [ "$IBV" != 0 ] && has_header infiniband/verbs.h; then
+  conduits="$conduits ibv"; ibv_flag=--enable-ibv
+  [ -d /sys/class/infiniband ] && [ -n "$(ls -A /sys/class/infiniband 2>/dev/null)" ] \
+    || echo "build.sh: note: no verbs device in /sys/class/infiniband: ibv-conduit builds, but its programs run only \
+where one exists (e.g. a Soft-RoCE device, see tools/rxe-vm)"
+else
+  echo "build.sh: skipping ibv-conduit: no <infiniband/verbs.h> (Debian package libibverbs-dev; GASNET_IBV=1 installs \
+it when root)"
+fi
+
+# --- unpack, configure, build --------------------------------------------------------------------------------
+mkdir -p "$PREFIX/src" "$PREFIX/build"
+SRC="$PREFIX/src/$top"
+if [ ! -x "$SRC/configure" ]; then
+  echo "build.sh: unpacking $TARBALL into $PREFIX/src"
+  tar xzf "$TARBALL" -C "$PREFIX/src"
+fi
+
+cd "$PREFIX/build"
+conf=(--enable-seq --disable-par --disable-parsync --disable-mpi --disable-ucx
+      --enable-smp --enable-udp --enable-ofi "$ibv_flag")
+if [ ! -f config.status ] || [ "$(cat .gexj-configure 2>/dev/null)" != "$SRC ${conf[*]}" ]; then
+  echo "build.sh: configuring $top in $PREFIX/build (log: configure.log)"
+  "$SRC/configure" "${conf[@]}" > configure.log 2>&1 \
+    || die "GASNet's configure failed: see the end of $PREFIX/build/configure.log"
+  echo "$SRC ${conf[*]}" > .gexj-configure
+fi
+for c in $conduits; do
+  [ -f "$c-conduit/Makefile" ] || die "configure did not enable $c-conduit: see $PREFIX/build/configure.log"
+done
+
+echo "build.sh: building GASNet's seq libraries with make -j$JOBS (log: make-seq.log; a few minutes)"
+make -j"$JOBS" seq > make-seq.log 2>&1 || die "make seq failed: see the end of $PREFIX/build/make-seq.log"
+
+failed=()
+for c in $conduits; do
+  echo "build.sh: building ${TESTS} in $c-conduit (log: make-tests-$c.log)"
+  if [ "$TESTS" = all ]; then
+    make -C "$c-conduit" tests-seq > "make-tests-$c.log" 2>&1 || failed+=("$c")
+  else
+    # shellcheck disable=SC2086 # one word per program
+    make -C "$c-conduit" $TESTS > "make-tests-$c.log" 2>&1 || failed+=("$c")
+  fi
+done
+[ ${#failed[@]} -eq 0 ] || die "test programs did not build in: ${failed[*]} \
+(see $PREFIX/build/make-tests-<conduit>.log)"
+
+echo "build.sh: done. GASNet build: $PREFIX/build; programs: $PREFIX/build/{${conduits// /,}}-conduit/{${TESTS// /,}}"
+echo "build.sh: run them with GEX/J's: tools/gasnet/alternate.sh -g $PREFIX/build -r 3 testam 10000 65536"

@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""Compares GASNet-EX's and GEX/J's testam and testqueue runs written by tools/gasnet/alternate.sh.
+
+    python3 tools/gasnet/compare.py [--split US] [--include-busy] [--plot [DIR]] RESULTS_DIR_OR_FILE...
+
+Runs are grouped by conduit, program and arguments. Every testam row (section, size, test; each section's largest
+size is compared as its 'max' row, since GASNet's largest AMMedium is not GEX/J's) and every testqueue cell (table,
+size, depth) gets the median of its values over the runs of each side; ratio = GEX/J median / GASNet median, at or
+below 1.0 means GEX/J is as fast or faster. For each group it prints the rows at or below 1.0 out of all rows in
+common, the median ratio, and every row above 1.0 with both medians; GEX/J variants (alternate.sh -v NAME:...,
+side gexj-NAME) are compared with GASNet one by one.
+
+This VM runs in a fast or a slow mode for minutes at a time (GASNet smp's AMShort ping-pong round trip about 0.3 us
+or about 1 us, every other time moving with it). Each run's mode is read from its mode probe (alternate.sh times
+that round trip just before the run), or, without one, from the run itself when it is a GASNet smp testam run;
+runs are compared only with runs of the same mode. --split sets the boundary (default 0.55 us). A probe above
+--disturbed-above (default 3 us) means the cores were busy with something else: such runs are not compared.
+
+A run is left out when it exited non-zero, has no rows, or started only after its load wait gave up
+(--include-busy keeps those). --plot also draws every run with the repository's bin/gexplot into DIR
+(default RESULTS_DIR/plots).
+"""
+import argparse
+import glob
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+AM_RE = re.compile(r"^([A-Z]):\s+(\d*)\s*(AMShort|AMMedium|AMLong)\s+(ping-pong|flood)\s+(roundtrip|one-way|two-way)"
+                   r"\s+(ReqRep|ReqReq|Req)\s*:\s+[\d.]+ sec\s+([\d.]+) us")
+NAME_RE = re.compile(r"^(?P<tag>.+?)-(?P<side>gasnet|gexj(?:-[A-Za-z0-9_.]+)?)-r(?P<round>\d+)\.txt$")
+
+
+def parse_run(path):
+    """One run file: its header fields, testam rows {key: us} and testqueue cells {(title, size, depth): us}."""
+    with open(path, errors="replace") as f:
+        lines = f.read().splitlines()
+    m = NAME_RE.match(os.path.basename(path))
+    run = {"path": path, "tag": m.group("tag") if m else None, "side": m.group("side") if m else None,
+           "round": int(m.group("round")) if m else None, "conduit": None, "program": None, "args": "",
+           "rc": None, "busy": False, "probe": None, "am": {}, "am_max": {}, "tq": {}}
+    for ln in lines:
+        if not ln.startswith("# "):
+            continue
+        h = re.match(r"^# side: (\S+)\s+conduit: (\S+)\s+program: (\S+)", ln)
+        if h:
+            run["side"], run["conduit"], run["program"] = h.groups()
+        elif ln.startswith("# args:"):
+            run["args"] = ln.split(":", 1)[1].strip()
+        elif ln.startswith("# load wait:"):
+            run["busy"] = "GAVE UP" in ln
+        elif ln.startswith("# mode probe:"):
+            p = re.search(r"us: ([\d.]+)\s*$", ln)
+            run["probe"] = float(p.group(1)) if p else None
+        elif ln.startswith("# exit status:"):
+            run["rc"] = int(ln.split(":", 1)[1].split()[0])
+    parse_testam(lines, run)
+    parse_testqueue(lines, run)
+    return run
+
+
+def parse_testam(lines, run):
+    sized = {}
+    for ln in lines:
+        m = AM_RE.match(ln)
+        if not m:
+            continue
+        sec, size, kind, pattern, way, rr, avg = m.groups()
+        run["am"][(sec, size, kind, pattern, way, rr)] = float(avg)
+        if size:
+            sized.setdefault((sec, kind, pattern, way, rr), []).append(int(size))
+    # each section's largest size becomes its 'max' row (GASNet stops at its AMMedium maximum, GEX/J at the argument)
+    for (sec, kind, pattern, way, rr), sizes in sized.items():
+        top = max(sizes)
+        run["am"][(sec, "max", kind, pattern, way, rr)] = run["am"].pop((sec, str(top), kind, pattern, way, rr))
+        run["am_max"][sec] = top
+
+
+def parse_testqueue(lines, run):
+    title, depths = None, None
+    for i, ln in enumerate(lines):
+        nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        if ln.strip() and re.match(r"^-{5,}$", nxt):
+            title, depths = ln.strip(), None
+            continue
+        if title is None:
+            continue
+        toks = ln.split()
+        if depths is None and len(toks) > 1 and all(t.isdigit() for t in toks):
+            depths = [int(t) for t in toks]
+        elif depths and len(toks) == len(depths) + 1 and toks[0].isdigit():
+            try:
+                vals = [float(t) for t in toks[1:]]
+            except ValueError:
+                continue
+            for d, v in zip(depths, vals):
+                run["tq"][(title, int(toks[0]), d)] = v
+
+
+def mode_of(run, split, disturbed):
+    us = run["probe"]
+    if us is None and run["side"] == "gasnet" and run["conduit"] == "smp":
+        us = run["am"].get(("A", "", "AMShort", "ping-pong", "roundtrip", "ReqRep"))
+    if us is None:
+        return "unknown", None
+    return ("fast" if us < split else "slow" if us <= disturbed else "disturbed"), us
+
+
+def side_name(side):
+    return {"gasnet": "GASNet", "gexj": "GEX/J"}.get(side, "GEX/J " + side[len("gexj-"):])
+
+
+def rows_of(run):
+    out = {("am",) + k: v for k, v in run["am"].items()}
+    out.update({("tq",) + k: v for k, v in run["tq"].items()})
+    return out
+
+
+def label(key, max_sizes):
+    if key[0] == "am":
+        sec, size, kind, pattern, way, rr = key[1:]
+        if size == "max":
+            g, j = max_sizes.get(("gasnet", sec)), max_sizes.get(("gexj", sec))
+            size = f"max (GASNet {fmt_sizes(g)}, GEX/J {fmt_sizes(j)})"
+        return f"testam {sec}: {size:>6} {kind:8} {pattern:9} {way:9} {rr}"
+    title, size, depth = key[1:]
+    return f"testqueue {title[:60]} size {size:>8} depth {depth:>4}"
+
+
+def fmt_sizes(sizes):
+    if not sizes:
+        return "?"
+    return "/".join(str(s) for s in sorted(sizes))
+
+
+def ratio(g, j):
+    if g > 0:
+        return j / g
+    return 1.0 if j <= 0 else float("inf")
+
+
+def compare(gasnet_runs, gexj_runs, out):
+    """Appends to out the comparison of one GEX/J side with GASNet, runs of one mode."""
+    med = {}
+    max_sizes = {}
+    for side, runs in (("gasnet", gasnet_runs), ("gexj", gexj_runs)):
+        vals = {}
+        for r in runs:
+            for k, v in rows_of(r).items():
+                vals.setdefault(k, []).append(v)
+            for sec, top in r["am_max"].items():
+                max_sizes.setdefault((side, sec), set()).add(top)
+        med[side] = {k: statistics.median(v) for k, v in vals.items()}
+    common = sorted(set(med["gasnet"]) & set(med["gexj"]), key=str)
+    if not common:
+        out.append("    no rows in common")
+        return
+    ratios = {k: ratio(med["gasnet"][k], med["gexj"][k]) for k in common}
+    above = sorted((k for k in common if ratios[k] > 1.0), key=lambda k: -ratios[k])
+    only = {s: len(set(med[s]) - set(common)) for s in ("gasnet", "gexj")}
+    out.append(f"    rows at or below 1.0: {len(common) - len(above)} of {len(common)};"
+               f" median ratio {statistics.median(ratios.values()):.2f}; largest {max(ratios.values()):.2f}"
+               + (f"  (rows on one side only: GASNet {only['gasnet']}, GEX/J {only['gexj']})"
+                  if any(only.values()) else ""))
+    if above:
+        width = max(len(label(k, max_sizes)) for k in above)
+        out.append(f"    {'rows above 1.0 (medians in us):':{width + 2}}    GASNet     GEX/J   ratio")
+        for k in above:
+            out.append(f"      {label(k, max_sizes):{width}} {med['gasnet'][k]:9.3f} {med['gexj'][k]:9.3f}"
+                       f"  {ratios[k]:6.2f}")
+
+
+def plot(runs, target):
+    gexplot = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bin", "gexplot")
+    if not os.access(gexplot, os.X_OK):
+        sys.exit(f"compare.py: --plot needs {os.path.normpath(gexplot)}, which is missing")
+    os.makedirs(target, exist_ok=True)
+    cmd = [gexplot, "-o", target]
+    for r in runs:
+        cmd += ["--label", f"{os.path.basename(r['path'])[:-4]}={r['path']}"]
+    cmd += [r["path"] for r in runs]
+    rc = subprocess.call(cmd)
+    if rc != 0:
+        sys.exit(f"compare.py: bin/gexplot ended with exit status {rc}")
+    print(f"plots: {target}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("paths", nargs="+", metavar="RESULTS_DIR_OR_FILE")
+    ap.add_argument("--split", type=float, default=0.55, metavar="US",
+                    help="AMShort round trip (us) between the fast and the slow mode (default 0.55)")
+    ap.add_argument("--disturbed-above", type=float, default=3.0, metavar="US",
+                    help="a mode probe above this (us) marks a disturbed run, not compared (default 3)")
+    ap.add_argument("--include-busy", action="store_true", help="keep runs whose load wait gave up")
+    ap.add_argument("--plot", nargs="?", const="", metavar="DIR", help="draw every run with bin/gexplot")
+    a = ap.parse_args(argv)
+    if not 0 < a.split < a.disturbed_above:
+        ap.error(f"--split {a.split} and --disturbed-above {a.disturbed_above}: give microseconds with"
+                 " 0 < split < disturbed-above")
+
+    files = []
+    for p in a.paths:
+        if os.path.isdir(p):
+            files += sorted(glob.glob(os.path.join(p, "*-gasnet-r*.txt")) + glob.glob(os.path.join(p, "*-gexj-r*.txt")))
+        elif os.path.isfile(p):
+            files.append(p)
+        else:
+            ap.error(f"{p}: no such file or directory")
+    runs = [parse_run(f) for f in files]
+    runs = [r for r in runs if r["side"] and NAME_RE.match(f"t-{r['side']}-r1.txt")]
+    if not runs:
+        sys.exit("compare.py: no runs (files named TAG-gasnet-rN.txt or TAG-gexj[-NAME]-rN.txt) in "
+                 + " ".join(a.paths))
+
+    groups = {}
+    for r in runs:
+        groups.setdefault((r["conduit"] or "?", r["program"] or "?", r["tag"] or "?"), []).append(r)
+    out = []
+    for (conduit, program, tag), members in sorted(groups.items()):
+        out.append(f"== conduit {conduit}, {program} ({tag})")
+        args = {r["args"] for r in members}
+        if len(args) > 1:
+            out.append(f"   warning: runs with different arguments: {sorted(args)}")
+        elif args and "" not in args:
+            out.append(f"   arguments: {args.pop()}")
+        kept = []
+        for r in members:
+            why = ("exit status %s" % r["rc"] if r["rc"] != 0 else "no rows" if not (r["am"] or r["tq"])
+                   else "load wait gave up" if r["busy"] and not a.include_busy else None)
+            if why:
+                out.append(f"   left out: {os.path.basename(r['path'])} ({why})")
+            else:
+                kept.append(r)
+        by_mode = {}
+        for r in kept:
+            mode, us = mode_of(r, a.split, a.disturbed_above)
+            r["mode"], r["mode_us"] = mode, us
+            by_mode.setdefault(mode, {}).setdefault(r["side"], []).append(r)
+        modes = sorted(by_mode, key=["fast", "slow", "disturbed", "unknown"].index)
+        for mode in modes:
+            sides = by_mode[mode]
+            probes = sorted(r["mode_us"] for rs in sides.values() for r in rs if r["mode_us"] is not None)
+            what = {"fast": f"fast mode (GASNet smp AMShort round trip < {a.split} us",
+                    "slow": f"slow mode (GASNet smp AMShort round trip {a.split}-{a.disturbed_above} us",
+                    "disturbed": f"disturbed (GASNet smp AMShort round trip > {a.disturbed_above} us",
+                    "unknown": "mode unknown (no mode probe"}[mode]
+            if probes:
+                what += f"; probes {probes[0]:.3f}-{probes[-1]:.3f} us"
+            gexj_sides = sorted(s for s in sides if s != "gasnet")
+            counts = ", ".join(f"{len(sides[s])} {side_name(s)} runs" for s in ["gasnet"] + gexj_sides
+                               if s in sides)
+            if mode == "disturbed":
+                out.append(f"  -- {what}): {counts}: not compared (the cores were busy with something else)")
+                continue
+            if "gasnet" not in sides or not gexj_sides:
+                out.append(f"  -- {what}): {counts}: not compared (runs are compared only within one mode)")
+                continue
+            out.append(f"  -- {what}): {counts}; only runs of this mode compared")
+            for s in gexj_sides:
+                if len(gexj_sides) > 1:
+                    out.append(f"   {side_name(s)} against GASNet:")
+                compare(sides["gasnet"], sides[s], out)
+    print("\n".join(out))
+    if a.plot is not None:
+        target = a.plot or os.path.join(a.paths[0] if os.path.isdir(a.paths[0])
+                                        else os.path.dirname(os.path.abspath(a.paths[0])), "plots")
+        plot(runs, target)
+
+
+if __name__ == "__main__":
+    main()
