@@ -3,7 +3,8 @@
 # with 2 ranks, for comparison with tools/gasnet/compare.py. This VM's speed drifts by up to 2x and switches between
 # a fast and a slow mode for minutes at a time: compare medians over rounds of one sitting, never single runs.
 #
-#   tools/gasnet/alternate.sh [options] PROG [ARGS...]      PROG: testam or testqueue, ARGS: GASNet's arguments
+#   tools/gasnet/alternate.sh [options] PROG [ARGS...]      PROG: testam, testqueue, testsmall or testlarge,
+#                                                          ARGS: GASNet's arguments
 #     -c CONDUIT     smp (default), udp, ofi or ibv
 #     -r ROUNDS      GASNet/GEX/J pairs to run (default 3)
 #     -o DIR         results directory (default $GASNET_ANCHOR/runs, GASNET_ANCHOR defaulting to /var/tmp/gasnet-anchor)
@@ -47,7 +48,8 @@ shift $((OPTIND - 1))
 PROG=$1; shift
 ARGS=("$@")
 TAG="${TAG:-$CONDUIT-$PROG}"
-case "$PROG" in testam | testqueue) ;; *) die "PROG '$PROG': allowed are testam and testqueue" ;; esac
+case "$PROG" in testam | testqueue | testsmall | testlarge) ;;
+  *) die "PROG '$PROG': allowed are testam, testqueue, testsmall and testlarge" ;; esac
 case "$CONDUIT" in smp | udp | ofi | ibv) ;; *) die "conduit '$CONDUIT': allowed are smp, udp, ofi and ibv" ;; esac
 case "$ONLY" in "" | G | J) ;; *) die "-s '$ONLY': allowed are G (GASNet only) and J (GEX/J only)" ;; esac
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "-r '$ROUNDS': give a number of rounds, 1 or more"

@@ -8,7 +8,7 @@
 # Lays out PREFIX/src/GASNet-<version> (the unpacked tarball), PREFIX/build (GASNet's build directory: the programs
 # are PREFIX/build/<conduit>-conduit/testam and testqueue) and PREFIX/build/*.log. Re-running skips what is done.
 # Environment (optional):
-#   GASNET_TESTS='testam testqueue'   test programs to build in each conduit ("all": GASNet's whole `make tests-seq`)
+#   GASNET_TESTS='testam testqueue testsmall testlarge'   test programs to build in each conduit ("all": GASNet's whole `make tests-seq`)
 #   GASNET_IBV=auto|0|1               ibv-conduit: auto builds it when <infiniband/verbs.h> exists; 1 also installs
 #                                     Debian's libibverbs-dev when root; 0 never builds it
 #   JOBS=<nproc>                      make -j
@@ -25,7 +25,7 @@ die() { echo "build.sh: $*" >&2; exit 2; }
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
 TARBALL="$1"
 PREFIX="${2:-/var/tmp/gasnet-anchor}"
-TESTS="${GASNET_TESTS:-testam testqueue}"
+TESTS="${GASNET_TESTS:-testam testqueue testsmall testlarge}"
 IBV="${GASNET_IBV:-auto}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 

@@ -30,6 +30,10 @@ import sys
 
 AM_RE = re.compile(r"^([A-Z]):\s+(\d*)\s*(AMShort|AMMedium|AMLong)\s+(ping-pong|flood)\s+(roundtrip|one-way|two-way)"
                    r"\s+(ReqRep|ReqReq|Req)\s*:\s+[\d.]+ sec\s+([\d.]+) us")
+# testsmall/testlarge: "A:  0 -   1 byte :  10 iters, latency 5 us total, 0.500 us ave. (PutBlocking latency)" or
+# "... throughput 123.456 KB/sec (PutBlocking throughput)"; latency in us, throughput turned into us per operation
+RMA_RE = re.compile(r"^([A-Z]):\s+(\d+) -\s+(\d+) byte :\s+(\d+) iters, (?:latency\s+\d+ us total,\s+([\d.]+) us ave\."
+                    r"|throughput\s+([\d.]+) ([KM])B/sec) \((.+)\)$")
 NAME_RE = re.compile(r"^(?P<tag>.+?)-(?P<side>gasnet|gexj(?:-[A-Za-z0-9_.]+)?)-r(?P<round>\d+)\.txt$")
 
 
@@ -40,7 +44,7 @@ def parse_run(path):
     m = NAME_RE.match(os.path.basename(path))
     run = {"path": path, "tag": m.group("tag") if m else None, "side": m.group("side") if m else None,
            "round": int(m.group("round")) if m else None, "conduit": None, "program": None, "args": "",
-           "rc": None, "busy": False, "probe": None, "am": {}, "am_max": {}, "tq": {}}
+           "rc": None, "busy": False, "probe": None, "am": {}, "am_max": {}, "tq": {}, "rma": {}}
     for ln in lines:
         if not ln.startswith("# "):
             continue
@@ -58,7 +62,23 @@ def parse_run(path):
             run["rc"] = int(ln.split(":", 1)[1].split()[0])
     parse_testam(lines, run)
     parse_testqueue(lines, run)
+    parse_rma(lines, run)
     return run
+
+
+def parse_rma(lines, run):
+    """testsmall/testlarge rows of rank 0 {(section, size, name): us per operation}: lower is better either way."""
+    for ln in lines:
+        m = RMA_RE.match(ln)
+        if not m or m.group(2) != "0":
+            continue
+        sec, _, size, _, ave, rate, unit, name = m.groups()
+        if ave is not None:
+            us = float(ave)
+        else:
+            per_second = float(rate) * (1024.0 * 1024.0 if unit == "M" else 1024.0) / int(size)
+            us = 1e6 / per_second if per_second > 0 else float("inf")
+        run["rma"][(sec, int(size), name)] = us
 
 
 def parse_testam(lines, run):
@@ -115,6 +135,7 @@ def side_name(side):
 def rows_of(run):
     out = {("am",) + k: v for k, v in run["am"].items()}
     out.update({("tq",) + k: v for k, v in run["tq"].items()})
+    out.update({("rma",) + k: v for k, v in run["rma"].items()})
     return out
 
 
@@ -125,6 +146,9 @@ def label(key, max_sizes):
             g, j = max_sizes.get(("gasnet", sec)), max_sizes.get(("gexj", sec))
             size = f"max (GASNet {fmt_sizes(g)}, GEX/J {fmt_sizes(j)})"
         return f"testam {sec}: {size:>6} {kind:8} {pattern:9} {way:9} {rr}"
+    if key[0] == "rma":
+        sec, size, name = key[1:]
+        return f"{sec}: {size:>8} B {name} (us per operation)"
     title, size, depth = key[1:]
     return f"testqueue {title[:60]} size {size:>8} depth {depth:>4}"
 
@@ -229,7 +253,7 @@ def main(argv=None):
             out.append(f"   arguments: {args.pop()}")
         kept = []
         for r in members:
-            why = ("exit status %s" % r["rc"] if r["rc"] != 0 else "no rows" if not (r["am"] or r["tq"])
+            why = ("exit status %s" % r["rc"] if r["rc"] != 0 else "no rows" if not (r["am"] or r["tq"] or r["rma"])
                    else "load wait gave up" if r["busy"] and not a.include_busy else None)
             if why:
                 out.append(f"   left out: {os.path.basename(r['path'])} ({why})")
