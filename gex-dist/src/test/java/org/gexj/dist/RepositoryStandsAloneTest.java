@@ -47,6 +47,16 @@ class RepositoryStandsAloneTest {
             + String.join(", ", hits));
     }
 
+    /** A JVM crash log or a native backtrace (the JDK's signal handler writes {@code *.btr}) is never source. */
+    @Test
+    void noCrashDumpIsInTheRepository() throws Exception {
+        final List<String> dumps = files().stream().map(f -> ROOT.relativize(f).toString())
+            .filter(f -> f.endsWith(".btr") || f.matches("(.*/)?hs_err_pid\\d+\\.log")
+                || f.matches("(.*/)?core(\\.\\d+)?"))
+            .toList();
+        assertTrue(dumps.isEmpty(), "crash dumps tracked or not ignored: " + dumps);
+    }
+
     private static boolean startsWith(byte[] content, int at, byte[] needle) {
         if (at + needle.length > content.length) {
             return false;
