@@ -19,14 +19,11 @@ import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.JobHealth;
-import org.gexj.spi.Registration;
 import org.gexj.spi.RmaTransport;
 import org.gexj.spi.SegmentDescriptor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -61,9 +58,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p><b>Progress</b> is manual, driven by {@link #poll}. A frame refused for {@code GEX_OFI_TIMEOUT} while this rank
  * polls on, or a send that completes in error, fails the job naming the peer.
  *
- * <p>Threads ({@link Capabilities.Threading#CONCURRENT}): one lock serialises the endpoint ({@code FI_THREAD_DOMAIN})
- * and guards the send slots, credits, backlog, RMA operations ({@link OfiOperations}), bounce buffers, registrations,
- * counters and the deferred RMA completions; any thread may claim, commit, abort and start RMA. {@link #poll} is
+ * <p>Threads (any thread may call, as the SPI requires): one lock serialises the endpoint ({@code FI_THREAD_DOMAIN})
+ * and guards the send slots, credits, backlog, RMA operations ({@link OfiOperations}), bounce buffers, counters and the deferred RMA completions; any thread may claim, commit, abort and start RMA. {@link #poll} is
  * called by one thread at a time (the core's poll lock), which alone uses the completion entries read ahead and the
  * deferred frames and remote writes ({@link OfiDeferred}). The lock is never held while a listener runs, so handlers
  * may send. The few fields a poll reads without the lock to skip work are volatile, written under it.
@@ -202,7 +198,6 @@ final class OfiConduit implements Conduit {
     private long stagedOperations;
     private long stagedBytes;
     private final OfiRmaTransport rma = new OfiRmaTransport(this);
-    private final List<OfiRegistration> registrations = new ArrayList<>();
     private long nextKey = FIRST_DYNAMIC_KEY;
     private volatile MemorySegment segment;
     private MemorySegment segmentDescriptor = MemorySegment.NULL;
@@ -329,11 +324,9 @@ final class OfiConduit implements Conduit {
             // a reassembled Long's payload is one write carrying its immediate: at most one message
             final long maxLong = fabric.maxMessageSize;
             this.capabilities = Capabilities.builder("ofi").maxFrameLength(frame).maxMedium(frame, frame)
-                .maxLong(maxLong, maxLong).maxPackedLong(frame).injectSize((int) Math.max(0,
-                    Math.min(Integer.MAX_VALUE, fabric.injectSize - OfiHeaderFlyweight.LENGTH)))
-                .immediateBits(immediateBits).nativeRma(true).crossMapped(false).registrationRequired(false)
-                .deferredLocalCompletion(true).conduitBarrier(false).orderedChannels(false)
-                .threading(Capabilities.Threading.CONCURRENT).build();
+                .maxLong(maxLong, maxLong).maxPackedLong(frame)
+                .immediateBits(immediateBits).nativeRma(true).crossMapped(false)
+                .deferredLocalCompletion(true).conduitBarrier(false).orderedChannels(false).build();
             bootstrap.barrier(); // every rank's receive buffers are posted before anyone sends
             opened = true;
         } finally {
@@ -1321,7 +1314,7 @@ final class OfiConduit implements Conduit {
 
     /**
      * The descriptor of local memory for an operation: none where the provider needs no local registration, else
-     * that of the segment or a registered region containing it, else a registration made for this operation.
+     * that of the segment if it contains the memory, else a registration made for this operation.
      */
     private MemorySegment localDescriptor(int slot, long address, long nbytes) {
         if (!fabric.requires(Fabric.FI_MR_LOCAL) || nbytes == 0) {
@@ -1330,11 +1323,6 @@ final class OfiConduit implements Conduit {
         final MemorySegment seg = segment;
         if (seg != null && address >= seg.address() && address + nbytes <= seg.address() + seg.byteSize()) {
             return segmentDescriptor;
-        }
-        for (OfiRegistration r : registrations) {
-            if (r.contains(address, nbytes)) {
-                return r.descriptor();
-            }
         }
         final MemorySegment mr = fabric.register(MemorySegment.ofAddress(address).reinterpret(nbytes), key(), false);
         operations.ownRegistration[slot] = mr;
@@ -1345,32 +1333,6 @@ final class OfiConduit implements Conduit {
         final MemorySegment mr = operations.ownRegistration[slot];
         if (mr != null) {
             Fabric.close(mr, "memory region of one operation");
-        }
-    }
-
-    /** Registers {@code memory} with the domain (where the provider needs local registration) until closed. */
-    @Override
-    public Registration register(MemorySegment memory) {
-        ensureOpen();
-        lockOpen();
-        try {
-            final MemorySegment mr = fabric.register(memory, key(), false);
-            final OfiRegistration r = new OfiRegistration(memory, mr, this::unregister);
-            registrations.add(r);
-            return r;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void unregister(OfiRegistration r) {
-        lock.lock();
-        try {
-            if (registrations.remove(r) && !closed) {
-                Fabric.close(r.mr(), "registered memory");
-            }
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -1466,10 +1428,6 @@ final class OfiConduit implements Conduit {
                     + operations.inUse() + " RMA operation(s) still in flight");
                 return;
             }
-            for (OfiRegistration r : List.copyOf(registrations)) {
-                Fabric.close(r.mr(), "registered memory");
-            }
-            registrations.clear();
             fabricClosed = true;
             try {
                 fabric.close();

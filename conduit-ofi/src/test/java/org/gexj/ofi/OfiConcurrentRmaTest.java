@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * The ofi conduit's RMA from several threads while another polls ({@code Threading.CONCURRENT}): a flood of 0-byte
+ * The ofi conduit's RMA from several threads while another polls (the SPI lets any thread call): a flood of 0-byte
  * puts and gets (completed through the deferred completions, pushed by the issuing thread, popped by the poller) with
  * a few 8-byte ones (completed by the provider, back-pressured by a small operation table), on tcp;ofi_rxm. Every
  * operation completes exactly once, with OK. Before the deferred completions were guarded, the poller popped while

@@ -7,7 +7,6 @@ import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.ConduitProvider;
-import org.gexj.spi.Registration;
 import org.gexj.spi.RmaTransport;
 
 import java.lang.foreign.MemorySegment;
@@ -117,11 +116,6 @@ public final class RejectingOfiConduitProvider implements ConduitProvider {
         @Override
         public MemorySegment peerSegment(int rank) {
             return ofi.peerSegment(rank);
-        }
-
-        @Override
-        public Registration register(MemorySegment memory) {
-            return ofi.register(memory);
         }
 
         @Override

@@ -93,7 +93,7 @@ public final class UdpConduit implements Conduit {
         this.capabilities = Capabilities.builder("udp").maxFrameLength(frame)
             .maxMedium(MEDIUM, MEDIUM).maxLong(frame, frame).maxPackedLong(frame)
             .nativeRma(false).crossMapped(false).conduitBarrier(false).orderedChannels(true)
-            .threading(Capabilities.Threading.CONCURRENT).build();
+            .build();
         if (rank == 0) {
             System.err.println("gex: udp conduit over " + port.describe() + ", datagrams up to " + settings.datagram()
                 + " B, " + settings.depth() + " in flight per peer (" + UdpSettings.DEPTH + ")"

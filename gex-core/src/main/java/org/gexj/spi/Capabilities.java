@@ -13,33 +13,24 @@ package org.gexj.spi;
  * @param maxLongRequest          largest Long request payload
  * @param maxLongReply            largest Long reply payload
  * @param maxPackedLong           largest Long payload that may travel inside the envelope frame
- * @param injectSize              payload bytes a send copies out at once (libfabric's inject size), 0 if none
  * @param immediateBits           bits of immediate data a remote write carries to the target: 0 (none), 32 (verbs
  *                                {@code imm_data}) or 64 (libfabric CQ data)
  * @param crossMapped             peers' segments are mapped into this process ({@link Conduit#peerSegment}), so
  *                                RMA and AM Long payloads are memory copies
  * @param nativeRma               {@link Conduit#rma()} moves data itself; without it (and without cross-mapping)
  *                                RMA goes over AM
- * @param registrationRequired    memory outside the segment must be {@link Conduit#register registered} for RMA
  * @param deferredLocalCompletion a put's source may still be read after the call returns, until its completion
  * @param conduitBarrier          the conduit has its own barrier ({@link Conduit#barrierNotify}); otherwise the
  *                                core runs a dissemination barrier over AM frames
- * @param threading               what concurrency the conduit's send calls allow
- * @param orderedChannels         frames between one pair on one channel arrive in order (AM never relies on it)
+ * @param orderedChannels         frames from one sender to one target on one channel arrive in the order they were
+ *                                committed. No layer relies on it (the AM layer works with either); the conformance
+ *                                kits read it to know how long a check that nothing arrived must wait (see the
+ *                                testkit's {@code ConduitKit.Marker})
  */
 public record Capabilities(String conduit, int maxFrameLength, long maxMediumRequest, long maxMediumReply,
-                           long maxLongRequest, long maxLongReply, long maxPackedLong, int injectSize,
-                           int immediateBits, boolean crossMapped, boolean nativeRma, boolean registrationRequired,
-                           boolean deferredLocalCompletion, boolean conduitBarrier, Threading threading,
-                           boolean orderedChannels) {
-    /** What concurrency a conduit's {@code claim}/{@code commit} and RMA calls allow. */
-    public enum Threading {
-        /** Any threads may call at once. */
-        CONCURRENT,
-        /** The layer above serialises calls (one lock around them). */
-        SERIALIZED
-    }
-
+                           long maxLongRequest, long maxLongReply, long maxPackedLong, int immediateBits,
+                           boolean crossMapped, boolean nativeRma, boolean deferredLocalCompletion,
+                           boolean conduitBarrier, boolean orderedChannels) {
     public Capabilities {
         if (conduit == null || conduit.isBlank()) {
             throw new IllegalArgumentException("conduit name is missing");
@@ -53,23 +44,19 @@ public record Capabilities(String conduit, int maxFrameLength, long maxMediumReq
         if (immediateBits != 0 && !nativeRma) {
             throw new IllegalArgumentException("immediateBits " + immediateBits + " without native RMA");
         }
-        for (long limit : new long[] {maxMediumRequest, maxMediumReply, maxLongRequest, maxLongReply, maxPackedLong,
-            injectSize}) {
+        for (long limit : new long[] {maxMediumRequest, maxMediumReply, maxLongRequest, maxLongReply, maxPackedLong}) {
             if (limit < 0) {
                 throw new IllegalArgumentException(conduit + ": a payload limit is negative: " + limit);
             }
         }
-        if (threading == null) {
-            throw new IllegalArgumentException("threading is null");
-        }
     }
 
-    /** A builder with no native RMA, no immediates, no cross-mapping, concurrent sends. */
+    /** A builder with no native RMA, no immediates, no cross-mapping, no barrier, unordered channels. */
     public static Builder builder(String conduit) {
         return new Builder(conduit);
     }
 
-    /** Fluent construction: names instead of sixteen positional arguments. */
+    /** Fluent construction: names instead of thirteen positional arguments. */
     public static final class Builder {
         private final String conduit;
         private int maxFrameLength;
@@ -78,14 +65,11 @@ public record Capabilities(String conduit, int maxFrameLength, long maxMediumReq
         private long maxLongRequest;
         private long maxLongReply;
         private long maxPackedLong;
-        private int injectSize;
         private int immediateBits;
         private boolean crossMapped;
         private boolean nativeRma;
-        private boolean registrationRequired;
         private boolean deferredLocalCompletion;
         private boolean conduitBarrier;
-        private Threading threading = Threading.CONCURRENT;
         private boolean orderedChannels;
 
         private Builder(String conduit) {
@@ -116,11 +100,6 @@ public record Capabilities(String conduit, int maxFrameLength, long maxMediumReq
             return this;
         }
 
-        public Builder injectSize(int v) {
-            injectSize = v;
-            return this;
-        }
-
         public Builder immediateBits(int v) {
             immediateBits = v;
             return this;
@@ -136,11 +115,6 @@ public record Capabilities(String conduit, int maxFrameLength, long maxMediumReq
             return this;
         }
 
-        public Builder registrationRequired(boolean v) {
-            registrationRequired = v;
-            return this;
-        }
-
         public Builder deferredLocalCompletion(boolean v) {
             deferredLocalCompletion = v;
             return this;
@@ -151,11 +125,6 @@ public record Capabilities(String conduit, int maxFrameLength, long maxMediumReq
             return this;
         }
 
-        public Builder threading(Threading v) {
-            threading = v;
-            return this;
-        }
-
         public Builder orderedChannels(boolean v) {
             orderedChannels = v;
             return this;
@@ -163,8 +132,8 @@ public record Capabilities(String conduit, int maxFrameLength, long maxMediumReq
 
         public Capabilities build() {
             return new Capabilities(conduit, maxFrameLength, maxMediumRequest, maxMediumReply, maxLongRequest,
-                maxLongReply, maxPackedLong, injectSize, immediateBits, crossMapped, nativeRma, registrationRequired,
-                deferredLocalCompletion, conduitBarrier, threading, orderedChannels);
+                maxLongReply, maxPackedLong, immediateBits, crossMapped, nativeRma, deferredLocalCompletion,
+                conduitBarrier, orderedChannels);
         }
     }
 }

@@ -16,9 +16,10 @@ import java.lang.foreign.MemorySegment;
  *   }
  * </pre>
  *
- * <p>Threads: with {@link Capabilities.Threading#CONCURRENT}, {@link #claim}, {@link #commit}, {@link #abort} and the
- * RMA calls may be made from any threads at once, each with its own {@link Claim}; {@link #poll} is called by one
- * thread at a time; {@link #attachSegment}, the barrier and {@link #close} by one thread, never racing the others.
+ * <p>Threads: every conduit lets {@link #claim}, {@link #commit}, {@link #abort} and the RMA calls be made from any
+ * threads at once, each with its own {@link Claim} (the layers above take no lock around them); {@link #poll} is
+ * called by one thread at a time; {@link #attachSegment}, the barrier and {@link #close} by one thread, never racing
+ * the others.
  */
 public interface Conduit extends AutoCloseable {
     int REQUEST = 0;
@@ -76,14 +77,6 @@ public interface Conduit extends AutoCloseable {
 
     /** The peer's segment mapped into this process, or {@code null} if the conduit does not cross-map. */
     MemorySegment peerSegment(int rank);
-
-    /**
-     * Makes {@code memory} usable as a local buffer of RMA ({@link Capabilities#registrationRequired()}). The default,
-     * for conduits that need no registration, holds nothing.
-     */
-    default Registration register(MemorySegment memory) {
-        return Registration.unregistered(memory);
-    }
 
     /** The conduit's RMA transport, or {@code null} without {@link Capabilities#nativeRma()}. */
     default RmaTransport rma() {

@@ -70,7 +70,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *       source, as libfabric's verbs;ofi_rxm does, so that the AM layer must take it from the tag; default 0.</li>
  * </ul>
  *
- * <p>Threads ({@link Capabilities.Threading#CONCURRENT}): claim, commit, abort and the RMA calls from any threads;
+ * <p>Threads (as the SPI requires): claim, commit, abort and the RMA calls from any threads;
  * {@link #poll} from one thread at a time, which may poll again from inside a delivery; attach and close from one
  * thread. No call blocks, and the data path allocates nothing: items are pooled and the queues are arrays.
  */
@@ -117,7 +117,7 @@ public final class EmuConduit implements Conduit {
         this.capabilities = Capabilities.builder("emu").maxFrameLength(frame).maxMedium(frame, frame)
             .maxLong(1 << 30, 1 << 30).maxPackedLong(frame).immediateBits(settings.immediateBits()).nativeRma(true)
             .deferredLocalCompletion(true).conduitBarrier(false).crossMapped(false).orderedChannels(false)
-            .threading(Capabilities.Threading.CONCURRENT).build();
+            .build();
         this.immediateMask = settings.immediateBits() == 64 ? -1L : 0xFFFF_FFFFL;
         this.random = new SplittableRandom(settings.rankSeed(rank));
         // what can be here at once: frames of every sender on both channels, operations landing from every

@@ -127,7 +127,6 @@ class EmuConduitTest {
             assertEquals(32, c.immediateBits());
             assertTrue(c.nativeRma() && c.deferredLocalCompletion());
             assertFalse(c.crossMapped() || c.conduitBarrier() || c.orderedChannels());
-            assertEquals(Capabilities.Threading.CONCURRENT, c.threading());
             assertNull(job.rank(0).peerSegment(1), "not cross-mapped");
             assertTrue(job.rank(0).toString().contains("GEX_EMU_SEED="), job.rank(0).toString());
         }
