@@ -1382,13 +1382,6 @@ final class OfiConduit implements Conduit {
         return new AttachedSegments(mine, descriptors);
     }
 
-    /** @return null: ofi does not cross-map; peers' memory is reached through {@link #rma()} */
-    @Override
-    public MemorySegment peerSegment(int peer) {
-        checkTarget(peer);
-        return null;
-    }
-
     // ------------------------------------------------------------------------------------------------- close
 
     /**

@@ -114,11 +114,6 @@ public final class RejectingOfiConduitProvider implements ConduitProvider {
         }
 
         @Override
-        public MemorySegment peerSegment(int rank) {
-            return ofi.peerSegment(rank);
-        }
-
-        @Override
         public RmaTransport rma() {
             return rma;
         }

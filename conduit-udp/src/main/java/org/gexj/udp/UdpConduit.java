@@ -255,12 +255,6 @@ public final class UdpConduit implements Conduit {
         return new AttachedSegments(local, descriptors);
     }
 
-    /** Not cross-mapped: peers' segments are reached by AM. */
-    @Override
-    public MemorySegment peerSegment(int rank) {
-        return null;
-    }
-
     @Override
     public Map<String, Long> counters() {
         final Map<String, Long> last = finalCounters;

@@ -18,11 +18,6 @@ public final class UdpConduitProvider implements ConduitProvider {
     }
 
     @Override
-    public Throwable unavailabilityCause() {
-        return null;
-    }
-
-    @Override
     public Conduit open(ConduitContext context) {
         return UdpConduit.open(context);
     }

@@ -75,8 +75,16 @@ public interface Conduit extends AutoCloseable {
      */
     AttachedSegments attachSegment(long size);
 
-    /** The peer's segment mapped into this process, or {@code null} if the conduit does not cross-map. */
-    MemorySegment peerSegment(int rank);
+    /**
+     * The peer's segment mapped into this process; only with {@link Capabilities#crossMapped()}, after
+     * {@link #attachSegment}. The default, for conduits that do not cross-map, throws.
+     *
+     * @throws UnsupportedOperationException naming the conduit and the capability it lacks
+     */
+    default MemorySegment peerSegment(int rank) {
+        throw new UnsupportedOperationException(capabilities().conduit() + " does not map peers' segments into this"
+            + " process (Capabilities.crossMapped() is false): reach rank " + rank + "'s segment through rma() or AM");
+    }
 
     /** The conduit's RMA transport, or {@code null} without {@link Capabilities#nativeRma()}. */
     default RmaTransport rma() {

@@ -10,8 +10,14 @@ public interface ConduitProvider {
     /** Cheap probe: can this conduit run on this machine (native libraries, devices, /dev/shm...)? */
     boolean isAvailable();
 
-    /** Why {@link #isAvailable()} is false, or {@code null}. */
-    Throwable unavailabilityCause();
+    /**
+     * Why {@link #isAvailable()} is false, or {@code null} when it is true. The default suits a conduit that is
+     * always available or has no more to say than its name.
+     */
+    default Throwable unavailabilityCause() {
+        return isAvailable() ? null : new UnsupportedOperationException("conduit " + name() + " is not available on"
+            + " this machine (its provider gives no cause)");
+    }
 
     /** Collective over the job: creates this rank's conduit instance. */
     Conduit open(ConduitContext context);

@@ -18,10 +18,16 @@ public interface RmaTransport {
     /**
      * A put whose arrival the target sees: once the data is in place there, the target's poll reports
      * {@link ConduitListener#onRemoteWrite} with this rank and {@code immediate} (its low
-     * {@link Capabilities#immediateBits()} bits).
+     * {@link Capabilities#immediateBits()} bits). Only with {@link Capabilities#immediateBits()} non-zero; the
+     * default, for transports without remote-write notification, throws (as libfabric's {@code fi_no_*} do).
+     *
+     * @throws UnsupportedOperationException naming the transport and the capability it lacks
      */
-    int putWithImmediate(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, long immediate,
-                         long operation);
+    default int putWithImmediate(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes,
+                                 long immediate, long operation) {
+        throw new UnsupportedOperationException(getClass().getName() + " has no put with immediate data"
+            + " (it needs Capabilities.immediateBits() > 0): nothing was sent to rank " + peer);
+    }
 
     /**
      * The checks every transport makes before it starts an operation, so that a bad call sends nothing: a segment is

@@ -452,13 +452,6 @@ public final class EmuConduit implements Conduit {
         return new AttachedSegments(mine, descriptors);
     }
 
-    /** @return null: emu does not cross-map, peers' memory is reached through {@link #rma()} only */
-    @Override
-    public MemorySegment peerSegment(int peer) {
-        checkTarget(peer);
-        return null;
-    }
-
     // ------------------------------------------------------------------------------------------------- close
 
     /**

@@ -20,11 +20,6 @@ public final class EmuConduitProvider implements ConduitProvider {
     }
 
     @Override
-    public Throwable unavailabilityCause() {
-        return null;
-    }
-
-    @Override
     public Conduit open(ConduitContext context) {
         return EmuConduit.open(context);
     }

@@ -127,7 +127,10 @@ class EmuConduitTest {
             assertEquals(32, c.immediateBits());
             assertTrue(c.nativeRma() && c.deferredLocalCompletion());
             assertFalse(c.crossMapped() || c.conduitBarrier() || c.orderedChannels());
-            assertNull(job.rank(0).peerSegment(1), "not cross-mapped");
+            final UnsupportedOperationException notMapped = assertThrows(UnsupportedOperationException.class,
+                () -> job.rank(0).peerSegment(1));
+            assertTrue(notMapped.getMessage().contains("emu") && notMapped.getMessage().contains("crossMapped"),
+                notMapped.getMessage());
             assertTrue(job.rank(0).toString().contains("GEX_EMU_SEED="), job.rank(0).toString());
         }
     }
