@@ -76,8 +76,6 @@ final class OfiConduit implements Conduit {
     private static final long PAGE = 4096;
     private static final long SEGMENT_KEY = 1;
     private static final long FIRST_DYNAMIC_KEY = 2;
-    /** Completion status of an RMA operation that failed in the provider. */
-    static final int RMA_FAILED = -20;
     /** Longest a close waits for its peers' CLOSE messages (a peer that died needs no answer). */
     private static final long CLOSE_TIMEOUT_NS = 10_000_000_000L;
     /** How long a close after a failure waits for sends in flight to complete. */
@@ -428,7 +426,7 @@ final class OfiConduit implements Conduit {
     // ------------------------------------------------------------------------------------------------- AM frames
 
     /**
-     * @return {@link #OK}, or {@link #BACK_PRESSURED} when no send buffer is free, the target's credits are short, or
+     * @return {@link #OK}, or {@link #NO_ROOM} when no send buffer is free, the target's credits are short, or
      *         the endpoint still refuses an earlier frame to the target
      */
     @Override
@@ -449,7 +447,7 @@ final class OfiConduit implements Conduit {
             sendBacklog();
             // a frame still refused by the endpoint fills the path: an IMMEDIATE send fails here, not in commit
             if (freeSendCount == 0 || credits[path] < units || backlogHead[target] >= 0) {
-                return BACK_PRESSURED;
+                return NO_ROOM;
             }
             credits[path] -= units;
             final int slot = freeSend[--freeSendCount];
@@ -1031,7 +1029,7 @@ final class OfiConduit implements Conduit {
             return null;
         }
         final int op = (int) (slot - sendSlots - receiveSlots);
-        operations.status[op] = RMA_FAILED;
+        operations.status[op] = RmaTransport.FAILED;
         failChunk(op);
         return null;
     }
@@ -1047,7 +1045,7 @@ final class OfiConduit implements Conduit {
      * Starts an RMA operation: checks it, takes a slot (and a bounce buffer for heap memory) and submits as many
      * chunks as the endpoint takes now. A call that throws has started nothing and holds nothing.
      *
-     * @return {@link #OK}, or {@link #BACK_PRESSURED} with nothing started
+     * @return {@link #OK}, or {@link #NO_ROOM} with nothing started
      */
     int startRma(int kind, int peer, long remoteOffset, MemorySegment local, long localOffset, long nbytes,
                  long immediate, long operation) {
@@ -1063,11 +1061,11 @@ final class OfiConduit implements Conduit {
         lockOpen();
         try {
             if (staged && freeBounceCount == 0) {
-                return BACK_PRESSURED;
+                return NO_ROOM;
             }
             final int slot = operations.take();
             if (slot < 0) {
-                return BACK_PRESSURED;
+                return NO_ROOM;
             }
             operations.kind[slot] = kind;
             operations.peer[slot] = peer;
@@ -1103,7 +1101,7 @@ final class OfiConduit implements Conduit {
                 }
                 if (!submit(slot) && operations.outstanding[slot] == 0) {
                     releaseOperation(slot);
-                    return BACK_PRESSURED;
+                    return NO_ROOM;
                 }
             } catch (RuntimeException | Error e) {
                 if (operations.outstanding[slot] == 0) {
@@ -1111,7 +1109,7 @@ final class OfiConduit implements Conduit {
                     throw e;
                 }
                 // chunks are in flight: the operation completes with them, failed, and submits nothing more
-                operations.status[slot] = RMA_FAILED;
+                operations.status[slot] = RmaTransport.FAILED;
                 operations.total[slot] = operations.submitted[slot];
                 if (e instanceof Error error) {
                     throw error;
@@ -1219,10 +1217,10 @@ final class OfiConduit implements Conduit {
     private void failUnsubmitted(int slot, OfiException e) {
         System.err.println("gex: ofi rank " + rank + " failed an RMA operation to rank " + operations.peer[slot] + ": "
             + e.getMessage());
-        operations.status[slot] = RMA_FAILED;
+        operations.status[slot] = RmaTransport.FAILED;
         operations.total[slot] = operations.submitted[slot];
         if (operations.outstanding[slot] == 0) {
-            deferred.deferCompletion(operations.operation[slot], RMA_FAILED);
+            deferred.deferCompletion(operations.operation[slot], RmaTransport.FAILED);
             releaseOperation(slot);
         }
     }
@@ -1290,7 +1288,7 @@ final class OfiConduit implements Conduit {
         } catch (OfiException e) {
             System.err.println("gex: ofi rank " + rank + " failed an RMA operation to rank " + operations.peer[op]
                 + ": " + e.getMessage());
-            operations.status[op] = RMA_FAILED;
+            operations.status[op] = RmaTransport.FAILED;
             return false;
         }
         return true;

@@ -99,7 +99,7 @@ class OfiConcurrentRmaTest {
                                 ? 8 : 0;
                             final long remote = thread * 64L + (i & 7) * 8L;
                             while (((i & 1) == 0 ? c.rma().put(1, remote, local, 0, bytes, op)
-                                : c.rma().get(local, 8, 1, remote, bytes, op)) == Conduit.BACK_PRESSURED) {
+                                : c.rma().get(local, 8, 1, remote, bytes, op)) == Conduit.NO_ROOM) {
                                 if (System.nanoTime() - deadline > 0) {
                                     errors.add("issuer " + thread + " back-pressured until the deadline at " + i
                                         + ", " + completed.get() + " completed");

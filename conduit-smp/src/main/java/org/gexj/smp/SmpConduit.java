@@ -219,7 +219,7 @@ public final class SmpConduit implements Conduit {
         }
         final long position = ring.tryClaim(length);
         if (position == FrameRing.INSUFFICIENT_CAPACITY) {
-            return BACK_PRESSURED;
+            return NO_ROOM;
         }
         claim.set(ring.buffer(), ring.frameIndex(position), length, target, channel, position);
         return OK;

@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.gexj.spi.Conduit.ALL_CHANNELS;
-import static org.gexj.spi.Conduit.BACK_PRESSURED;
+import static org.gexj.spi.Conduit.NO_ROOM;
 import static org.gexj.spi.Conduit.OK;
 import static org.gexj.spi.Conduit.REPLY;
 import static org.gexj.spi.Conduit.REQUEST;
@@ -149,15 +149,15 @@ class SmpAmTest {
             final byte[] frame = Frames.pattern(7, 1000);
             int committed = 0;
             final Claim claim = new Claim();
-            while (c0.claim(claim, 2, REQUEST, frame.length) != BACK_PRESSURED) {
+            while (c0.claim(claim, 2, REQUEST, frame.length) != NO_ROOM) {
                 claim.buffer().putBytes(claim.offset(), frame);
                 c0.commit(claim);
                 committed++;
                 assertTrue(committed < 100, "a 64 KiB ring took more than 100 frames of 1000 bytes");
             }
             assertTrue(committed >= 60, "a 64 KiB ring took only " + committed + " frames of 1000 bytes");
-            assertEquals(BACK_PRESSURED, job.conduits[1].claim(claim, 2, REQUEST, frame.length), "full for every sender");
-            assertEquals(BACK_PRESSURED, job.conduits[2].claim(claim, 2, REQUEST, frame.length), "and for its owner");
+            assertEquals(NO_ROOM, job.conduits[1].claim(claim, 2, REQUEST, frame.length), "full for every sender");
+            assertEquals(NO_ROOM, job.conduits[2].claim(claim, 2, REQUEST, frame.length), "and for its owner");
             Frames.send(job.conduits[1], 2, REPLY, frame);
             final List<Frame> got = new Recorder().drain(job.conduits[2]);
             assertEquals(committed + 1, got.size());
@@ -246,7 +246,7 @@ class SmpAmTest {
                 final Claim claim = new Claim();
                 for (int seq = 0; seq < perSender; seq++) {
                     final int length = 8 + seq % 200;
-                    while (c.claim(claim, 0, REQUEST, length) == BACK_PRESSURED) {
+                    while (c.claim(claim, 0, REQUEST, length) == NO_ROOM) {
                         Thread.onSpinWait();
                     }
                     final AtomicBuffer b = claim.buffer();

@@ -212,7 +212,7 @@ public final class UdpConduit implements Conduit {
         }
     }
 
-    /** @return {@link #OK}, or {@link #BACK_PRESSURED} when the peer's window of frames or bytes is full */
+    /** @return {@link #OK}, or {@link #NO_ROOM} when the peer's window of frames or bytes is full */
     @Override
     public int claim(Claim claim, int target, int channel, int length) {
         checkTarget(target);

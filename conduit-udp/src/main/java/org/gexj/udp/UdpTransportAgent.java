@@ -174,7 +174,7 @@ final class UdpTransportAgent {
                 // no timers here: acknowledgements may wait unread in the socket while this rank sent, and only a
                 // poll, which reads them first, knows whether a fragment is overdue
                 counters.windowStalls++;
-                return Conduit.BACK_PRESSURED;
+                return Conduit.NO_ROOM;
             }
             final UdpBuffer b = pool.take((long) HEADER + length);
             b.frameLength = length;

@@ -263,7 +263,7 @@ final class AmLongEngine implements ConduitListener {
         final long start = System.nanoTime();
         int code;
         while ((code = startPayload(reassemble, request, peer, dest, src, srcOffset, nbytes, nonce, op, claim,
-            credited)) == Conduit.BACK_PRESSURED) {
+            credited)) == Conduit.NO_ROOM) {
             if ((flags & Flags.IMMEDIATE) != 0 || System.nanoTime() - start > timeoutNs) {
                 abandon(op, claim, credited);
                 if ((flags & Flags.IMMEDIATE) != 0) {
@@ -455,8 +455,8 @@ final class AmLongEngine implements ConduitListener {
                 + ", which is not in flight");
         }
         if (status != Conduit.OK) {
-            throw new GexException("rank " + rank + ": the conduit failed an AM Long payload put (status " + status
-                + "); the target's handler will never run");
+            throw new GexException("rank " + rank + ": the conduit failed an AM Long payload put ("
+                + RmaTransport.describe(status) + "); the target's handler will never run");
         }
         releaseOp(op);
     }

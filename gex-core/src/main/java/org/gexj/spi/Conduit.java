@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Sending is claim / write / commit, so frames are written in place without a copy or an allocation:
  * <pre>
- *   if (conduit.claim(claim, target, REQUEST, length) == OK) {   // else BACK_PRESSURED: nothing claimed
+ *   if (conduit.claim(claim, target, REQUEST, length) == OK) {   // else NO_ROOM: nothing claimed
  *       ... write the frame into claim.buffer() at [claim.offset(), claim.offset() + length) ...
  *       conduit.commit(claim);                                    // or abort(claim)
  *   }
@@ -29,15 +29,18 @@ public interface Conduit extends AutoCloseable {
 
     /** Done, or started. */
     int OK = 0;
-    /** The path to the target is full; nothing was claimed or started. */
-    int BACK_PRESSURED = -2;
+    /**
+     * The path to the target is full; nothing was claimed or started. The layer above polls and retries, or reports
+     * its own status to the client (the AM layer's {@code Am.BACK_PRESSURED}, a different value of the public API).
+     */
+    int NO_ROOM = -2;
 
     Capabilities capabilities();
 
     /**
      * Claims room for a frame of {@code length} bytes to {@code target} on {@code channel}, filling {@code claim}.
      *
-     * @return {@link #OK}, or {@link #BACK_PRESSURED} (nothing claimed)
+     * @return {@link #OK}, or {@link #NO_ROOM} (nothing claimed)
      * @throws IllegalArgumentException if length exceeds {@link Capabilities#maxFrameLength()}, or target or channel
      *                                  is out of range
      */

@@ -29,7 +29,8 @@ public interface ConduitListener {
     /**
      * This rank's RMA operation {@code operation} completed.
      *
-     * @param status {@link Conduit#OK}, or a negative conduit error code (the operation failed)
+     * @param status {@link Conduit#OK}, or one of {@link RmaTransport}'s negative failure codes
+     *               ({@link RmaTransport#describe} names it)
      */
     default void onRmaCompletion(long operation, int status) {
     }

@@ -5,12 +5,33 @@ import java.lang.foreign.MemorySegment;
 /**
  * The RMA part of a conduit that moves data itself ({@link Capabilities#nativeRma()}). Every call starts one
  * operation identified by the caller's {@code operation} id and returns at once: {@link Conduit#OK}, or
- * {@link Conduit#BACK_PRESSURED} with nothing started. The operation's completion is reported during a later
+ * {@link Conduit#NO_ROOM} with nothing started. The operation's completion is reported during a later
  * {@link Conduit#poll} through {@link ConduitListener#onRmaCompletion}: for a put, the data is at the target and the
  * source may be reused; for a get, the data is in the destination. Remote offsets are into the peer's bound segment
  * and are checked by the caller. Any thread may call; no call allocates.
  */
 public interface RmaTransport {
+    /**
+     * Completion status: the initiator's local buffer could not be read or written when the operation ran (it was
+     * freed or closed meanwhile); nothing was written at the target for a put.
+     */
+    int ACCESS_ERROR = -10;
+    /** Completion status: the target closed (or left the job) before the operation reached it. */
+    int PEER_CLOSED = -11;
+    /** Completion status: the transport reported the operation failed (ofi: an error entry in its completion queue). */
+    int FAILED = -20;
+
+    /** A completion status in words, for messages: {@code OK}, a failure code's meaning, or the unknown number. */
+    static String describe(int status) {
+        return switch (status) {
+            case Conduit.OK -> "OK";
+            case ACCESS_ERROR -> "ACCESS_ERROR (" + ACCESS_ERROR + "): the local buffer could not be accessed";
+            case PEER_CLOSED -> "PEER_CLOSED (" + PEER_CLOSED + "): the target closed first";
+            case FAILED -> "FAILED (" + FAILED + "): the transport failed the operation";
+            default -> "unknown status " + status;
+        };
+    }
+
     int put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, long operation);
 
     int get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, long operation);

@@ -25,7 +25,7 @@ class SpiDefaultsTest {
 
         @Override
         public int claim(Claim claim, int target, int channel, int length) {
-            return OK;
+            return NO_ROOM;
         }
 
         @Override
@@ -99,5 +99,18 @@ class SpiDefaultsTest {
         assertNull(new Provider(true).unavailabilityCause());
         final Throwable cause = new Provider(false).unavailabilityCause();
         assertTrue(cause != null && cause.getMessage().contains("minimal"), String.valueOf(cause));
+    }
+
+    @Test
+    void rmaFailureCodesAreDistinctNegativesAndDescribed() {
+        final int[] codes = {RmaTransport.ACCESS_ERROR, RmaTransport.PEER_CLOSED, RmaTransport.FAILED};
+        for (int i = 0; i < codes.length; i++) {
+            assertTrue(codes[i] < 0 && codes[i] != Conduit.NO_ROOM, "code " + codes[i]);
+            for (int j = i + 1; j < codes.length; j++) {
+                assertTrue(codes[i] != codes[j], "codes " + i + " and " + j + " differ");
+            }
+            assertTrue(RmaTransport.describe(codes[i]).contains(Integer.toString(codes[i])));
+        }
+        assertTrue(RmaTransport.describe(-99).contains("unknown status -99"));
     }
 }

@@ -64,7 +64,7 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
                 finish(slot, null);
                 throw e;
             }
-        } while (code == Conduit.BACK_PRESSURED && waitFor(slot, start, "put to rank " + peer));
+        } while (code == Conduit.NO_ROOM && waitFor(slot, start, "put to rank " + peer));
     }
 
     @Override
@@ -85,7 +85,7 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
                 finish(slot, null);
                 throw e;
             }
-        } while (code == Conduit.BACK_PRESSURED && waitFor(slot, start, "get from rank " + peer));
+        } while (code == Conduit.NO_ROOM && waitFor(slot, start, "get from rank " + peer));
     }
 
     private int start(Event completion, Event localCompletion) {
@@ -133,7 +133,7 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
                 + Long.toHexString(operation) + ", which is not in flight");
         }
         finish(slot, status == Conduit.OK ? null
-            : new GexException("the conduit failed RMA operation " + slot + " with status " + status));
+            : new GexException("the conduit failed RMA operation " + slot + ": " + RmaTransport.describe(status)));
     }
 
     private void finish(int slot, Throwable failure) {

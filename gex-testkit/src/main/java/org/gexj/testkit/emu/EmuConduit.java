@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * id ({@link EmuJob}).
  *
  * <p><b>AM.</b> Nothing is cross-mapped: {@link #claim} hands out a pooled send buffer of {@code GEX_EMU_FRAME} bytes,
- * from a pool of {@code GEX_EMU_CREDITS} per (sender, target, channel); an empty pool is {@link #BACK_PRESSURED}.
+ * from a pool of {@code GEX_EMU_CREDITS} per (sender, target, channel); an empty pool is {@link #NO_ROOM}.
  * {@link #commit} passes the buffer itself to the target's inbound queue; the target gives it back to the sender's
  * pool once its {@link #poll} has delivered it.
  *
@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * own poll reports {@link ConduitListener#onRmaCompletion}. A get copies from the target's segment into the
  * initiator's destination when the target delivers it. Operations in flight per (initiator, target) are bounded by
  * {@code GEX_EMU_CREDITS} too. A copy that fails (the initiator's buffer was freed, or is confined to another thread)
- * completes with {@link #ACCESS_ERROR} and writes nothing.
+ * completes with {@link RmaTransport#ACCESS_ERROR} and writes nothing.
  *
  * <p><b>Delivery</b> is unordered and reproducible: each rank's poll delivers what has arrived (frames of either
  * channel, landing operations, completions, duplicate tags) in an order drawn from a {@link SplittableRandom}, holding
@@ -44,10 +44,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * arrivals give the same order; {@link #toString()} (printed by rank 0 when a job opens) names them.
  *
  * <p><b>Closed peers.</b> Once a rank has closed, {@link #claim} and the RMA calls towards it return
- * {@link #BACK_PRESSURED}, as a network conduit sees a peer whose credits never come back; a frame committed to it is
+ * {@link #NO_ROOM}, as a network conduit sees a peer whose credits never come back; a frame committed to it is
  * dropped. Its close hands back what it had not delivered: frames to their senders' pools, completions to their
- * initiators' pools, and operations that had not landed complete at their initiators with {@link #PEER_CLOSED}. An
- * item that reaches a rank while it closes is lost with it (its sender's credit too), as on a real network. Claim,
+ * initiators' pools, and operations that had not landed complete at their initiators with
+ * {@link RmaTransport#PEER_CLOSED}. An item that reaches a rank while it closes is lost with it (its sender's credit too), as on a real network. Claim,
  * commit, abort, poll, attach and the RMA calls on a closed conduit throw {@link IllegalStateException}.
  *
  * <p>Environment (every value range-checked at open; a bad one is an {@link IllegalArgumentException} naming it):
@@ -75,11 +75,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * thread. No call blocks, and the data path allocates nothing: items are pooled and the queues are arrays.
  */
 public final class EmuConduit implements Conduit {
-    /** Completion status of an RMA operation whose local buffer could not be read or written when it landed. */
-    public static final int ACCESS_ERROR = -10;
-    /** Completion status of an RMA operation whose target closed before it landed. */
-    public static final int PEER_CLOSED = -11;
-
     private static final long PAGE = 4096;
     /** Most items one rank's inbox may have to hold: 4 x ranks x GEX_EMU_CREDITS. */
     private static final long MAX_INBOX = 1L << 24;
@@ -187,7 +182,7 @@ public final class EmuConduit implements Conduit {
 
     // ------------------------------------------------------------------------------------------------- AM frames
 
-    /** @return {@link #OK}, or {@link #BACK_PRESSURED} when the path's credits are all in use or the target closed */
+    /** @return {@link #OK}, or {@link #NO_ROOM} when the path's credits are all in use or the target closed */
     @Override
     public int claim(Claim claim, int target, int channel, int length) {
         ensureOpen();
@@ -198,11 +193,11 @@ public final class EmuConduit implements Conduit {
                 + "] (maxFrameLength, " + EmuSettings.FRAME + ")");
         }
         if (peers[target].closed) {
-            return BACK_PRESSURED;
+            return NO_ROOM;
         }
         final EmuItem item = framePool(target, channel).take();
         if (item == null) {
-            return BACK_PRESSURED;
+            return NO_ROOM;
         }
         claim.set(item.buffer, 0, length, target, channel, item.index);
         return OK;
@@ -357,14 +352,14 @@ public final class EmuConduit implements Conduit {
             return OK;
         }
         if (from == null || to == null) {
-            return ACCESS_ERROR;
+            return RmaTransport.ACCESS_ERROR;
         }
         try {
             MemorySegment.copy(from, fromOffset, to, toOffset, nbytes);
             return OK;
         } catch (RuntimeException e) {
             // closed arena, confined to another thread, read-only destination: the operation fails, the rank goes on
-            return ACCESS_ERROR;
+            return RmaTransport.ACCESS_ERROR;
         }
     }
 
@@ -387,7 +382,7 @@ public final class EmuConduit implements Conduit {
     /**
      * Starts an RMA operation: checks it, takes a credit of the path and queues it to the target.
      *
-     * @return {@link #OK}, or {@link #BACK_PRESSURED} (nothing started) when the path's credits are in use or the
+     * @return {@link #OK}, or {@link #NO_ROOM} (nothing started) when the path's credits are in use or the
      *         target closed
      */
     int startRma(int kind, int peer, long remoteOffset, MemorySegment local, long localOffset, long nbytes,
@@ -397,11 +392,11 @@ public final class EmuConduit implements Conduit {
         RmaTransport.checkRanges("emu", rank, segmentSizes, peer, remoteOffset, local, localOffset, nbytes);
         final EmuConduit target = peers[peer];
         if (target.closed) {
-            return BACK_PRESSURED;
+            return NO_ROOM;
         }
         final EmuItem item = rmaPool(peer).take();
         if (item == null) {
-            return BACK_PRESSURED;
+            return NO_ROOM;
         }
         item.kind = kind;
         item.source = rank;
@@ -470,7 +465,7 @@ public final class EmuConduit implements Conduit {
             while ((item = inbox.takeAny()) != null) {
                 switch (item.kind) {
                     case EmuItem.PUT, EmuItem.PUT_IMMEDIATE, EmuItem.GET -> {
-                        item.status = PEER_CLOSED;
+                        item.status = RmaTransport.PEER_CLOSED;
                         complete(item);
                     }
                     case EmuItem.REMOTE_WRITE, EmuItem.DUPLICATE_TAG -> retireReport(item); // landed: the report is lost

@@ -6,7 +6,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The native RMA of {@link EmuConduit}: each call queues one operation to its target, where it lands when the target
- * polls. Returns {@link org.gexj.spi.Conduit#OK}, or {@link org.gexj.spi.Conduit#BACK_PRESSURED} with nothing started
+ * polls. Returns {@link org.gexj.spi.Conduit#OK}, or {@link org.gexj.spi.Conduit#NO_ROOM} with nothing started
  * when {@code GEX_EMU_CREDITS} operations to that peer are in flight or the peer has closed. A put's source and a
  * get's destination must stay valid, and readable or writable from the target's polling thread, until the operation's
  * completion. Ranges are checked at the call: a bad one is an {@link IllegalArgumentException}.

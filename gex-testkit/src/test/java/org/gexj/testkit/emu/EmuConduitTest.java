@@ -286,7 +286,7 @@ class EmuConduitTest {
             for (Claim c : claims) {
                 assertEquals(Conduit.OK, sender.claim(c, 1, Conduit.REQUEST, 16));
             }
-            assertEquals(Conduit.BACK_PRESSURED, sender.claim(extra, 1, Conduit.REQUEST, 16));
+            assertEquals(Conduit.NO_ROOM, sender.claim(extra, 1, Conduit.REQUEST, 16));
             // the other channel and the other target have credits of their own
             assertEquals(Conduit.OK, sender.claim(extra, 1, Conduit.REPLY, 16));
             sender.abort(extra);
@@ -299,7 +299,7 @@ class EmuConduitTest {
                 claims[i].buffer().putInt(claims[i].offset(), i);
                 sender.commit(claims[i]);
             }
-            assertEquals(Conduit.BACK_PRESSURED, sender.claim(extra, 1, Conduit.REQUEST, 16), "committed, not delivered");
+            assertEquals(Conduit.NO_ROOM, sender.claim(extra, 1, Conduit.REQUEST, 16), "committed, not delivered");
             final Recorder got = new Recorder();
             pollUntil(job.rank(1), got, () -> got.events.size() == 4);
             assertEquals(Conduit.OK, sender.claim(extra, 1, Conduit.REQUEST, 16), "delivered: the credits are back");
@@ -311,7 +311,7 @@ class EmuConduitTest {
             for (int i = 0; i < 4; i++) {
                 assertEquals(Conduit.OK, rma.put(1, 0, src, 0, 8, i));
             }
-            assertEquals(Conduit.BACK_PRESSURED, rma.get(src, 0, 1, 0, 8, 4), "4 operations to rank 1 in flight");
+            assertEquals(Conduit.NO_ROOM, rma.get(src, 0, 1, 0, 8, 4), "4 operations to rank 1 in flight");
             assertEquals(Conduit.OK, rma.put(0, 0, src, 0, 8, 5), "rank 0 itself is another path");
             final Recorder initiator = new Recorder();
             for (int i = 0; initiator.count("done") < 5; i++) {
@@ -438,11 +438,11 @@ class EmuConduitTest {
             rank1.close();
             rank1.close();
             assertEquals(0, rank0.framesInUse(1, Conduit.REQUEST), "the undelivered frame's credit came back");
-            assertEquals(Conduit.BACK_PRESSURED, rank0.claim(claim, 1, Conduit.REQUEST, 8));
-            assertEquals(Conduit.BACK_PRESSURED, rank0.rma().put(1, 0, src, 0, 8, 23));
+            assertEquals(Conduit.NO_ROOM, rank0.claim(claim, 1, Conduit.REQUEST, 8));
+            assertEquals(Conduit.NO_ROOM, rank0.rma().put(1, 0, src, 0, 8, 23));
             final Recorder initiator = new Recorder();
             pollUntil(rank0, initiator, () -> initiator.events.size() == 2);
-            assertEquals(List.of("done 21 status " + EmuConduit.PEER_CLOSED, "done 22 status " + EmuConduit.PEER_CLOSED),
+            assertEquals(List.of("done 21 status " + RmaTransport.PEER_CLOSED, "done 22 status " + RmaTransport.PEER_CLOSED),
                 initiator.events.stream().sorted().toList());
             assertThrows(IllegalStateException.class, () -> rank1.poll(initiator, Conduit.ALL_CHANNELS, 1));
             assertThrows(IllegalStateException.class, () -> rank1.claim(claim, 0, Conduit.REQUEST, 8));
@@ -466,7 +466,7 @@ class EmuConduitTest {
             assertEquals(0, target.get(ValueLayout.JAVA_BYTE, 0), "nothing written");
             final Recorder initiator = new Recorder();
             pollUntil(job.rank(0), initiator, () -> !initiator.events.isEmpty());
-            assertEquals(List.of("done 31 status " + EmuConduit.ACCESS_ERROR), initiator.events);
+            assertEquals(List.of("done 31 status " + RmaTransport.ACCESS_ERROR), initiator.events);
             final IllegalArgumentException outside = assertThrows(IllegalArgumentException.class,
                 () -> job.rank(0).rma().put(1, SEGMENT - 4, Arena.ofAuto().allocate(8), 0, 8, 32));
             assertTrue(outside.getMessage().contains(Long.toString(SEGMENT)), outside.getMessage());
