@@ -22,6 +22,8 @@ import org.gexj.spi.ConduitListener;
 import org.gexj.spi.RmaTransport;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.Locale;
 
@@ -62,6 +64,13 @@ final class AmLongEngine implements ConduitListener {
     static final int GENERATION_BITS = 4;
     private static final int GENERATIONS = 1 << GENERATION_BITS;
     private static final byte NO_GENERATION = (byte) GENERATIONS;
+    /**
+     * Release/acquire access to the generation arrays, which sender threads write and the polling thread reads. The
+     * conduit orders only its own initiating call before the poll that reports the reply (see {@link Conduit}); a
+     * sender's plain write made before that call would be visible to the poller only by grace of the conduit's
+     * internals (ofi's lock), and the JIT could keep a plain read in a register. Element access allocates nothing.
+     */
+    private static final VarHandle GENERATION = MethodHandles.arrayElementVarHandle(byte[].class);
 
     enum Protocol {
         PACKED, PUT_SYNC_SEND, REASSEMBLY;
@@ -84,13 +93,18 @@ final class AmLongEngine implements ConduitListener {
     private final LongTagCodec codec;
     private final CreditSlots credits;
     private final ReassemblyTable table;
-    /** Sender side, per (peer, slot): the generation of the slot's current use, flipped by whoever acquires it. */
+    /**
+     * Sender side, per (peer, slot): the generation of the slot's current use, advanced by whichever sender acquires
+     * the slot, read by the poller to match replies. Accessed through {@link #GENERATION} only.
+     */
     private final byte[] sendGeneration;
     /** Sender side, per (peer, slot): what still holds the slot (the reply, the payload's put); 0 frees it. */
     private final AtomicIntegerArray holds;
     /**
      * Per (source, direction, slot): the generation last matched here (requests start from 0, the generation before
-     * a slot's first use), or {@link #NO_GENERATION} for a reply not matched yet.
+     * a slot's first use), or {@link #NO_GENERATION} for a reply not matched yet. The poller writes and reads every
+     * entry; a sender also resets a reply entry when it takes the slot. Accessed through {@link #GENERATION} only
+     * (after construction).
      */
     private final byte[] matchedGeneration;
     /** The (peer, slot) a payload operation holds, or -1. */
@@ -229,11 +243,15 @@ final class AmLongEngine implements ConduitListener {
                 return null;
             }
             final int held = peer * SLOTS + slot;
-            sendGeneration[held] = (byte) ((sendGeneration[held] + 1) & (GENERATIONS - 1));
+            // the slot's previous user published its generation before it released the credit this sender took
+            final byte generation = (byte) (((byte) GENERATION.getAcquire(sendGeneration, held) + 1)
+                & (GENERATIONS - 1));
+            // this use's reply is not matched yet (the mark of a use 16 generations ago would refuse it); both writes
+            // are released before the envelope and payload calls that the poller's reply match comes after
+            GENERATION.setRelease(matchedGeneration, index(peer, LongTagCodec.DIRECTION_REPLY, slot), NO_GENERATION);
+            GENERATION.setRelease(sendGeneration, held, generation);
             holds.set(held, 2);
-            // this use's reply is not matched yet (the mark of a use 16 generations ago would refuse it)
-            matchedGeneration[index(peer, LongTagCodec.DIRECTION_REPLY, slot)] = NO_GENERATION;
-            nonce = (slot << GENERATION_BITS) | sendGeneration[held];
+            nonce = (slot << GENERATION_BITS) | generation;
         } else {
             slot = large == Protocol.REASSEMBLY && token != null ? token.creditSlot : -1;
             nonce = slot >= 0 ? token.nonce : 0;
@@ -395,7 +413,8 @@ final class AmLongEngine implements ConduitListener {
      */
     private void giveBack(int credited) {
         if (credited >= 0) {
-            sendGeneration[credited] = (byte) ((sendGeneration[credited] - 1) & (GENERATIONS - 1));
+            GENERATION.setRelease(sendGeneration, credited,
+                (byte) (((byte) GENERATION.getAcquire(sendGeneration, credited) - 1) & (GENERATIONS - 1)));
             holds.set(credited, 0);
             credits.release(credited / SLOTS, credited % SLOTS);
         }
@@ -495,10 +514,11 @@ final class AmLongEngine implements ConduitListener {
     private boolean stale(int source, int direction, int nonce) {
         final int generation = nonce & (GENERATIONS - 1);
         final int slot = nonce >> GENERATION_BITS;
-        final byte last = matchedGeneration[index(source, direction, slot)];
+        final byte last = (byte) GENERATION.getAcquire(matchedGeneration, index(source, direction, slot));
         final boolean current = direction == LongTagCodec.DIRECTION_REQUEST
             ? generation == ((last + 1) & (GENERATIONS - 1))
-            : holds.get(source * SLOTS + slot) > 0 && generation == sendGeneration[source * SLOTS + slot]
+            : holds.get(source * SLOTS + slot) > 0
+                && generation == (byte) GENERATION.getAcquire(sendGeneration, source * SLOTS + slot)
                 && generation != last;
         if (!current) {
             badTags++;
@@ -507,7 +527,8 @@ final class AmLongEngine implements ConduitListener {
     }
 
     private void matched(int source, int direction, int nonce) {
-        matchedGeneration[index(source, direction, nonce >> GENERATION_BITS)] = (byte) (nonce & (GENERATIONS - 1));
+        GENERATION.setRelease(matchedGeneration, index(source, direction, nonce >> GENERATION_BITS),
+            (byte) (nonce & (GENERATIONS - 1)));
     }
 
     private static int index(int source, int direction, int slot) {

@@ -20,6 +20,18 @@ import java.lang.foreign.MemorySegment;
  * threads at once, each with its own {@link Claim} (the layers above take no lock around them); {@link #poll} is
  * called by one thread at a time; {@link #attachSegment}, the barrier and {@link #close} by one thread, never racing
  * the others.
+ *
+ * <p><b>Memory ordering</b>, which the layers rely on and every conduit must keep: an initiating call (a
+ * {@link #commit}, an {@link RmaTransport} call) <i>happens-before</i> the {@link #poll}, on whatever thread, that
+ * reports its delivery here or its completion ({@link ConduitListener#onFrame} of a frame sent to this rank,
+ * {@link ConduitListener#onRemoteWrite}, {@link ConduitListener#onRmaCompletion}). So what the initiating thread
+ * wrote before the call (the frame, a put's source, the layer's bookkeeping for the operation id) is visible to the
+ * listener. Conduits keep it with a release/acquire pair or a lock of their own. Where the report comes through
+ * another rank (a reply to a request; a remote write's frame) the chain runs through that rank's poll and
+ * initiating call, and what crosses processes is ordered by the transport itself; a layer that shares fields
+ * between its senders and its poller beyond what the call carries publishes them with release/acquire access itself
+ * rather than count on a conduit's lock. A completion may be reported by another thread's poll <b>before the
+ * initiating call returns</b>: a layer records everything about an operation before it calls the transport.
  */
 public interface Conduit extends AutoCloseable {
     int REQUEST = 0;
