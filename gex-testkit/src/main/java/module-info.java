@@ -8,5 +8,8 @@ module org.gexj.testkit {
 
     exports org.gexj.testkit;
 
+    // BadInputKit opens the conduit under test directly, to check its own attachSegment
+    uses org.gexj.spi.ConduitProvider;
+
     provides org.gexj.spi.ConduitProvider with org.gexj.testkit.emu.EmuConduitProvider;
 }

@@ -10,6 +10,7 @@ import org.gexj.spi.ConduitListener;
 import org.gexj.wire.ControlFrameFlyweight;
 import org.agrona.DirectBuffer;
 import org.gexj.spi.JobHealth;
+import org.gexj.spi.SegmentRules;
 
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
@@ -32,8 +33,8 @@ import java.util.function.Function;
  * polls.
  */
 public final class Client implements AutoCloseable {
-    /** Segment sizes are multiples of this ({@code GASNET_PAGESIZE}). */
-    public static final long PAGE_SIZE = 4096;
+    /** Segment sizes are multiples of this ({@code GASNET_PAGESIZE}): the operating system's page size. */
+    public static final long PAGE_SIZE = SegmentRules.PAGE_SIZE;
     private static final int POLL_LIMIT = 64;
     /**
      * How long a wait may go on after a peer closed its client: long enough for that peer's last messages, sent before
@@ -178,7 +179,7 @@ public final class Client implements AutoCloseable {
     public Segment attachSegment(long bytes) {
         checkOpen();
         checkNotRestricted("attachSegment");
-        if (bytes <= 0 || bytes % PAGE_SIZE != 0 || bytes > maxSegmentSize) {
+        if (!SegmentRules.validSize(bytes) || bytes > maxSegmentSize) {
             throw new IllegalArgumentException("segment size " + bytes + " must be a non-zero multiple of "
                 + PAGE_SIZE + " and at most " + maxSegmentSize + " (GEX_MAX_SEGSIZE)");
         }

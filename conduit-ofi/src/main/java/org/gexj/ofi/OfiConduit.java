@@ -21,6 +21,7 @@ import org.gexj.spi.ConduitListener;
 import org.gexj.spi.JobHealth;
 import org.gexj.spi.RmaTransport;
 import org.gexj.spi.SegmentDescriptor;
+import org.gexj.spi.SegmentRules;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -73,7 +74,7 @@ final class OfiConduit implements Conduit {
     /** Bytes of the context passed with each operation: an {@code fi_context2}, enough for either context mode. */
     private static final int CONTEXT_BYTES = 64;
     private static final int CQ_BATCH = 32;
-    private static final long PAGE = 4096;
+    private static final long PAGE = SegmentRules.PAGE_SIZE;
     private static final long SEGMENT_KEY = 1;
     private static final long FIRST_DYNAMIC_KEY = 2;
     /** Longest a close waits for its peers' CLOSE messages (a peer that died needs no answer). */
@@ -1343,13 +1344,7 @@ final class OfiConduit implements Conduit {
     @Override
     public AttachedSegments attachSegment(long bytes) {
         ensureOpen();
-        if (segment != null) {
-            throw new IllegalStateException("rank " + rank + " already attached a segment of " + segment.byteSize()
-                + " bytes");
-        }
-        if (bytes <= 0) {
-            throw new IllegalArgumentException("segment size " + bytes + " must be > 0");
-        }
+        SegmentRules.checkAttach("ofi", rank, segment, bytes);
         final MemorySegment mine = arena.allocate(bytes, PAGE);
         final MemorySegment mr;
         lockOpen();

@@ -14,6 +14,7 @@ import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.SegmentDescriptor;
+import org.gexj.spi.SegmentRules;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -49,7 +50,7 @@ public final class SmpConduit implements Conduit {
     public static final long MIN_RING_BYTES = 64L << 10;
     public static final long MAX_RING_BYTES = 256L << 20;
 
-    private static final long PAGE = 4096;
+    private static final long PAGE = SegmentRules.PAGE_SIZE;
 
     private final int rank;
     private final int size;
@@ -273,13 +274,7 @@ public final class SmpConduit implements Conduit {
     @Override
     public AttachedSegments attachSegment(long bytes) {
         ensureOpen();
-        if (segments != null) {
-            throw new IllegalStateException("rank " + rank + " already attached a segment of "
-                + segments[rank].byteSize() + " bytes");
-        }
-        if (bytes <= 0) {
-            throw new IllegalArgumentException("segment size " + bytes + " must be > 0");
-        }
+        SegmentRules.checkAttach("smp", rank, segments == null ? null : segments[rank], bytes);
         final MemorySegment[] all = new MemorySegment[size];
         final SegmentDescriptor[] descriptors = new SegmentDescriptor[size];
         final Path mine = SharedFiles.path(jobId, "seg", rank);

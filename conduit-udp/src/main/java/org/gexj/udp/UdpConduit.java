@@ -8,6 +8,7 @@ import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.SegmentDescriptor;
+import org.gexj.spi.SegmentRules;
 import org.gexj.udp.io.DatagramPort;
 import org.gexj.udp.io.EpollDatagramPort;
 import org.gexj.udp.io.NioDatagramPort;
@@ -50,7 +51,7 @@ import java.util.Map;
 public final class UdpConduit implements Conduit {
     /** The base of the ranks' receive ports ({@link #port}). */
     static final String PORT = "GEX_UDP_PORT";
-    private static final long PAGE = 4096;
+    private static final long PAGE = SegmentRules.PAGE_SIZE;
     /**
      * The Medium limit the AM layer takes by default (GASNet's udp-conduit's): its frame, with any args and the
      * 80-byte datagram header, fits one datagram of the default {@code GEX_UDP_DATAGRAM}, so a Medium is delivered
@@ -70,6 +71,8 @@ public final class UdpConduit implements Conduit {
     private final Arena arena = Arena.ofShared();
     private volatile Map<String, Long> finalCounters;
     private volatile boolean closed;
+    /** This rank's segment, once attached (by the one thread that attaches). */
+    private MemorySegment segment;
 
     private UdpConduit(ConduitContext context) {
         this.context = context;
@@ -241,10 +244,12 @@ public final class UdpConduit implements Conduit {
 
     @Override
     public AttachedSegments attachSegment(long size) {
-        if (size < 0 || size % PAGE != 0) {
-            throw new IllegalArgumentException("segment size " + size + " is not a non-negative multiple of " + PAGE);
+        if (closed) {
+            throw new IllegalStateException("udp rank " + rank + " is closed");
         }
-        final MemorySegment local = arena.allocate(Math.max(size, PAGE), PAGE).asSlice(0, size);
+        SegmentRules.checkAttach("udp", rank, segment, size);
+        final MemorySegment local = arena.allocate(size, PAGE);
+        segment = local;
         final ByteBuffer mine = ByteBuffer.allocate(16).putLong(local.address()).putLong(size);
         final byte[][] all = context.bootstrap().allgather(mine.array());
         final SegmentDescriptor[] descriptors = new SegmentDescriptor[this.size];

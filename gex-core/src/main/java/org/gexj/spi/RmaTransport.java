@@ -8,7 +8,16 @@ import java.lang.foreign.MemorySegment;
  * {@link Conduit#NO_ROOM} with nothing started. The operation's completion is reported during a later
  * {@link Conduit#poll} through {@link ConduitListener#onRmaCompletion}: for a put, the data is at the target and the
  * source may be reused; for a get, the data is in the destination. Remote offsets are into the peer's bound segment
- * and are checked by the caller. Any thread may call; no call allocates.
+ * and are checked by the caller. Any thread may call. Each call happens-before the poll that reports its completion
+ * (the rule in {@link Conduit}), which may run on another thread before the call has returned.
+ *
+ * <p><b>Allocation.</b> A call whose local memory is in this rank's bound segment, or on the Java heap, allocates
+ * nothing (operation tables are fixed; heap memory, which the collector moves, is staged through the conduit's
+ * pre-registered bounce buffers). A call whose local memory is other native memory allocates nothing either, unless
+ * the transport must register local memory (libfabric's {@code FI_MR_LOCAL}, as verbs providers need): then ofi
+ * registers that memory for the one operation ({@code fi_mr_reg}, a kernel call and a small allocation) and closes
+ * the registration at its completion. A data path that must allocate nothing on such a provider keeps its local
+ * buffers in the segment.
  */
 public interface RmaTransport {
     /**

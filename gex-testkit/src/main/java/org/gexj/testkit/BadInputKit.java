@@ -1,6 +1,7 @@
 package org.gexj.testkit;
 
 import org.gexj.Client;
+import org.gexj.Config;
 import org.gexj.Lc;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
@@ -9,6 +10,12 @@ import org.gexj.am.Payload;
 import org.gexj.am.SrcDesc;
 import org.gexj.am.Token;
 import org.gexj.rma.Rma;
+import org.gexj.spi.AttachedSegments;
+import org.gexj.spi.Conduit;
+import org.gexj.spi.ConduitContext;
+import org.gexj.spi.ConduitProvider;
+import org.gexj.spi.JobHealth;
+import org.gexj.spi.SegmentRules;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -16,6 +23,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -82,9 +90,44 @@ public abstract class BadInputKit extends ConduitKit {
     }
 
     /**
-     * attachSegment refuses -1, 0 and more than GEX_MAX_SEGSIZE in Client, before the conduit is asked (udp's own
-     * check accepts 0): the collective attach that follows pairs with the peer's, and the segment works.
+     * attachSegment refuses -1, 0 and more than GEX_MAX_SEGSIZE in Client, before the conduit is asked: the collective
+     * attach that follows pairs with the peer's, and the segment works.
      */
+    /**
+     * The conduit's own attachSegment, called directly as a layer may (without Client's check first), keeps the one
+     * rule of {@link SegmentRules} on every conduit, as GASNet-EX's {@code gex_Segment_Attach}: a non-zero multiple
+     * of the operating system's page size, attached once. Before the rule was shared, udp accepted 0 and refused a
+     * second attach only by accident, and smp, ofi and emu accepted sizes that were not page multiples.
+     */
+    @Test
+    void everyConduitKeepsTheSameSegmentRule() {
+        final Config config = Config.of(environment());
+        final String name = config.get("GEX_CONDUIT", "smp");
+        final ConduitProvider provider = ServiceLoader.load(ConduitProvider.class).stream()
+            .map(ServiceLoader.Provider::get).filter(p -> p.name().equals(name)).findFirst()
+            .orElseThrow(() -> new AssertionError("no conduit named " + name));
+        final long page = SegmentRules.PAGE_SIZE;
+        assertEquals(page, Client.PAGE_SIZE, "Client and the SPI share the page size");
+        final String jobId = "gexjkitseg" + Long.toHexString(System.nanoTime());
+        try (Conduit conduit = provider.open(new ConduitContext(0, 1, jobId, ThreadBootstrap.job(1)[0], config,
+            new JobHealth()))) {
+            for (long bad : new long[] {Long.MIN_VALUE, -page, -1, 0, 1, page - 1, page + 1, 3 * page / 2}) {
+                final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> conduit.attachSegment(bad), name + " accepted a segment of " + bad + " bytes");
+                assertTrue(e.getMessage().contains(name) && e.getMessage().contains(" " + bad + " ")
+                    && e.getMessage().contains(Long.toString(page)), e.getMessage());
+            }
+            final AttachedSegments attached = conduit.attachSegment(2 * page);
+            assertEquals(2 * page, attached.local().byteSize());
+            assertEquals(0, attached.local().address() % page, "page aligned");
+            assertEquals(2 * page, attached.descriptors()[0].size());
+            final IllegalStateException again = assertThrows(IllegalStateException.class,
+                () -> conduit.attachSegment(page), name + " attached a second segment");
+            assertTrue(again.getMessage().contains("already attached a segment of " + 2 * page + " bytes"),
+                again.getMessage());
+        }
+    }
+
     @Test
     void attachSegmentRefusesBadSizesBeforeTheConduitIsAsked() {
         final long max = 1L << 20;

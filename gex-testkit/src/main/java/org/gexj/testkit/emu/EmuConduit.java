@@ -9,6 +9,7 @@ import org.gexj.spi.ConduitContext;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.RmaTransport;
 import org.gexj.spi.SegmentDescriptor;
+import org.gexj.spi.SegmentRules;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -75,7 +76,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * thread. No call blocks, and the data path allocates nothing: items are pooled and the queues are arrays.
  */
 public final class EmuConduit implements Conduit {
-    private static final long PAGE = 4096;
+    private static final long PAGE = SegmentRules.PAGE_SIZE;
     /** Most items one rank's inbox may have to hold: 4 x ranks x GEX_EMU_CREDITS. */
     private static final long MAX_INBOX = 1L << 24;
 
@@ -425,13 +426,7 @@ public final class EmuConduit implements Conduit {
     @Override
     public AttachedSegments attachSegment(long bytes) {
         ensureOpen();
-        if (segment != null) {
-            throw new IllegalStateException("rank " + rank + " already attached a segment of " + segment.byteSize()
-                + " bytes");
-        }
-        if (bytes <= 0) {
-            throw new IllegalArgumentException("segment size " + bytes + " must be > 0");
-        }
+        SegmentRules.checkAttach("emu", rank, segment, bytes);
         final MemorySegment mine = arena.allocate(bytes, PAGE);
         segment = mine;
         final byte[][] gathered = bootstrap.allgather(
