@@ -60,7 +60,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * polls on, or a send that completes in error, fails the job naming the peer.
  *
  * <p>Threads (any thread may call, as the SPI requires): one lock serialises the endpoint ({@code FI_THREAD_DOMAIN})
- * and guards the send slots, credits, backlog, RMA operations ({@link OfiOperations}), bounce buffers, counters and the deferred RMA completions; any thread may claim, commit, abort and start RMA. {@link #poll} is
+ * and guards the send slots, credits, backlog, RMA operations ({@link OfiOperations}), bounce buffers, counters and
+ * the deferred RMA completions; any thread may claim, commit, abort and start RMA. {@link #poll} is
  * called by one thread at a time (the core's poll lock), which alone uses the completion entries read ahead and the
  * deferred frames and remote writes ({@link OfiDeferred}). The lock is never held while a listener runs, so handlers
  * may send. The few fields a poll reads without the lock to skip work are volatile, written under it.

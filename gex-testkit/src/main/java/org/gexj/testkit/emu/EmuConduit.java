@@ -48,8 +48,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * {@link #NO_ROOM}, as a network conduit sees a peer whose credits never come back; a frame committed to it is
  * dropped. Its close hands back what it had not delivered: frames to their senders' pools, completions to their
  * initiators' pools, and operations that had not landed complete at their initiators with
- * {@link RmaTransport#PEER_CLOSED}. An item that reaches a rank while it closes is lost with it (its sender's credit too), as on a real network. Claim,
- * commit, abort, poll, attach and the RMA calls on a closed conduit throw {@link IllegalStateException}.
+ * {@link RmaTransport#PEER_CLOSED}. An item that reaches a rank while it closes is lost with it (its sender's credit
+ * too), as on a real network. Claim, commit, abort, poll, attach and the RMA calls on a closed conduit throw
+ * {@link IllegalStateException}.
  *
  * <p>Environment (every value range-checked at open; a bad one is an {@link IllegalArgumentException} naming it):
  * <ul>

@@ -442,7 +442,8 @@ class EmuConduitTest {
             assertEquals(Conduit.NO_ROOM, rank0.rma().put(1, 0, src, 0, 8, 23));
             final Recorder initiator = new Recorder();
             pollUntil(rank0, initiator, () -> initiator.events.size() == 2);
-            assertEquals(List.of("done 21 status " + RmaTransport.PEER_CLOSED, "done 22 status " + RmaTransport.PEER_CLOSED),
+            assertEquals(List.of("done 21 status " + RmaTransport.PEER_CLOSED,
+                "done 22 status " + RmaTransport.PEER_CLOSED),
                 initiator.events.stream().sorted().toList());
             assertThrows(IllegalStateException.class, () -> rank1.poll(initiator, Conduit.ALL_CHANNELS, 1));
             assertThrows(IllegalStateException.class, () -> rank1.claim(claim, 0, Conduit.REQUEST, 8));
