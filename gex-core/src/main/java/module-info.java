@@ -11,7 +11,7 @@ module org.gexj.core {
     exports org.gexj;
     exports org.gexj.spi;
     exports org.gexj.internal to org.gexj.am, org.gexj.rma;
-    // the launcher's rendezvous speaks the TCP bootstrap's protocol; it and the PMIx bootstrap use the job secret's code
+    // the launcher's rendezvous speaks the TCP bootstrap's protocol; it and the PMIx bootstrap use the secret's code
     exports org.gexj.bootstrap to org.gexj.launch, org.gexj.bootstrap.pmix;
     exports org.gexj.bootstrap.wire to org.gexj.launch;
 
