@@ -21,6 +21,11 @@ import java.util.concurrent.TimeUnit;
  * through the real rendezvous and bootstrap. If a rank's body throws, the job is aborted so the other ranks' waits
  * end at once; {@link #run} then throws an {@link AssertionError} carrying the first real failure. A job that
  * outlives its timeout is aborted and reported with what every rank was doing.
+ *
+ * <p>Why it lives in gex-launch: it is a launcher whose ranks are threads, serving the same rendezvous as gexrun, and
+ * it is what users' own unit tests want, so it belongs in a published module that brings nothing but gex-core
+ * (a test-scoped dependency on gex-launch). gex-testkit is not published and imposes JUnit and QuickTheories; gex-core
+ * is what every rank loads, and a rank needs no launcher.
  */
 public final class InProcessJob {
     /** What each rank runs between {@code Gex.init} and {@code close}. */
