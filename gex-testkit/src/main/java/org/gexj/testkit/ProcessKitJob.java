@@ -176,7 +176,7 @@ final class ProcessKitJob {
 
     /**
      * {@code mpirun -np N OPTIONS -x K=V... java RANK-JVM-OPTIONS -cp CP PROGRAM}: each rank as {@code bin/gexrank}
-     * starts it (gex-core's rank-jvm.args, libjsig preloaded), finding its job through mpirun's PMIx server.
+     * starts it (gex-launch's rank-jvm.args, libjsig preloaded), finding its job through mpirun's PMIx server.
      */
     private static List<String> mpirun(int ranks, List<String> options, Map<String, String> env, List<String> program) {
         final List<String> command = new ArrayList<>(List.of("mpirun", "--oversubscribe", "-np",
