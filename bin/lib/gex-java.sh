@@ -2,7 +2,8 @@
 # `./gexj.sh build` (mvn package) collects in gex-dist/target/lib, or exits 2 naming what is missing.
 # $1: the calling command's name, for messages.
 gex_lib="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/gex-dist/target/lib"
-if ! ls "$gex_lib"/gex-core-*.jar >/dev/null 2>&1; then
+# gex-launch too: a lib of a build before the launcher left gex-core has gex-core only
+if ! ls "$gex_lib"/gex-core-*.jar "$gex_lib"/gex-launch-*.jar >/dev/null 2>&1; then
   echo "$1: no GEX/J jars in $gex_lib: build first with ./gexj.sh build (or mvn package -DskipTests)" >&2
   exit 2
 fi

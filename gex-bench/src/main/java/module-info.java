@@ -2,6 +2,7 @@
 @SuppressWarnings("requires-automatic")
 module org.gexj.bench {
     requires org.gexj.rma;
+    requires org.gexj.launch;
     requires jmh.core;
     requires java.management;
 

@@ -1,6 +1,8 @@
 /** Conformance kits written once and subclassed by every conduit module's tests. */
 module org.gexj.testkit {
     requires transitive org.gexj.rma;
+    // ConduitKit runs its ranks as an InProcessJob, whose RankBody subclasses name
+    requires transitive org.gexj.launch;
     requires transitive org.junit.jupiter.api;
     requires quicktheories;
     // AllocationKit reads the per-thread allocation counter of com.sun.management.ThreadMXBean

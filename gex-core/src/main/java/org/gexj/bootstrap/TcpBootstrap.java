@@ -19,7 +19,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A rank's side of the bootstrap: a TCP connection to the launcher's {@link RendezvousServer}.
+ * A rank's side of the bootstrap: a TCP connection to the launcher's rendezvous (gex-launch's {@code RendezvousServer},
+ * which gexrun and {@code InProcessJob} serve).
  *
  * <p>A daemon reader thread receives allgather results and ABORT messages. An ABORT, or the connection ending
  * without this rank having closed it, fails the job's {@link JobHealth}: waits everywhere then throw
@@ -245,8 +246,11 @@ public final class TcpBootstrap implements Bootstrap {
         sayLast(BootstrapFrame.abort(rank, reason));
     }
 
-    /** For tests: drops the connection without a word, as a crashed process would. */
-    void abortWithoutNotice() {
+    /**
+     * For tests: drops the connection without a word, as a crashed process would (public for the rendezvous' tests in
+     * gex-launch; the package is exported to GEX/J's modules only).
+     */
+    public void abortWithoutNotice() {
         closing = true;
         closeSocket();
     }

@@ -20,17 +20,22 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The module descriptors as a user on the module path meets them: the API works (the smp conduit is found through
- * its {@code provides}), and the library-internal packages are out of reach, at compile time and by reflection.
+ * The module descriptors as a user on the module path meets them: the API works (the smp conduit and the bootstraps
+ * are found through their {@code provides}), the core needs nothing but Agrona, and the library-internal packages are
+ * out of reach, at compile time and by reflection.
  */
 class ModulePathIT {
     private static final Path LIB = Jobs.ROOT.resolve("gex-dist/target/lib");
 
-    /** GEX/J's own modules and Agrona: what a user puts on the module path. */
+    /**
+     * GEX/J's own modules and Agrona: what a user puts on the module path (the launcher and the PMIx bootstrap
+     * included, so that their descriptors are checked too).
+     */
     private static String modulePath() throws IOException {
         try (var jars = Files.list(LIB)) {
             return jars.map(Path::toString)
-                .filter(j -> j.matches(".*/(gex-core|gex-am|gex-rma|conduit-smp|agrona)-[^/]*\\.jar"))
+                .filter(j -> j.matches(
+                    ".*/(gex-core|gex-am|gex-rma|conduit-smp|gex-launch|gex-bootstrap-pmix|agrona)-[^/]*\\.jar"))
                 .collect(Collectors.joining(":"));
         }
     }
@@ -38,6 +43,7 @@ class ModulePathIT {
     private static final String USER_MODULE = """
         module user {
             requires org.gexj.rma;
+            uses org.gexj.spi.BootstrapProvider;
         }
         """;
 
@@ -61,6 +67,12 @@ class ModulePathIT {
                     Rma.of(client).putVal(0, 8, got[0], 4);
                     System.out.println("value " + seg.memory().get(ValueLayout.JAVA_INT, 8) + " over "
                         + client.capabilities().conduit());
+                    // the bootstraps are services of gex-core and gex-bootstrap-pmix; the core needs no JMX
+                    System.out.println("bootstraps " + java.util.ServiceLoader
+                        .load(org.gexj.spi.BootstrapProvider.class).stream().map(p -> p.get().name()).sorted()
+                        .toList());
+                    System.out.println("core requires " + Client.class.getModule().getDescriptor().requires().stream()
+                        .map(r -> r.name()).sorted().toList());
                     // reflection cannot open what the descriptors do not export
                     try {
                         Class.forName("org.gexj.internal.CoreAccess").getMethod("get").invoke(null);
@@ -85,6 +97,17 @@ class ModulePathIT {
         public final class Internal {
             public static Object access() {
                 return org.gexj.internal.CoreAccess.get();
+            }
+        }
+        """;
+
+    /** gex-core exports its bootstrap package to gex-launch and gex-bootstrap-pmix only. */
+    private static final String USER_BOOTSTRAP = """
+        package user;
+
+        public final class Bootstrap {
+            public static Object secret() {
+                return org.gexj.bootstrap.JobSecret.random(4);
             }
         }
         """;
@@ -114,10 +137,17 @@ class ModulePathIT {
         assertTrue(internalErr.toString(StandardCharsets.UTF_8).contains("package org.gexj.internal is not visible"),
             internalErr.toString(StandardCharsets.UTF_8));
 
+        Files.writeString(src.resolve("user/Bootstrap.java"), USER_BOOTSTRAP);
+        final ByteArrayOutputStream bootstrapErr = new ByteArrayOutputStream();
+        assertNotEquals(0, javac(List.of("-d", dir.resolve("out3").toString(), "-p", mp,
+            src.resolve("module-info.java").toString(), src.resolve("user/Bootstrap.java").toString()), bootstrapErr));
+        assertTrue(bootstrapErr.toString(StandardCharsets.UTF_8).contains("package org.gexj.bootstrap is not visible"),
+            bootstrapErr.toString(StandardCharsets.UTF_8));
+
         final List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "--enable-native-access=org.gexj.core,org.gexj.smp",
+                .toString(), "--enable-native-access=org.gexj.core,org.gexj.smp,org.gexj.bootstrap.pmix",
             "--add-opens", "java.base/jdk.internal.misc=org.agrona",
-            "-p", mp + ":" + out, "--add-modules", "org.gexj.smp", "-m", "user/user.Main"));
+            "-p", mp + ":" + out, "--add-modules", "org.gexj.smp,org.gexj.bootstrap.pmix", "-m", "user/user.Main"));
         final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the user module did not end");
         final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -125,5 +155,7 @@ class ModulePathIT {
         assertTrue(output.contains("value 42 over smp"), output);
         assertTrue(output.contains("internal closed"), output);
         assertTrue(output.contains("Event.begin closed"), output);
+        assertTrue(output.contains("bootstraps [pmix, singleton, tcp]"), output);
+        assertTrue(output.contains("core requires [java.base, org.agrona]"), output);
     }
 }

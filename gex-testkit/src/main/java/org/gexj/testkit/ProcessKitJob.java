@@ -176,7 +176,7 @@ final class ProcessKitJob {
 
     /**
      * {@code mpirun -np N OPTIONS -x K=V... java RANK-JVM-OPTIONS -cp CP PROGRAM}: each rank as {@code bin/gexrank}
-     * starts it (gex-core's rank-jvm.args, libjsig preloaded), finding its job through mpirun's PMIx server.
+     * starts it (gex-launch's rank-jvm.args, libjsig preloaded), finding its job through mpirun's PMIx server.
      */
     private static List<String> mpirun(int ranks, List<String> options, Map<String, String> env, List<String> program) {
         final List<String> command = new ArrayList<>(List.of("mpirun", "--oversubscribe", "-np",
@@ -201,13 +201,13 @@ final class ProcessKitJob {
     }
 
     /**
-     * The ranks' JVM options, gex-core's resource {@code org/gexj/launch/rank-jvm.args} (which gexrun and
+     * The ranks' JVM options, gex-launch's resource {@code org/gexj/launch/rank-jvm.args} (which gexrun and
      * {@code bin/gexrank} use), read from the class path: the kits' tests run on it.
      */
     private static List<String> rankJvmOptions() {
         try (var in = ClassLoader.getSystemResourceAsStream("org/gexj/launch/rank-jvm.args")) {
             if (in == null) {
-                throw new IllegalStateException("org/gexj/launch/rank-jvm.args (gex-core) is not on the class path:"
+                throw new IllegalStateException("org/gexj/launch/rank-jvm.args (gex-launch) is not on the class path:"
                     + " a kit job under mpirun needs the test JVM to run on the class path");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().map(String::strip)

@@ -10,9 +10,9 @@ import org.gexj.am.Args;
 import org.gexj.am.Payload;
 import org.gexj.am.SrcDesc;
 import org.gexj.am.Token;
-import org.gexj.launch.JitQuiescence;
-import org.gexj.launch.Progress;
-import org.gexj.launch.TimerGranularity;
+import org.gexj.benchutil.JitQuiescence;
+import org.gexj.benchutil.Progress;
+import org.gexj.benchutil.TimerGranularity;
 
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;

@@ -7,9 +7,9 @@ import org.gexj.Gex;
 import org.gexj.Lc;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
-import org.gexj.launch.JitQuiescence;
-import org.gexj.launch.Progress;
-import org.gexj.launch.TimerGranularity;
+import org.gexj.benchutil.JitQuiescence;
+import org.gexj.benchutil.Progress;
+import org.gexj.benchutil.TimerGranularity;
 import org.gexj.rma.Rma;
 
 import java.io.BufferedOutputStream;

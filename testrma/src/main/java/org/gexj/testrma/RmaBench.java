@@ -3,8 +3,8 @@ package org.gexj.testrma;
 import org.gexj.Client;
 import org.gexj.Event;
 import org.gexj.Gex;
-import org.gexj.launch.JitQuiescence;
-import org.gexj.launch.TimerGranularity;
+import org.gexj.benchutil.JitQuiescence;
+import org.gexj.benchutil.TimerGranularity;
 import org.gexj.rma.Rma;
 
 import java.io.BufferedOutputStream;
