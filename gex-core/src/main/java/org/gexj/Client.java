@@ -7,12 +7,9 @@ import org.gexj.spi.Capabilities;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.AttachedSegments;
 import org.gexj.spi.ConduitListener;
-import org.gexj.wire.ControlFrameFlyweight;
-import org.agrona.DirectBuffer;
 import org.gexj.spi.JobHealth;
 import org.gexj.spi.SegmentRules;
 
-import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,41 +40,41 @@ public final class Client implements AutoCloseable {
     private static final long CLOSED_PEER_GRACE_NS = 1_000_000_000L;
 
     static {
-        CoreAccess.install(new Access());
+        CoreAccess.install(new ClientAccess());
     }
 
     private final String name;
     private final int rank;
     private final int size;
     private final String jobId;
-    private final Conduit conduit;
+    final Conduit conduit;
     private final Bootstrap bootstrap;
-    private final JobHealth health;
+    final JobHealth health;
     private final Config config;
     private final long maxSegmentSize;
     private final ReentrantLock pollLock = new ReentrantLock();
     /** Each thread's NBI events, one per category: GASNet's NBI completion is per thread. */
     private final ThreadLocal<Event[]> nbi = ThreadLocal.withInitial(this::newNbiEvents);
-    private final EventPool events = new EventPool(this);
+    final EventPool events = new EventPool(this);
     private final Map<Class<?>, Object> extensions = new HashMap<>();
     /*
      * Waiting: spin, then yield (free when no other thread wants the core, so a peer's message is seen within
      * a microsecond), and only after ~10 ms of nothing park, because waking a parked core costs ~25 us here.
      */
-    private final ThreadLocal<BackoffIdleStrategy> idle =
+    final ThreadLocal<BackoffIdleStrategy> idle =
         ThreadLocal.withInitial(() -> new BackoffIdleStrategy(1_000, 20_000, 10_000, 1_000_000));
 
     /** The AM layer's listener: frames other than the core's, remote writes. */
-    private volatile ConduitListener amListener;
+    volatile ConduitListener amListener;
     /** The layers' counters (AM, RMA), in the order the layers were created. */
-    private final java.util.List<java.util.function.Supplier<java.util.Map<String, Long>>> layerStats =
+    final java.util.List<java.util.function.Supplier<java.util.Map<String, Long>>> layerStats =
         new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Where RMA completions go, by the owner in an operation id's top byte ({@link CoreAccess#OWNER_SHIFT}). */
-    private final ConduitListener[] rmaSinks = new ConduitListener[CoreAccess.OWNERS];
-    private final ConduitListener dispatch = new Dispatch();
-    private final DisseminationBarrier amBarrier;
-    /** Some layer takes RMA completions, which only {@link Dispatch} routes. */
-    private volatile boolean routesRma;
+    final ConduitListener[] rmaSinks = new ConduitListener[CoreAccess.OWNERS];
+    private final ConduitListener dispatch = new ClientDispatch(this);
+    final DisseminationBarrier amBarrier;
+    /** Some layer takes RMA completions, which only {@link ClientDispatch} routes. */
+    volatile boolean routesRma;
     private volatile Segment segment;
     private volatile boolean closed;
     /*
@@ -366,7 +363,7 @@ public final class Client implements AutoCloseable {
     }
 
     /** The event that tracks a new NBI operation of {@code category} by this thread: its access region's, or its own. */
-    private Event nbiEvent(int category) {
+    Event nbiEvent(int category) {
         if (regionThreads.get() != 0) {
             final Event r = region.get()[0];
             if (r != null) {
@@ -392,27 +389,27 @@ public final class Client implements AutoCloseable {
      * handler or an NPAM pair, which is what lets a blocked reply drain the path it waits on — checks that the wait
      * can complete, backs off.
      */
-    private void progressWhileBlocked() {
+    void progressWhileBlocked() {
         checkCanWait("a send waiting for room");
         final int mask = inRestrictedContext() ? 1 << Conduit.REPLY : Conduit.ALL_CHANNELS;
         idle.get().idle(pollChannels(mask));
     }
 
-    private String enterHandler(String what) {
+    String enterHandler(String what) {
         final String previous = handlerThread == Thread.currentThread() ? handlerWhat : null;
         handlerThread = Thread.currentThread();
         handlerWhat = what;
         return previous;
     }
 
-    private void exitHandler(String previous) {
+    void exitHandler(String previous) {
         handlerWhat = previous;
         if (previous == null) {
             handlerThread = null;
         }
     }
 
-    private void setNpam(String what) {
+    void setNpam(String what) {
         final String[] mine = npam.get();
         if ((mine[0] == null) != (what == null)) {
             npamThreads.addAndGet(what == null ? -1 : 1);
@@ -420,7 +417,7 @@ public final class Client implements AutoCloseable {
         mine[0] = what;
     }
 
-    private String npamContext() {
+    String npamContext() {
         return npamThreads.get() == 0 ? null : npam.get()[0];
     }
 
@@ -468,7 +465,7 @@ public final class Client implements AutoCloseable {
     }
 
     @SuppressWarnings("unchecked")
-    private synchronized <T> T extension(Class<T> type, Function<Client, T> factory) {
+    synchronized <T> T extension(Class<T> type, Function<Client, T> factory) {
         // not computeIfAbsent: one extension's factory creates another (Rma creates Am)
         Object e = extensions.get(type);
         if (e == null) {
@@ -478,7 +475,7 @@ public final class Client implements AutoCloseable {
         return (T) e;
     }
 
-    private void checkOpen() {
+    void checkOpen() {
         if (closed) {
             throw closedException(null);
         }
@@ -489,7 +486,7 @@ public final class Client implements AutoCloseable {
     }
 
     /** {@link CoreAccess#closedOr}. */
-    private RuntimeException closedOr(RuntimeException e) {
+    RuntimeException closedOr(RuntimeException e) {
         return closed && e instanceof IllegalStateException ? closedException(e) : e;
     }
 
@@ -557,7 +554,7 @@ public final class Client implements AutoCloseable {
             try {
                 conduit.close();
                 if (config.getBoolean("GEX_STATS", false)) {
-                    printStats();
+                    ClientStats.print(rank, layerStats, conduit);
                 }
             } finally {
                 if (health.failed()) {
@@ -594,206 +591,4 @@ public final class Client implements AutoCloseable {
         return java.util.Collections.unmodifiableMap(all);
     }
 
-    /**
-     * {@code GEX_STATS=1}: at close, a line per layer on stderr ({@code gex: stats rank R am: ...}, {@code rma},
-     * then the conduit's, named after it), as GASNet's {@code GASNET_STATS} prints.
-     */
-    private void printStats() {
-        for (java.util.function.Supplier<java.util.Map<String, Long>> layer : layerStats) {
-            final java.util.Map<String, Long> counters = layer.get();
-            if (!counters.isEmpty()) {
-                final String name = counters.keySet().iterator().next();
-                printStatsLine(name.substring(0, name.indexOf('.')), counters);
-            }
-        }
-        printStatsLine(conduit.capabilities().conduit(), conduit.counters());
-    }
-
-    private void printStatsLine(String layer, java.util.Map<String, Long> counters) {
-        final StringBuilder line = new StringBuilder("gex: stats rank ").append(rank).append(' ').append(layer)
-            .append(':');
-        counters.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
-        System.err.println(line);
-    }
-
-    /**
-     * Routes what the conduit delivers: the core's control frames to the barrier, the rest of the frames and remote
-     * writes to the AM layer, RMA completions to the layer that started the operation.
-     */
-    private final class Dispatch implements ConduitListener {
-        private static final int REPORTED_DROPS = 10;
-        private long dropped;
-
-        @Override
-        public void onFrame(int channel, DirectBuffer buffer, int offset, int length) {
-            if (ControlFrameFlyweight.isControl(buffer, offset, length)) {
-                final String bad = amBarrier == null ? "a control frame on a conduit with its own barrier"
-                    : amBarrier.onFrame(buffer, offset, length);
-                if (bad != null) {
-                    drop(bad);
-                }
-                return;
-            }
-            final ConduitListener am = amListener;
-            if (am == null) {
-                drop("an AM frame before this rank created its AM layer (Am.of on every rank before peers send)");
-                return;
-            }
-            am.onFrame(channel, buffer, offset, length);
-        }
-
-        @Override
-        public void onRemoteWrite(int source, long immediate) {
-            final ConduitListener am = amListener;
-            if (am == null) {
-                drop("a remote write from rank " + source + " before this rank created its AM layer");
-                return;
-            }
-            am.onRemoteWrite(source, immediate);
-        }
-
-        @Override
-        public void onRmaCompletion(long operation, int status) {
-            final int owner = (int) (operation >>> CoreAccess.OWNER_SHIFT);
-            final ConduitListener sink = owner < rmaSinks.length ? rmaSinks[owner] : null;
-            if (sink == null) {
-                drop("a completion of RMA operation 0x" + Long.toHexString(operation) + " nobody started");
-                return;
-            }
-            sink.onRmaCompletion(operation, status);
-        }
-
-        private void drop(String why) {
-            if (++dropped <= REPORTED_DROPS) {
-                System.err.println("gex: rank " + rank + " dropped " + why);
-            }
-        }
-    }
-
-    /** The library-internal operations, handed to GEX/J's own modules through {@link CoreAccess}. */
-    private static final class Access extends CoreAccess {
-        @Override
-        public Conduit conduit(Client client) {
-            return client.conduit;
-        }
-
-        @Override
-        public JobHealth health(Client client) {
-            return client.health;
-        }
-
-        @Override
-        public <T> T extension(Client client, Class<T> type, Function<Client, T> factory) {
-            return client.extension(type, factory);
-        }
-
-        @Override
-        public void setListener(Client client, ConduitListener listener) {
-            client.amListener = listener;
-        }
-
-        @Override
-        public void addStats(Client client, java.util.function.Supplier<java.util.Map<String, Long>> counters) {
-            client.layerStats.add(counters);
-        }
-
-        @Override
-        public void setRmaSink(Client client, int owner, ConduitListener sink) {
-            if (client.rmaSinks[owner] != null) {
-                throw new IllegalStateException("RMA completions of owner " + owner + " go elsewhere already");
-            }
-            client.rmaSinks[owner] = sink;
-            client.routesRma = true;
-        }
-
-        @Override
-        public AttachedSegments segments(Client client) {
-            return client.segment().attached();
-        }
-
-        @Override
-        public String enterHandler(Client client, String what) {
-            return client.enterHandler(what);
-        }
-
-        @Override
-        public void exitHandler(Client client, String previous) {
-            client.exitHandler(previous);
-        }
-
-        @Override
-        public void setNpam(Client client, String what) {
-            client.setNpam(what);
-        }
-
-        @Override
-        public String npamContext(Client client) {
-            return client.npamContext();
-        }
-
-        @Override
-        public void checkNotRestricted(Client client, String operation) {
-            client.checkNotRestricted(operation);
-        }
-
-        @Override
-        public void checkOpenAndNotRestricted(Client client, String operation) {
-            client.checkOpenAndNotRestricted(operation);
-        }
-
-        @Override
-        public void checkOpen(Client client) {
-            client.checkOpen();
-        }
-
-        @Override
-        public RuntimeException closedOr(Client client, RuntimeException e) {
-            return client.closedOr(e);
-        }
-
-        @Override
-        public void progressWhileBlocked(Client client) {
-            client.progressWhileBlocked();
-        }
-
-        @Override
-        public void resetBackoff(Client client) {
-            client.idle.get().reset();
-        }
-
-        @Override
-        public Event nbiEvent(Client client, int category) {
-            return client.nbiEvent(category);
-        }
-
-        @Override
-        public Event newEvent(Client client) {
-            return new Event(client, null);
-        }
-
-        @Override
-        public Event pooledEvent(Client client) {
-            return client.events.take();
-        }
-
-        @Override
-        public void begin(Event event, int n) {
-            event.begin(n);
-        }
-
-        @Override
-        public void complete(Event event, int n) {
-            event.complete(n);
-        }
-
-        @Override
-        public void fail(Event event, int n, Throwable failure) {
-            event.fail(n, failure);
-        }
-
-        @Override
-        public void setLastEvent(Lc lc, Event event) {
-            lc.setLastEvent(event);
-        }
-    }
 }
