@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Local completion: payloads are copied out of the source before a send returns, so {@link Lc#NOW},
  * {@link Lc#GROUP} and explicit events are all complete at return.
  */
-public final class Am {
+public final class Am extends AmRequestSends {
     private static final CoreAccess CORE = CoreAccess.get();
 
     static {
@@ -79,7 +79,9 @@ public final class Am {
     static final int CREDIT_RETURN = 1;
     private final long backPressureTimeoutNs;
     private final ThreadLocal<SrcDesc> srcDescs;
-    /** Each sending thread's claim: a handler's reply on a thread waiting to send reuses it before that send has one. */
+    /**
+     * Each sending thread's claim: a handler's reply on a thread waiting to send reuses it before that send has one.
+     */
     private final ThreadLocal<Claim> sendClaims = ThreadLocal.withInitial(() -> new Claim(Thread.currentThread()));
     private Claim lastClaim = new Claim(null);
     private final AtomicLong droppedFrames = new AtomicLong();
@@ -97,7 +99,8 @@ public final class Am {
         final long conduitMedium = Math.min(capabilities.maxMediumRequest(), capabilities.maxMediumReply());
         this.maxMedium = client.config().getLong("GEX_AM_MAX_MEDIUM",
             Math.max(512, Math.min(Math.min(65536, frameLimit), conduitMedium)), 512, frameLimit);
-        this.backPressureTimeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
+        this.backPressureTimeoutNs =
+            client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
         // a packed Long carries its payload in the frame: up to the conduit's frame (udp fragments frames of any size)
         this.longEngine = capabilities.crossMapped() ? null
             : new AmLongEngine(this, client, conduit, capabilities, frameLimit, backPressureTimeoutNs);
@@ -168,7 +171,8 @@ public final class Am {
 
     private int put(int index, AmHandler handler) {
         if (handlers[index] != null) {
-            throw new IllegalArgumentException("handler index " + index + " is already registered (" + handlers[index] + ")");
+            throw new IllegalArgumentException("handler index " + index + " is already registered ("
+                + handlers[index] + ")");
         }
         handlers[index] = handler;
         return index;
@@ -309,7 +313,8 @@ public final class Am {
         checkNargs(nargs);
         final long max = category == AmFrameFlyweight.CATEGORY_MEDIUM ? maxMedium : maxLong;
         if (least < 0 || least > most) {
-            throw new IllegalArgumentException("NPAM payload bounds [" + least + ", " + most + "] need 0 <= least <= most");
+            throw new IllegalArgumentException("NPAM payload bounds [" + least + ", " + most
+                + "] need 0 <= least <= most");
         }
         if (least > max) {
             throw new IllegalArgumentException("NPAM least payload " + least + " exceeds the maximum " + max);
@@ -438,8 +443,8 @@ public final class Am {
                 }
             }
         } else {
-            c = begin(sd.claim, sd.token, sd.peer, sd.channel, sd.category, handler, nargs, 0, sd.clientBuffer, 0, nbytes,
-                sd.dest, Lc.NOW);
+            c = begin(sd.claim, sd.token, sd.peer, sd.channel, sd.category, handler, nargs, 0, sd.clientBuffer, 0,
+                nbytes, sd.dest, Lc.NOW);
         }
         if (sd.lc != null && sd.lc.isEvent()) {
             CORE.setLastEvent(sd.lc, Event.DONE); // the client buffer was copied: locally complete
@@ -464,6 +469,116 @@ public final class Am {
     }
 
     // ---------------------------------------------------------------------------------------------- sending
+
+    /*
+     * The public sends (requestShort, tryRequestMedium, requestLong with an args array, and Token's replies) are
+     * generated at build time by src/build/GenAmSends.java into AmRequestSends and TokenReplySends: each is one call
+     * of request (here), reply or replyFromPayload (Token), which end in send and sendFromPayload below. The
+     * fixed-arity forms pass their args as a0..a3 (unused ones 0) so that no varargs array is allocated per message.
+     */
+
+    @Override
+    int request(int peer, int category, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc,
+                int flags, int nargs, int a0, int a1, int a2, int a3) {
+        return send(null, peer, category, handler, src, srcOffset, nbytes, dest, lc, flags, nargs, a0, a1, a2, a3);
+    }
+
+    @Override
+    int request(int peer, int category, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc,
+                int flags, int[] args, int nargs) {
+        return send(null, peer, category, handler, src, srcOffset, nbytes, dest, lc, flags, args, nargs);
+    }
+
+    /**
+     * Sends a request ({@code token} null) or {@code token}'s reply with the first {@code nargs} (at most 4) of
+     * {@code a0..a3} as args.
+     *
+     * @return {@link #OK}, or {@link #BACK_PRESSURED} if IMMEDIATE and the path was full (nothing sent)
+     */
+    int send(Token token, int peer, int category, int handler, MemorySegment src, long srcOffset, long nbytes,
+             long dest, Lc lc, int flags, int nargs, int a0, int a1, int a2, int a3) {
+        checkSendContext(token);
+        final Claim c = begin(sendClaim(), token, peer, token == null ? Conduit.REQUEST : Conduit.REPLY, category,
+            handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
+        return c == null ? BACK_PRESSURED : putArgsAndCommit(c, token, nargs, a0, a1, a2, a3);
+    }
+
+    /** As the fixed-arity {@code send}, with {@code nargs} args taken from {@code args}. */
+    int send(Token token, int peer, int category, int handler, MemorySegment src, long srcOffset, long nbytes,
+             long dest, Lc lc, int flags, int[] args, int nargs) {
+        checkSendContext(token);
+        checkArgs(args, nargs);
+        final Claim c = begin(sendClaim(), token, peer, token == null ? Conduit.REQUEST : Conduit.REPLY, category,
+            handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
+        return c == null ? BACK_PRESSURED : putArgsAndCommit(c, token, args, nargs);
+    }
+
+    /**
+     * Sends {@code token}'s Medium reply whose payload is {@code nbytes} of the delivered {@code src} from
+     * {@code srcAt}, with the first {@code nargs} (at most 4) of {@code a0..a3} as args.
+     */
+    int sendFromPayload(Token token, int handler, Payload src, long srcAt, long nbytes, Lc lc, int flags, int nargs,
+                        int a0, int a1, int a2, int a3) {
+        checkReplyContext(token);
+        final Claim c = beginMedium(sendClaim(), token, token.source, Conduit.REPLY, handler, nargs, flags, src, srcAt,
+            nbytes, lc);
+        return c == null ? BACK_PRESSURED : putArgsAndCommit(c, token, nargs, a0, a1, a2, a3);
+    }
+
+    /** As the fixed-arity {@code sendFromPayload}, with {@code nargs} args taken from {@code args}. */
+    int sendFromPayload(Token token, int handler, Payload src, long srcAt, long nbytes, Lc lc, int flags, int[] args,
+                        int nargs) {
+        checkReplyContext(token);
+        checkArgs(args, nargs);
+        final Claim c = beginMedium(sendClaim(), token, token.source, Conduit.REPLY, handler, nargs, flags, src, srcAt,
+            nbytes, lc);
+        return c == null ? BACK_PRESSURED : putArgsAndCommit(c, token, args, nargs);
+    }
+
+    private void checkSendContext(Token token) {
+        if (token == null) {
+            checkRequestContext();
+        } else {
+            checkReplyContext(token);
+        }
+    }
+
+    /** Writes the first {@code nargs} of {@code a0..a3} into the claimed frame and commits it. @return {@link #OK} */
+    private int putArgsAndCommit(Claim c, Token token, int nargs, int a0, int a1, int a2, int a3) {
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset() + AmFrameFlyweight.ARGS_OFFSET;
+        if (nargs > 0) {
+            b.putInt(at, a0);
+        }
+        if (nargs > 1) {
+            b.putInt(at + 4, a1);
+        }
+        if (nargs > 2) {
+            b.putInt(at + 8, a2);
+        }
+        if (nargs > 3) {
+            b.putInt(at + 12, a3);
+        }
+        return commitSend(c, token);
+    }
+
+    /** Writes {@code args[0..nargs)} into the claimed frame and commits it. @return {@link #OK} */
+    private int putArgsAndCommit(Claim c, Token token, int[] args, int nargs) {
+        final AtomicBuffer b = c.buffer();
+        final int at = c.offset() + AmFrameFlyweight.ARGS_OFFSET;
+        for (int i = 0; i < nargs; i++) {
+            b.putInt(at + 4 * i, args[i]);
+        }
+        return commitSend(c, token);
+    }
+
+    private int commitSend(Claim c, Token token) {
+        commit(c);
+        if (token != null) {
+            token.replied = true;
+        }
+        return OK;
+    }
 
     void checkRequestContext() {
         CORE.checkOpenAndNotRestricted(client, "an AM request");
@@ -524,7 +639,8 @@ public final class Am {
                 + (request ? "request" : "reply"));
         }
         if (h.nargs() != nargs) {
-            throw new IllegalArgumentException("handler " + index + " takes " + h.nargs() + " args; sent with " + nargs);
+            throw new IllegalArgumentException("handler " + index + " takes " + h.nargs() + " args; sent with "
+                + nargs);
         }
     }
 
@@ -617,8 +733,8 @@ public final class Am {
         checkSend(peer, channel, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, nbytes, lc);
         Objects.requireNonNull(src, "src");
         src.checkSource(srcAt, nbytes);
-        if (claimFrame(claim, token, peer, channel, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, true, nbytes,
-            0) == null) {
+        if (claimFrame(claim, token, peer, channel, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, true,
+            nbytes, 0) == null) {
             return null;
         }
         src.copyTo(srcAt, claim.buffer(), claim.offset() + AmFrameFlyweight.payloadOffset(nargs), (int) nbytes);
@@ -731,582 +847,4 @@ public final class Am {
     MemorySegment localSegment() {
         return client.hasSegment() ? client.segment().memory() : null;
     }
-
-    // BEGIN GENERATED SENDS (tools/gen_am_overloads.py)
-    /** Sends a Short request with 0 args; waits for resources. @return {@link Am#OK} */
-    public int requestShort(int peer, int handler) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, 0, null, 0, 0, 0, Lc.NOW);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Short request with 1 args; waits for resources. @return {@link Am#OK} */
-    public int requestShort(int peer, int handler, int a0) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, 0, null, 0, 0, 0, Lc.NOW);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Short request with 2 args; waits for resources. @return {@link Am#OK} */
-    public int requestShort(int peer, int handler, int a0, int a1) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, 0, null, 0, 0, 0, Lc.NOW);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Short request with 3 args; waits for resources. @return {@link Am#OK} */
-    public int requestShort(int peer, int handler, int a0, int a1, int a2) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, 0, null, 0, 0, 0, Lc.NOW);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Short request with 4 args; waits for resources. @return {@link Am#OK} */
-    public int requestShort(int peer, int handler, int a0, int a1, int a2, int a3) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, 0, null, 0, 0, 0, Lc.NOW);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Short request with 0 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestShort(int peer, int handler) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 0, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Short request with 1 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestShort(int peer, int handler, int a0) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 1, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Short request with 2 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestShort(int peer, int handler, int a0, int a1) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 2, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Short request with 3 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestShort(int peer, int handler, int a0, int a1, int a2) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 3, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Short request with 4 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestShort(int peer, int handler, int a0, int a1, int a2, int a3) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, 4, Flags.IMMEDIATE, null, 0, 0, 0, Lc.NOW);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Short request with {@code nargs} args taken from {@code args} (reused by the caller).
-     *
-     * @param flags 0 or {@link org.gexj.Flags#IMMEDIATE}
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} if IMMEDIATE and resources were short (nothing sent)
-     */
-    public int requestShort(int peer, int handler, int flags, int[] args, int nargs) {
-        checkRequestContext();
-        Am.checkArgs(args, nargs);
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_SHORT, handler, nargs, flags, null, 0, 0, 0, Lc.NOW);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        for (int i = 0; i < nargs; i++) {
-            b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
-        }
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Medium request with 0 args; waits for resources. @return {@link Am#OK} */
-    public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, 0, src, srcOffset, nbytes, 0, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Medium request with 1 args; waits for resources. @return {@link Am#OK} */
-    public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, 0, src, srcOffset, nbytes, 0, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Medium request with 2 args; waits for resources. @return {@link Am#OK} */
-    public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, 0, src, srcOffset, nbytes, 0, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Medium request with 3 args; waits for resources. @return {@link Am#OK} */
-    public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, 0, src, srcOffset, nbytes, 0, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Medium request with 4 args; waits for resources. @return {@link Am#OK} */
-    public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, 0, src, srcOffset, nbytes, 0, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Medium request with 0 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Medium request with 1 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Medium request with 2 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Medium request with 3 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Medium request with 4 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int a0, int a1, int a2, int a3) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, 0, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Medium request with {@code nargs} args taken from {@code args} (reused by the caller).
-     *
-     * @param flags 0 or {@link org.gexj.Flags#IMMEDIATE}
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} if IMMEDIATE and resources were short (nothing sent)
-     */
-    public int requestMedium(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, Lc lc, int flags, int[] args, int nargs) {
-        checkRequestContext();
-        Am.checkArgs(args, nargs);
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_MEDIUM, handler, nargs, flags, src, srcOffset, nbytes, 0, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        for (int i = 0; i < nargs; i++) {
-            b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
-        }
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Long request with 0 args; waits for resources. @return {@link Am#OK} */
-    public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 0, 0, src, srcOffset, nbytes, dest, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Long request with 1 args; waits for resources. @return {@link Am#OK} */
-    public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 1, 0, src, srcOffset, nbytes, dest, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Long request with 2 args; waits for resources. @return {@link Am#OK} */
-    public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 2, 0, src, srcOffset, nbytes, dest, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Long request with 3 args; waits for resources. @return {@link Am#OK} */
-    public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 3, 0, src, srcOffset, nbytes, dest, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /** Sends a Long request with 4 args; waits for resources. @return {@link Am#OK} */
-    public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 4, 0, src, srcOffset, nbytes, dest, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Long request with 0 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 0, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Long request with 1 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 1, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Long request with 2 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 2, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Long request with 3 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 3, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Long request with 4 args only if resources are free now ({@link org.gexj.Flags#IMMEDIATE}).
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing sent
-     */
-    public int tryRequestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int a0, int a1, int a2, int a3) {
-        checkRequestContext();
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, 4, Flags.IMMEDIATE, src, srcOffset, nbytes, dest, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 0, a0);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4, a1);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 8, a2);
-        b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 12, a3);
-        this.commit(c);
-        return Am.OK;
-    }
-
-    /**
-     * Sends a Long request with {@code nargs} args taken from {@code args} (reused by the caller).
-     *
-     * @param flags 0 or {@link org.gexj.Flags#IMMEDIATE}
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} if IMMEDIATE and resources were short (nothing sent)
-     */
-    public int requestLong(int peer, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int flags, int[] args, int nargs) {
-        checkRequestContext();
-        Am.checkArgs(args, nargs);
-        final Claim c = this.begin(this.sendClaim(), null, peer, Conduit.REQUEST, AmFrameFlyweight.CATEGORY_LONG, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
-        if (c == null) {
-            return Am.BACK_PRESSURED;
-        }
-        final AtomicBuffer b = c.buffer();
-        final int at = c.offset();
-        for (int i = 0; i < nargs; i++) {
-            b.putInt(at + AmFrameFlyweight.ARGS_OFFSET + 4 * i, args[i]);
-        }
-        this.commit(c);
-        return Am.OK;
-    }
-    // END GENERATED SENDS
 }
