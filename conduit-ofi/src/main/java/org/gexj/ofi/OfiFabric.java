@@ -3,6 +3,7 @@ package org.gexj.ofi;
 import org.gexj.ofi.ffm.FiDomain;
 import org.gexj.ofi.ffm.FiEndpoint;
 import org.gexj.ofi.ffm.FiEq;
+import org.gexj.ofi.ffm.FiInfo;
 import org.gexj.ofi.ffm.Fabric;
 
 import java.lang.foreign.Arena;
@@ -14,8 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The libfabric objects of one rank, opened in order (info, fabric, domain, CQ, AV, endpoint) and closed in reverse:
@@ -43,7 +42,7 @@ final class OfiFabric implements AutoCloseable {
         Linker.nativeLinker().defaultLookup().find("strdup").orElseThrow(), FunctionDescriptor.of(ADDRESS, ADDRESS));
 
     final MemorySegment infoList;
-    final MemorySegment info;
+    final FiInfo info;
     final String provider;
     final String domainName;
     final int mrMode;
@@ -59,19 +58,17 @@ final class OfiFabric implements AutoCloseable {
     MemorySegment ep = MemorySegment.NULL;
     private final List<Runnable> closers = new ArrayList<>();
 
-    private OfiFabric(MemorySegment infoList, MemorySegment info) {
+    private OfiFabric(MemorySegment infoList, FiInfo info) {
         this.infoList = infoList;
         this.info = info;
-        final MemorySegment fabricAttr = Fabric.attr(info, Fabric.INFO_FABRIC_ATTR, Fabric.FI_FABRIC_ATTR);
-        final MemorySegment domainAttr = Fabric.attr(info, Fabric.INFO_DOMAIN_ATTR, Fabric.FI_DOMAIN_ATTR);
-        this.provider = Fabric.string(fabricAttr.get(ADDRESS, Fabric.FABRIC_PROV_NAME));
-        this.domainName = Fabric.string(domainAttr.get(ADDRESS, Fabric.DOMAIN_NAME));
-        this.mrMode = domainAttr.get(JAVA_INT, Fabric.DOMAIN_MR_MODE);
-        this.cqDataSize = domainAttr.get(JAVA_LONG, Fabric.DOMAIN_CQ_DATA_SIZE);
-        final long max = Fabric.attr(info, Fabric.INFO_EP_ATTR, Fabric.FI_EP_ATTR).get(JAVA_LONG, Fabric.EP_MAX_MSG_SIZE);
+        this.provider = info.provider();
+        this.domainName = info.domainName();
+        this.mrMode = info.mrMode();
+        this.cqDataSize = info.cqDataSize();
+        final long max = info.maxMessageSize();
         this.maxMessageSize = max < 0 ? Long.MAX_VALUE : max; // size_t: 2^64-1 means unlimited
-        this.injectSize = Fabric.attr(info, Fabric.INFO_TX_ATTR, Fabric.FI_TX_ATTR).get(JAVA_LONG, Fabric.TX_INJECT_SIZE);
-        this.sourceKnown = (info.get(JAVA_LONG, Fabric.INFO_CAPS) & Fabric.FI_SOURCE) != 0;
+        this.injectSize = info.injectSize();
+        this.sourceKnown = (info.caps() & Fabric.FI_SOURCE) != 0;
     }
 
     /**
@@ -83,27 +80,18 @@ final class OfiFabric implements AutoCloseable {
     static OfiFabric open(OfiSettings settings, int ranks, long cqSize, long minMultiRecv) {
         final OfiFabric f = choose(settings.provider(), settings.node());
         try {
-            f.fabric = Fabric.openFabric(Fabric.attr(f.info, Fabric.INFO_FABRIC_ATTR, Fabric.FI_FABRIC_ATTR));
+            f.fabric = Fabric.openFabric(f.info.fabricAttr());
             f.closers.add(() -> Fabric.close(f.fabric, "fabric"));
-            f.domain = Fabric.openDomain(f.fabric, f.info);
+            f.domain = Fabric.openDomain(f.fabric, f.info.segment());
             f.closers.add(() -> Fabric.close(f.domain, "domain"));
-            try (Arena arena = Arena.ofConfined()) {
-                final MemorySegment cqAttr = arena.allocate(FiEq.FI_CQ_ATTR);
-                cqAttr.set(JAVA_LONG, FiEq.CQ_ATTR_SIZE, cqSize);
-                cqAttr.set(JAVA_INT, FiEq.CQ_ATTR_FORMAT, FiEq.FI_CQ_FORMAT_DATA);
-                cqAttr.set(JAVA_INT, FiEq.CQ_ATTR_WAIT_OBJ, FiEq.FI_WAIT_NONE);
-                f.cq = FiDomain.openCq(f.domain, cqAttr);
-                f.closers.add(() -> Fabric.close(f.cq, "completion queue"));
-                final MemorySegment avAttr = arena.allocate(FiDomain.FI_AV_ATTR);
-                avAttr.set(JAVA_INT, FiDomain.AV_ATTR_TYPE, Fabric.FI_AV_TABLE);
-                avAttr.set(JAVA_LONG, FiDomain.AV_ATTR_COUNT, ranks);
-                f.av = FiDomain.openAv(f.domain, avAttr);
-                f.closers.add(() -> Fabric.close(f.av, "address vector"));
-            }
+            f.cq = FiDomain.openCq(f.domain, cqSize, FiEq.FI_CQ_FORMAT_DATA, FiEq.FI_WAIT_NONE);
+            f.closers.add(() -> Fabric.close(f.cq, "completion queue"));
+            f.av = FiDomain.openAv(f.domain, Fabric.FI_AV_TABLE, ranks);
+            f.closers.add(() -> Fabric.close(f.av, "address vector"));
             if ("shm".equals(f.provider)) {
                 ShmLeftovers.removeOnce();
             }
-            f.ep = FiDomain.openEndpoint(f.domain, f.info);
+            f.ep = FiDomain.openEndpoint(f.domain, f.info.segment());
             f.closers.add(() -> Fabric.close(f.ep, "endpoint"));
             FiEndpoint.bind(f.ep, f.cq, Fabric.FI_TRANSMIT | Fabric.FI_RECV);
             FiEndpoint.bind(f.ep, f.av, 0);
@@ -175,8 +163,7 @@ final class OfiFabric implements AutoCloseable {
     static List<String> offered(String provider, String node) {
         final List<String> names = new ArrayList<>();
         final MemorySegment list = query(provider, node);
-        for (MemorySegment i = list; !i.equals(MemorySegment.NULL);
-             i = i.get(ADDRESS, Fabric.INFO_NEXT).reinterpret(Fabric.FI_INFO.byteSize())) {
+        for (FiInfo i = first(list); i != null; i = i.next()) {
             names.add(describe(i));
         }
         if (!list.equals(MemorySegment.NULL)) {
@@ -185,11 +172,13 @@ final class OfiFabric implements AutoCloseable {
         return names;
     }
 
-    static String describe(MemorySegment info) {
-        final MemorySegment fabricAttr = Fabric.attr(info, Fabric.INFO_FABRIC_ATTR, Fabric.FI_FABRIC_ATTR);
-        final MemorySegment domainAttr = Fabric.attr(info, Fabric.INFO_DOMAIN_ATTR, Fabric.FI_DOMAIN_ATTR);
-        return Fabric.string(fabricAttr.get(ADDRESS, Fabric.FABRIC_PROV_NAME)) + " (domain "
-            + Fabric.string(domainAttr.get(ADDRESS, Fabric.DOMAIN_NAME)) + ")";
+    static String describe(FiInfo info) {
+        return info.provider() + " (domain " + info.domainName() + ")";
+    }
+
+    /** The head of a list {@code fi_getinfo} returned, or null for none. */
+    private static FiInfo first(MemorySegment list) {
+        return list.equals(MemorySegment.NULL) ? null : new FiInfo(list);
     }
 
     private static OfiFabric choose(String provider, String node) {
@@ -197,13 +186,10 @@ final class OfiFabric implements AutoCloseable {
         if (list.equals(MemorySegment.NULL)) {
             throw new OfiException(noProvider(provider));
         }
-        MemorySegment best = MemorySegment.NULL;
+        FiInfo best = null;
         int bestRank = Integer.MAX_VALUE;
-        for (MemorySegment i = list; !i.equals(MemorySegment.NULL);
-             i = i.get(ADDRESS, Fabric.INFO_NEXT).reinterpret(Fabric.FI_INFO.byteSize())) {
-            final String name = Fabric.string(Fabric.attr(i, Fabric.INFO_FABRIC_ATTR, Fabric.FI_FABRIC_ATTR)
-                .get(ADDRESS, Fabric.FABRIC_PROV_NAME));
-            final int rank = provider != null ? 0 : preference(name);
+        for (FiInfo i = first(list); i != null; i = i.next()) {
+            final int rank = provider != null ? 0 : preference(i.provider());
             if (rank < bestRank) {
                 best = i;
                 bestRank = rank;
@@ -214,14 +200,13 @@ final class OfiFabric implements AutoCloseable {
             // the chosen provider and domain again with FI_SOURCE, if it has it: the conduit then drops messages
             // from endpoints outside the job's address vector (asked only now, so it never decides the provider)
             final MemorySegment sourced = query(chosen.provider, node, Fabric.FI_SOURCE);
-            MemorySegment same = MemorySegment.NULL;
-            for (MemorySegment i = sourced; !i.equals(MemorySegment.NULL) && same.equals(MemorySegment.NULL);
-                 i = i.get(ADDRESS, Fabric.INFO_NEXT).reinterpret(Fabric.FI_INFO.byteSize())) {
+            FiInfo same = null;
+            for (FiInfo i = first(sourced); i != null && same == null; i = i.next()) {
                 if (describe(i).equals(describe(best))) {
                     same = i;
                 }
             }
-            if (!same.equals(MemorySegment.NULL)) {
+            if (same != null) {
                 Fabric.freeInfo(list);
                 list = sourced;
                 chosen = new OfiFabric(list, same);
@@ -235,7 +220,7 @@ final class OfiFabric implements AutoCloseable {
             if (!anywhere.equals(MemorySegment.NULL)) {
                 Fabric.freeInfo(list);
                 list = anywhere;
-                chosen = new OfiFabric(list, list);
+                chosen = new OfiFabric(list, new FiInfo(list));
             }
         }
         return chosen;
@@ -277,21 +262,15 @@ final class OfiFabric implements AutoCloseable {
 
     private static MemorySegment hints(String provider, long extraCaps) {
         final MemorySegment hints = Fabric.dupInfo(MemorySegment.NULL);
-        hints.set(JAVA_LONG, Fabric.INFO_CAPS, REQUIRED_CAPS | extraCaps);
-        hints.set(JAVA_LONG, Fabric.INFO_MODE, SUPPORTED_MODES);
-        Fabric.attr(hints, Fabric.INFO_EP_ATTR, Fabric.FI_EP_ATTR).set(JAVA_INT, Fabric.EP_TYPE, Fabric.FI_EP_RDM);
-        final MemorySegment domainAttr = Fabric.attr(hints, Fabric.INFO_DOMAIN_ATTR, Fabric.FI_DOMAIN_ATTR);
-        domainAttr.set(JAVA_INT, Fabric.DOMAIN_MR_MODE, SUPPORTED_MR_MODES);
         // the conduit serialises its endpoint, but shm 1.17 shares state between the domains of one process (ranks
         // as threads of one JVM) that only FI_THREAD_SAFE protects
-        domainAttr.set(JAVA_INT, Fabric.DOMAIN_THREADING, Fabric.FI_THREAD_SAFE);
-        domainAttr.set(JAVA_INT, Fabric.DOMAIN_AV_TYPE, Fabric.FI_AV_TABLE);
+        final FiInfo view = new FiInfo(hints).caps(REQUIRED_CAPS | extraCaps).mode(SUPPORTED_MODES)
+            .endpointType(Fabric.FI_EP_RDM).mrMode(SUPPORTED_MR_MODES).threading(Fabric.FI_THREAD_SAFE)
+            .avType(Fabric.FI_AV_TABLE);
         if (provider != null) {
             // fi_freeinfo frees the string: it must come from malloc
             try (Arena arena = Arena.ofConfined()) {
-                final MemorySegment copy = (MemorySegment) STRDUP.invokeExact(arena.allocateFrom(provider));
-                Fabric.attr(hints, Fabric.INFO_FABRIC_ATTR, Fabric.FI_FABRIC_ATTR)
-                    .set(ADDRESS, Fabric.FABRIC_PROV_NAME, copy);
+                view.providerName((MemorySegment) STRDUP.invokeExact(arena.allocateFrom(provider)));
             } catch (Throwable t) {
                 Fabric.freeInfo(hints);
                 throw new OfiException("strdup of the provider name failed: " + t);

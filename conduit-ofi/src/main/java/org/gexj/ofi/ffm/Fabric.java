@@ -371,6 +371,14 @@ public final class Fabric {
         }
     }
 
+    /** {@code fi_tostr_r} of {@code domain_attr->mr_mode} bits, or "none". */
+    public static String mrModeText(int mrMode) {
+        try (Arena arena = Arena.ofConfined()) {
+            final String text = toStr(arena.allocateFrom(JAVA_INT, mrMode), FI_TYPE_MR_MODE).trim();
+            return text.isEmpty() ? "none" : text;
+        }
+    }
+
     /** {@code fi_fabric(info->fabric_attr, &fabric, NULL)}. */
     public static MemorySegment openFabric(MemorySegment fabricAttr) {
         try (Arena arena = Arena.ofConfined()) {

@@ -80,6 +80,27 @@ public final class FiDomain {
         return open(domain, OPS_AV_OPEN, attr, "fi_av_open", FID_AV.byteSize());
     }
 
+    /** {@code fi_av_open} of an AV of {@code type} for {@code count} addresses. */
+    public static MemorySegment openAv(MemorySegment domain, int type, long count) {
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment attr = arena.allocate(FI_AV_ATTR);
+            attr.set(JAVA_INT, AV_ATTR_TYPE, type);
+            attr.set(JAVA_LONG, AV_ATTR_COUNT, count);
+            return openAv(domain, attr);
+        }
+    }
+
+    /** {@code fi_cq_open} of a CQ of {@code size} entries of {@code format}, waiting with {@code waitObject}. */
+    public static MemorySegment openCq(MemorySegment domain, long size, int format, int waitObject) {
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment attr = arena.allocate(FiEq.FI_CQ_ATTR);
+            attr.set(JAVA_LONG, FiEq.CQ_ATTR_SIZE, size);
+            attr.set(JAVA_INT, FiEq.CQ_ATTR_FORMAT, format);
+            attr.set(JAVA_INT, FiEq.CQ_ATTR_WAIT_OBJ, waitObject);
+            return openCq(domain, attr);
+        }
+    }
+
     /** {@code fi_cq_open(domain, attr, &cq, NULL)}. */
     public static MemorySegment openCq(MemorySegment domain, MemorySegment attr) {
         return open(domain, OPS_CQ_OPEN, attr, "fi_cq_open", FiEq.FID_CQ.byteSize());
