@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Heap memory is staged through the bounce buffers, in chunks of {@link OfiConduit#BOUNCE_BYTES}, and counted:
+ * Heap memory is staged through the bounce buffers, in chunks of {@link OfiRmaEngine#BOUNCE_BYTES}, and counted:
  * {@code ofi.staged.operations} and {@code ofi.staged.bytes} grow by each heap put, get and AM Long payload, and not
  * by native memory (the kits check the data of every form and size; see RmaConformanceKit and AmConformanceKit).
  */
@@ -39,7 +39,7 @@ class OfiHeapStagingTest extends ConduitKit {
             client.barrier();
             final int peer = (client.rank() + 1) % 2;
             final long base = (long) client.rank() * (SEGMENT / 2);
-            final int n = 3 * OfiConduit.BOUNCE_BYTES + 5;
+            final int n = 3 * OfiRmaEngine.BOUNCE_BYTES + 5;
             final MemorySegment nativeMemory = Arena.ofAuto().allocate(n);
             final MemorySegment heap = MemorySegment.ofArray(new byte[n]);
             assertEquals(Map.of("ofi.staged.operations", 0L, "ofi.staged.bytes", 0L), staged(client));

@@ -1,0 +1,193 @@
+package org.gexj.ofi;
+
+import org.gexj.ofi.ffm.FiCqEntries;
+import org.gexj.ofi.ffm.FiCqErrorEntry;
+import org.gexj.ofi.ffm.FiErrno;
+import org.gexj.ofi.ffm.Fabric;
+import org.gexj.spi.JobHealth;
+
+import java.lang.foreign.Arena;
+
+/**
+ * The close's drain: with manual progress a message this rank sent last (the final barrier's) may still sit in the
+ * provider, and it leaves only while this rank polls. {@link #drain} sends CLOSE to every peer once this rank's RMA
+ * operations have completed and reads the completion queue until every send completed and every peer's CLOSE arrived
+ * (a peer closes once it has heard every CLOSE, and then serves no operation); {@link #settle}, after a failure, only
+ * waits a little for the sends in flight.
+ *
+ * <p>Threads: called by the closing thread, once {@link OfiGuard#startClosing()} has stopped every other thread from
+ * sending or reading the completion queue; each round runs under the {@link OfiGuard} lock, and ends if another
+ * thread's close tore the fabric down meanwhile. It reads the queue into entries of its own: a poll begun before the
+ * close may still be processing its {@link OfiPollBatch} outside the lock.
+ */
+final class OfiCloseHandshake {
+    /** Longest a close waits for its peers' CLOSE messages (a peer that died needs no answer). */
+    private static final long CLOSE_TIMEOUT_NS = 10_000_000_000L;
+    /** How long a close after a failure waits for sends in flight to complete. */
+    private static final long SETTLE_NS = 1_000_000_000L;
+
+    private final OfiGuard guard;
+    private final OfiEndpoint endpoint;
+    private final OfiContexts contexts;
+    private final OfiSendPath send;
+    private final OfiReceivePath receive;
+    private final OfiRmaEngine rma;
+    private final OfiPollBatch batch;
+    private final FiCqErrorEntry errorEntry;
+    private final FiCqEntries entries;
+    private final JobHealth health;
+    private final int rank;
+    private final int size;
+    private final long timeoutNanos;
+
+    OfiCloseHandshake(OfiGuard guard, OfiEndpoint endpoint, OfiContexts contexts, OfiSendPath send,
+                      OfiReceivePath receive, OfiRmaEngine rma, OfiPollBatch batch, FiCqErrorEntry errorEntry,
+                      JobHealth health, Arena arena, int rank, int size, long timeoutNanos) {
+        this.guard = guard;
+        this.endpoint = endpoint;
+        this.contexts = contexts;
+        this.send = send;
+        this.receive = receive;
+        this.rma = rma;
+        this.batch = batch;
+        this.errorEntry = errorEntry;
+        this.entries = new FiCqEntries(arena, OfiPollBatch.CAPACITY);
+        this.health = health;
+        this.rank = rank;
+        this.size = size;
+        this.timeoutNanos = timeoutNanos;
+    }
+
+    /**
+     * Sends CLOSE to every peer once this rank's RMA operations have completed, then progresses until all sends
+     * completed and every peer's CLOSE arrived, for at most {@code min(GEX_OFI_TIMEOUT, 10 s)}, or until the job
+     * fails. Operations still in flight when the close began complete unreported; their chunks not yet submitted
+     * never are.
+     */
+    void drain() {
+        final boolean[] sent = new boolean[size];
+        final boolean[] heard = receive.closeHeard();
+        int toSend = size - 1;
+        sent[rank] = true;
+        heard[rank] = true;
+        guard.lock();
+        try {
+            if (guard.closed()) {
+                return; // closed meanwhile by another thread: its registrations are gone
+            }
+            rma.abandonUnsubmitted();
+        } finally {
+            guard.unlock();
+        }
+        final long deadline = System.nanoTime() + Math.min(timeoutNanos, CLOSE_TIMEOUT_NS);
+        // a failure meanwhile (a peer died, the launcher ended the job) ends the handshake: nobody needs it then
+        while (System.nanoTime() - deadline < 0 && !health.failed()) {
+            guard.lock();
+            try {
+                if (guard.closed()) {
+                    return; // closed meanwhile by another thread (an abort racing this close)
+                }
+                // counted each time: another thread's poll, still running, may have taken a peer's CLOSE
+                int toHear = 0;
+                for (boolean h : heard) {
+                    toHear += h ? 0 : 1;
+                }
+                if (toSend == 0 && toHear == 0 && send.idle() && rma.inUse() == 0) {
+                    return;
+                }
+                send.sendBacklog();
+                for (int peer = 0; peer < size && toSend > 0 && rma.inUse() == 0; peer++) {
+                    if (!sent[peer] && send.trySendClose(peer)) {
+                        sent[peer] = true;
+                        toSend--;
+                    }
+                }
+                final long n = endpoint.read(entries, OfiPollBatch.CAPACITY);
+                if (n == -FiErrno.FI_EAVAIL && endpoint.readError(errorEntry) == 1) {
+                    final int index = contexts.decode(errorEntry.context());
+                    if (contexts.isSend(index)) {
+                        send.release(index);
+                    } else if (contexts.isOperation(index)) {
+                        rma.closeChunk(contexts.operationOf(index));
+                    }
+                }
+                for (int i = 0; i < n; i++) {
+                    closeEntry(entries, i, heard);
+                }
+                if (guard.polling() == 0 && !batch.exhausted()) {
+                    // what a poll read before the close and did not get to (a handler threw): the drain's now, as no
+                    // poll runs or can start (polling is counted before the check for closing)
+                    for (int i = batch.head(); i < batch.count(); i++) {
+                        closeEntry(batch.entries(), i, heard);
+                    }
+                    batch.discard();
+                }
+            } finally {
+                guard.unlock();
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * After a failure: waits a little for the sends the provider holds to complete before the endpoint closes.
+     * verbs;ofi_rxm crashed (SIGSEGV in fi_close) closing an endpoint that still had sends in flight.
+     */
+    void settle() {
+        final long deadline = System.nanoTime() + SETTLE_NS;
+        guard.lock();
+        try {
+            while (!guard.closed() && send.inFlight() > 0 && System.nanoTime() - deadline < 0) {
+                final long n = endpoint.read(entries, OfiPollBatch.CAPACITY);
+                if (n == -FiErrno.FI_EAVAIL && endpoint.readError(errorEntry) == 1) {
+                    final int index = contexts.decode(errorEntry.context());
+                    if (contexts.isSend(index)) {
+                        send.release(index);
+                    }
+                }
+                for (int i = 0; i < n; i++) {
+                    final int index = contexts.decode(entries.context(i));
+                    if (contexts.isSend(index)) {
+                        send.release(index);
+                    }
+                }
+                Thread.onSpinWait();
+            }
+        } catch (RuntimeException e) {
+            // the endpoint closes next whatever happened here
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** One completion during the drain (under the lock): frees what it names, and notes a peer's CLOSE. */
+    private void closeEntry(FiCqEntries from, int entry, boolean[] heard) {
+        final int index = contexts.decode(from.context(entry));
+        final long flags = from.flags(entry);
+        if (index < 0) {
+            return;
+        }
+        if ((flags & Fabric.FI_REMOTE_CQ_DATA) != 0) {
+            // a peer's remote write: nobody is told any more, but a receive buffer it released is posted again
+            if ((flags & Fabric.FI_MULTI_RECV) != 0 && contexts.isReceive(index)) {
+                receive.post(contexts.receiveBufferOf(index));
+            }
+            return;
+        }
+        if (contexts.isSend(index)) {
+            send.release(index);
+            return;
+        }
+        if (contexts.isOperation(index)) {
+            rma.closeChunk(contexts.operationOf(index));
+            return;
+        }
+        final int source = receive.closeSource(from.buffer(entry), from.length(entry));
+        if (source >= 0 && !heard[source]) {
+            heard[source] = true;
+        }
+        if ((flags & Fabric.FI_MULTI_RECV) != 0) {
+            receive.post(contexts.receiveBufferOf(index));
+        }
+    }
+}

@@ -1,0 +1,457 @@
+package org.gexj.ofi;
+
+import org.gexj.ofi.ffm.FiDomain;
+import org.gexj.ofi.ffm.FiErrno;
+import org.gexj.ofi.ffm.Fabric;
+import org.gexj.spi.Conduit;
+import org.gexj.spi.ConduitListener;
+import org.gexj.spi.RmaTransport;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * RMA: {@code fi_write}, {@code fi_read} and {@code fi_writedata} on the registered segments, in chunks of the
+ * provider's largest message, tracked in {@link OfiOperations}. A chunk the endpoint refuses for now is submitted
+ * again by the next poll ({@link #resume}). The remote CQ data of a put-with-immediate carries the initiator's rank
+ * in its high 32 bits and the AM layer's 32-bit tag in its low ones, or the tag alone where the provider's CQ data
+ * has only 32 bits.
+ *
+ * <p>Heap memory ({@code MemorySegment.ofArray}) cannot be registered or handed to libfabric (the garbage collector
+ * moves it): an operation on it is staged through one of {@link #BOUNCE_BUFFERS} registered bounce buffers of
+ * {@link #BOUNCE_BYTES}, one chunk at a time (a put copies each chunk in before its write, a get copies each out after
+ * its read, before the next chunk or the completion), and counted.
+ *
+ * <p>The endpoint is reached only through {@link #post}, local memory's descriptors only through
+ * {@link #localDescriptor} and {@link #closeOwnRegistration}: the rest of the engine knows no libfabric.
+ *
+ * <p>Threads: any thread may {@link #start} an operation; the polling thread reports completions
+ * ({@link #completed}) and resumes ({@link #resume}); the close abandons them. Every field is guarded by the
+ * {@link OfiGuard} lock: methods documented "under the lock" expect the caller to hold it, the others take it. The
+ * lock is never held while a listener runs.
+ */
+final class OfiRmaEngine {
+    /** Bytes of one bounce buffer: the chunk in which an operation on heap memory moves. */
+    static final int BOUNCE_BYTES = 64 * 1024;
+    /** Bounce buffers of a rank: operations on heap memory beyond these are back-pressured until one completes. */
+    static final int BOUNCE_BUFFERS = 8;
+
+    private final OfiGuard guard;
+    private final OfiEndpoint endpoint;
+    private final OfiContexts contexts;
+    private final OfiRegistrations registrations;
+    private final OfiDeferred deferred;
+    private final OfiLiveness liveness;
+    private final int rank;
+    private final int size;
+    private final long maxMessageSize;
+    /** The provider addresses remote memory by virtual address ({@code FI_MR_VIRT_ADDR}), not offset. */
+    private final boolean virtualAddresses;
+    /** Whether the CQ data of a put-with-immediate carries this rank in its high 32 bits. */
+    private final boolean immediateInData;
+    private final OfiOperations operations;
+    // bounce buffers for operations on heap memory, registered once
+    private final MemorySegment bounceMemory;
+    private final MemorySegment bounceDescriptor;
+    /** Bytes an operation on heap memory moves per chunk: a bounce buffer, or less if the provider's messages are. */
+    private final int bounceChunk;
+    private final int[] freeBounce;
+    private int freeBounceCount;
+    private long stagedOperations;
+    private long stagedBytes;
+    // every rank's segment, from the attach
+    private long[] segmentBase;
+    private long[] segmentSize;
+    private long[] segmentKey;
+
+    OfiRmaEngine(OfiGuard guard, OfiEndpoint endpoint, OfiContexts contexts, OfiRegistrations registrations,
+                 OfiDeferred deferred, OfiLiveness liveness, OfiFabric fabric, Arena arena, int rank, int size,
+                 int capacity, boolean immediateInData) {
+        this.guard = guard;
+        this.endpoint = endpoint;
+        this.contexts = contexts;
+        this.registrations = registrations;
+        this.deferred = deferred;
+        this.liveness = liveness;
+        this.rank = rank;
+        this.size = size;
+        this.maxMessageSize = fabric.maxMessageSize;
+        this.virtualAddresses = fabric.requires(Fabric.FI_MR_VIRT_ADDR);
+        this.immediateInData = immediateInData;
+        this.operations = new OfiOperations(capacity);
+        this.bounceMemory = arena.allocate((long) BOUNCE_BYTES * BOUNCE_BUFFERS, OfiConduit.PAGE);
+        this.bounceDescriptor = fabric.requires(Fabric.FI_MR_LOCAL)
+            ? FiDomain.descriptor(fabric.register(bounceMemory, registrations.key(), true)) : MemorySegment.NULL;
+        this.bounceChunk = (int) Math.min(BOUNCE_BYTES, maxMessageSize);
+        this.freeBounce = new int[BOUNCE_BUFFERS];
+        for (int i = 0; i < BOUNCE_BUFFERS; i++) {
+            freeBounce[i] = BOUNCE_BUFFERS - 1 - i;
+        }
+        this.freeBounceCount = BOUNCE_BUFFERS;
+    }
+
+    /** Every rank's segment (base address, size, key), from the attach. */
+    void segments(long[] base, long[] sizes, long[] keys) {
+        segmentBase = base;
+        segmentKey = keys;
+        segmentSize = sizes;
+    }
+
+    /**
+     * Starts an RMA operation: checks it, takes a slot (and a bounce buffer for heap memory) and submits as many
+     * chunks as the endpoint takes now. A call that throws has started nothing and holds nothing. Takes the lock.
+     *
+     * @return {@link Conduit#OK}, or {@link Conduit#NO_ROOM} with nothing started
+     */
+    int start(int kind, int peer, long remoteOffset, MemorySegment local, long localOffset, long nbytes,
+              long immediate, long operation) {
+        guard.ensureOpen();
+        if (peer < 0 || peer >= size) {
+            throw new IllegalArgumentException("target rank " + peer + " outside [0, " + size + ")");
+        }
+        RmaTransport.checkRanges("ofi", rank, segmentSize, peer, remoteOffset, local, localOffset, nbytes);
+        if (kind == OfiOperations.PUT_IMMEDIATE && nbytes > maxMessageSize) {
+            throw new IllegalArgumentException("put with immediate of " + nbytes + " bytes: the provider's largest"
+                + " message is " + maxMessageSize);
+        }
+        // heap memory moves and cannot be registered: it is staged through a bounce buffer
+        final boolean staged = nbytes > 0 && !local.isNative();
+        guard.lockOpen();
+        try {
+            if (staged && freeBounceCount == 0) {
+                return Conduit.NO_ROOM;
+            }
+            final int slot = operations.take();
+            if (slot < 0) {
+                return Conduit.NO_ROOM;
+            }
+            operations.kind[slot] = kind;
+            operations.peer[slot] = peer;
+            operations.operation[slot] = operation;
+            operations.remoteAddress[slot] = (virtualAddresses ? segmentBase[peer] : 0) + remoteOffset;
+            operations.key[slot] = segmentKey[peer];
+            operations.immediate[slot] = (immediateInData ? (long) rank << 32 : 0) | (immediate & 0xFFFF_FFFFL);
+            operations.total[slot] = nbytes;
+            operations.submitted[slot] = 0;
+            operations.outstanding[slot] = 0;
+            operations.status[slot] = Conduit.OK;
+            if (nbytes == 0 && kind != OfiOperations.PUT_IMMEDIATE) {
+                // nothing to move: reported by the next poll (under the lock: any thread may get here)
+                deferred.deferCompletion(operation, Conduit.OK);
+                operations.release(slot);
+                return Conduit.OK;
+            }
+            try {
+                if (staged) {
+                    final int b = freeBounce[--freeBounceCount];
+                    operations.bounce[slot] = b;
+                    operations.heap[slot] = local;
+                    operations.heapOffset[slot] = localOffset;
+                    operations.localAddress[slot] = bounceMemory.address() + (long) b * BOUNCE_BYTES;
+                    operations.descriptor[slot] = bounceDescriptor;
+                    stagedOperations++;
+                } else {
+                    final long address = nbytes == 0 ? (local == null ? 0 : local.address())
+                        : local.address() + localOffset;
+                    operations.localAddress[slot] = address;
+                    operations.descriptor[slot] = localDescriptor(slot, address, nbytes);
+                }
+                if (!submit(slot) && operations.outstanding[slot] == 0) {
+                    release(slot);
+                    return Conduit.NO_ROOM;
+                }
+            } catch (RuntimeException | Error e) {
+                if (operations.outstanding[slot] == 0) {
+                    release(slot); // nothing reached the provider: the caller's exception is all there is
+                    throw e;
+                }
+                // chunks are in flight: the operation completes with them, failed, and submits nothing more
+                operations.status[slot] = RmaTransport.FAILED;
+                operations.total[slot] = operations.submitted[slot];
+                if (e instanceof Error error) {
+                    throw error;
+                }
+                System.err.println("gex: ofi rank " + rank + " failed an RMA operation to rank " + peer + " part way: "
+                    + e);
+                return Conduit.OK;
+            }
+            if (needsResume(slot)) {
+                operations.queueResume(slot);
+            }
+            return Conduit.OK;
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** Whether an operation has chunks to submit that only {@link #resume} will (under the lock). */
+    private boolean needsResume(int slot) {
+        // a staged operation has one chunk in flight at most: its completion submits the next one
+        return operations.waiting(slot) && (!operations.staged(slot) || operations.outstanding[slot] == 0);
+    }
+
+    /** Frees an operation's slot, its own registration and its bounce buffer (under the lock). */
+    private void release(int slot) {
+        closeOwnRegistration(slot);
+        if (operations.staged(slot)) {
+            freeBounce[freeBounceCount++] = operations.bounce[slot];
+        }
+        operations.release(slot);
+    }
+
+    /**
+     * Submits chunks of the operation until all are submitted or the endpoint is busy; a staged operation submits one
+     * chunk, copied into its bounce buffer first for a put (under the lock).
+     *
+     * @return false if the endpoint was busy before the last chunk
+     */
+    private boolean submit(int slot) {
+        final boolean staged = operations.staged(slot);
+        final long max = staged ? bounceChunk : maxMessageSize;
+        final int kind = operations.kind[slot];
+        do {
+            final long offset = operations.submitted[slot];
+            final long chunk = Math.min(max, operations.total[slot] - offset);
+            final long local = operations.localAddress[slot] + (staged ? 0 : offset);
+            if (staged && kind != OfiOperations.GET) {
+                MemorySegment.copy(operations.heap[slot], operations.heapOffset[slot] + offset, bounceMemory,
+                    local - bounceMemory.address(), chunk);
+            }
+            // a put with immediate carries it on its last chunk (staged, the chunks before it are plain writes, all
+            // complete before the last is submitted, so the target sees the immediate after every byte)
+            final boolean data = kind == OfiOperations.PUT_IMMEDIATE && offset + chunk == operations.total[slot];
+            if (!post(slot, data, local, offset, chunk)) {
+                return false;
+            }
+            operations.submitted[slot] = offset + chunk;
+            operations.outstanding[slot]++;
+            if (staged) {
+                stagedBytes += chunk;
+            }
+        } while (operations.waiting(slot) && !staged);
+        return true;
+    }
+
+    /**
+     * Hands one chunk of {@code slot} at {@code offset} to the endpoint (under the lock): a read, a write, or with
+     * {@code data} a write carrying the operation's immediate.
+     *
+     * @return false if the endpoint was busy
+     * @throws OfiException if the endpoint refused it for good
+     */
+    private boolean post(int slot, boolean data, long local, long offset, long chunk) {
+        final int kind = operations.kind[slot];
+        final int peer = operations.peer[slot];
+        final long remote = operations.remoteAddress[slot] + offset;
+        final long context = contexts.operation(slot);
+        final long rc = data
+            ? endpoint.writeData(local, chunk, operations.descriptor[slot], operations.immediate[slot], peer, remote,
+                operations.key[slot], context)
+            : endpoint.transfer(kind == OfiOperations.GET, local, chunk, operations.descriptor[slot], peer, remote,
+                operations.key[slot], context);
+        if (rc == -FiErrno.FI_EAGAIN) {
+            return false;
+        }
+        if (rc != 0) {
+            throw new OfiException((data ? "fi_writedata" : kind == OfiOperations.GET ? "fi_read" : "fi_write")
+                + " to rank " + peer, (int) rc, FiErrno.strerror((int) -rc));
+        }
+        return true;
+    }
+
+    /** Without the lock: whether an operation may wait to submit chunks. */
+    boolean mayResume() {
+        return operations.mayResume();
+    }
+
+    /** Submits the chunks that found the endpoint busy, oldest operation first (takes the lock, open). */
+    void resume() {
+        if (!operations.mayResume()) {
+            return;
+        }
+        guard.lockOpen();
+        try {
+            int slot;
+            while ((slot = operations.peekResume()) >= 0) {
+                try {
+                    if (!submit(slot)) {
+                        return;
+                    }
+                } catch (OfiException e) {
+                    failUnsubmitted(slot, e);
+                }
+                operations.popResume();
+            }
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /**
+     * The provider refused a chunk of an operation for good: it submits nothing more and completes failed, now if no
+     * chunk of it is in flight (through the deferred completions), else with its last one (under the lock).
+     */
+    private void failUnsubmitted(int slot, OfiException e) {
+        System.err.println("gex: ofi rank " + rank + " failed an RMA operation to rank " + operations.peer[slot] + ": "
+            + e.getMessage());
+        operations.status[slot] = RmaTransport.FAILED;
+        operations.total[slot] = operations.submitted[slot];
+        if (operations.outstanding[slot] == 0) {
+            deferred.deferCompletion(operations.operation[slot], RmaTransport.FAILED);
+            release(slot);
+        }
+    }
+
+    /**
+     * One chunk of {@code op} completed (the polling thread; takes the lock, unclosed): a staged get copies it out of
+     * the bounce buffer, a staged operation submits its next chunk; at the last, the operation completes (now, or
+     * deferred when {@code mask} excludes the reply channel).
+     *
+     * @return 1 if the listener was told, else 0
+     */
+    int completed(int op, ConduitListener listener, int mask) {
+        guard.lockUnclosed(); // a staged operation copies from its bounce buffer and submits its next chunk
+        final long operation;
+        final int finalStatus;
+        try {
+            if (guard.closing()) {
+                closeChunk(op); // read before the close began: the drain waits for it, and it submits nothing more
+                return 0;
+            }
+            liveness.heard(operations.peer[op]);
+            if (--operations.outstanding[op] > 0) {
+                return 0;
+            }
+            if (operations.staged(op) ? stageNext(op) : operations.waiting(op)) {
+                return 0;
+            }
+            operation = operations.operation[op];
+            finalStatus = operations.status[op];
+            release(op); // before the listener, which may start the next operation in this slot
+            if ((mask & (1 << Conduit.REPLY)) == 0) {
+                deferred.deferCompletion(operation, finalStatus);
+                return 0;
+            }
+        } finally {
+            guard.unlock();
+        }
+        listener.onRmaCompletion(operation, finalStatus);
+        return 1;
+    }
+
+    /**
+     * The chunk in flight of a staged operation completed (under the lock): a get copies it to the heap memory, then
+     * the next chunk is submitted, or queued if the endpoint is busy.
+     *
+     * @return true if a chunk is on its way, false if the operation is complete (all moved, or failed)
+     */
+    private boolean stageNext(int op) {
+        if (operations.status[op] != Conduit.OK) {
+            return false;
+        }
+        if (operations.kind[op] == OfiOperations.GET) {
+            final long end = operations.submitted[op];
+            final long start = (end - 1) / bounceChunk * bounceChunk;
+            MemorySegment.copy(bounceMemory, operations.localAddress[op] - bounceMemory.address(), operations.heap[op],
+                operations.heapOffset[op] + start, end - start);
+        }
+        if (!operations.waiting(op)) {
+            return false;
+        }
+        try {
+            if (!submit(op)) {
+                operations.queueResume(op);
+            }
+        } catch (OfiException e) {
+            System.err.println("gex: ofi rank " + rank + " failed an RMA operation to rank " + operations.peer[op]
+                + ": " + e.getMessage());
+            operations.status[op] = RmaTransport.FAILED;
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * A chunk completed in error (under the lock, in the poller's read of the completion queue): the operation fails,
+     * and at its last chunk completes through the deferred completions, so that the listener runs at the next poll,
+     * outside the lock. A staged operation submits nothing more.
+     */
+    void chunkFailed(int op) {
+        operations.status[op] = RmaTransport.FAILED;
+        if (operations.staged(op)) {
+            operations.total[op] = operations.submitted[op];
+        }
+        if (--operations.outstanding[op] > 0 || operations.waiting(op)) {
+            return;
+        }
+        deferred.deferCompletion(operations.operation[op], operations.status[op]);
+        release(op);
+    }
+
+    /**
+     * The descriptor of local memory for an operation: none where the provider needs no local registration, else
+     * that of the segment if it contains the memory, else a registration made for this operation.
+     */
+    private MemorySegment localDescriptor(int slot, long address, long nbytes) {
+        final MemorySegment known = registrations.descriptor(address, nbytes);
+        if (known != null) {
+            return known;
+        }
+        final MemorySegment mr = registrations.registerOwn(address, nbytes);
+        operations.ownRegistration[slot] = mr;
+        return FiDomain.descriptor(mr);
+    }
+
+    private void closeOwnRegistration(int slot) {
+        final MemorySegment mr = operations.ownRegistration[slot];
+        if (mr != null) {
+            Fabric.close(mr, "memory region of one operation");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- close
+
+    /** Operations started and not yet completed (under the lock). */
+    int inUse() {
+        return operations.inUse();
+    }
+
+    /** The liveness watch (under the lock): counts the operations with chunks in flight to each peer. */
+    void countInFlight(int[] perPeer) {
+        java.util.Arrays.fill(perPeer, 0);
+        for (int op = 0; op < operations.capacity; op++) {
+            if (operations.outstanding[op] > 0) {
+                perPeer[operations.peer[op]]++;
+            }
+        }
+    }
+
+    /** At the close a chunk of an RMA operation completed: the operation ends, unreported, at its last (under lock). */
+    void closeChunk(int op) {
+        if (operations.outstanding[op] > 0 && --operations.outstanding[op] == 0) {
+            release(op);
+        }
+    }
+
+    /**
+     * At the start of the close: operations that wait to submit chunks never will, and those with none in flight end
+     * now, unreported (under the lock).
+     */
+    void abandonUnsubmitted() {
+        final boolean[] free = operations.freeSlots();
+        for (int op = 0; op < operations.capacity; op++) {
+            if (!free[op] && operations.outstanding[op] == 0) {
+                release(op);
+            }
+        }
+        operations.clearResume();
+    }
+
+    long stagedOperations() {
+        return stagedOperations;
+    }
+
+    long stagedBytes() {
+        return stagedBytes;
+    }
+}

@@ -1,0 +1,388 @@
+package org.gexj.ofi;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.gexj.ofi.ffm.FiDomain;
+import org.gexj.ofi.ffm.FiErrno;
+import org.gexj.ofi.ffm.Fabric;
+import org.gexj.ofi.wire.OfiHeaderFlyweight;
+import org.gexj.spi.Claim;
+import org.gexj.spi.Conduit;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The AM send path: registered send buffers (slots), the credits toward each peer's channels and those owed to them,
+ * and the backlog of frames the endpoint refused for now.
+ *
+ * <p>{@link #claim} hands out a send slot and reserves credits toward the target's channel; {@link #commit} prefixes
+ * the {@link OfiHeaderFlyweight header} (with the credits this rank owes the target) and sends with {@code fi_inject}
+ * when the message fits the provider's inject size (the slot is free at once), else with {@code fi_send} (free at its
+ * completion). A frame the endpoint refuses ({@code -FI_EAGAIN}: verbs;ofi_rxm does while the target does not poll)
+ * waits in a backlog per target, sent again by the next poll or claim, and until it has gone the target's path is
+ * full: commit never waits, and an IMMEDIATE send finds the path back-pressured at claim. A receiver returns credits on
+ * its own frames, or in a credit message ({@link #returnCredits}) once it owes an eighth of a window or finds nothing
+ * else to do.
+ *
+ * <p>Threads: any thread may claim, commit and abort. Every field is guarded by the {@link OfiGuard} lock; methods
+ * documented "under the lock" expect the caller to hold it, the others take it. Only {@link #backlogged} is read
+ * without it (volatile) by a poll, to skip the backlog.
+ */
+final class OfiSendPath {
+    private final OfiGuard guard;
+    private final OfiEndpoint endpoint;
+    private final OfiContexts contexts;
+    private final OfiLiveness liveness;
+    private final int rank;
+    private final int size;
+    private final long timeoutNanos;
+    private final String provider;
+
+    private final int slots;
+    private final int slotBytes;
+    private final MemorySegment memory;
+    private final UnsafeBuffer buffer;
+    private final MemorySegment descriptor;
+    private final int[] free;
+    private int freeCount;
+    private final int[] slotTarget;
+    private final int[] slotUnits;
+    /** Bytes of the committed message in each send slot, header included. */
+    private final int[] slotLength;
+    // frames the endpoint refused for now (-FI_EAGAIN), per target in commit order: sent again by poll and claim
+    private final int[] backlogNext;
+    private final int[] backlogHead;
+    private final int[] backlogTail;
+    /** When each target's first backlogged frame was first refused. */
+    private final long[] backlogSince;
+    /** Frames in the backlogs; written under the lock, read without it by a poll to skip the backlog. */
+    private volatile int backlogged;
+    private final OfiHeaderFlyweight header = new OfiHeaderFlyweight();
+    private final OfiHeaderFlyweight creditHeader = new OfiHeaderFlyweight();
+    private final MemorySegment creditMessage;
+    private final UnsafeBuffer creditBuffer;
+
+    // credits, in units, by (peer << 1) | channel
+    private final int windowUnits;
+    private final int[] credits;
+    private final int[] owed;
+
+    OfiSendPath(OfiGuard guard, OfiEndpoint endpoint, OfiContexts contexts, OfiLiveness liveness, OfiFabric fabric,
+                OfiRegistrations registrations, Arena arena, int rank, int size, OfiSettings settings, int slots,
+                int slotBytes, int windowUnits) {
+        this.guard = guard;
+        this.endpoint = endpoint;
+        this.contexts = contexts;
+        this.liveness = liveness;
+        this.rank = rank;
+        this.size = size;
+        this.timeoutNanos = settings.timeoutNanos();
+        this.provider = fabric.provider;
+        this.slots = slots;
+        this.slotBytes = slotBytes;
+        this.windowUnits = windowUnits;
+        this.memory = arena.allocate((long) slotBytes * slots, OfiConduit.PAGE);
+        this.buffer = new UnsafeBuffer(memory.address(), (int) memory.byteSize());
+        this.free = new int[slots];
+        for (int i = 0; i < slots; i++) {
+            free[i] = slots - 1 - i;
+        }
+        this.freeCount = slots;
+        this.slotTarget = new int[slots];
+        this.slotUnits = new int[slots];
+        this.slotLength = new int[slots];
+        this.backlogNext = new int[slots];
+        this.backlogHead = new int[size];
+        this.backlogTail = new int[size];
+        java.util.Arrays.fill(backlogHead, -1);
+        this.backlogSince = new long[size];
+        this.creditMessage = arena.allocate(64, 64);
+        this.creditBuffer = new UnsafeBuffer(creditMessage.address(), (int) creditMessage.byteSize());
+        this.descriptor = fabric.requires(Fabric.FI_MR_LOCAL)
+            ? FiDomain.descriptor(fabric.register(memory, registrations.key(), true)) : MemorySegment.NULL;
+        this.credits = new int[2 * size];
+        java.util.Arrays.fill(credits, windowUnits);
+        this.owed = new int[2 * size];
+    }
+
+    /**
+     * Claims a slot of {@code length} frame bytes toward {@code target}'s {@code channel} (arguments checked by the
+     * caller; takes the lock, open).
+     *
+     * @return {@link Conduit#OK}, or {@link Conduit#NO_ROOM} when no send buffer is free, the target's credits
+     *         are short, or the endpoint still refuses an earlier frame to the target
+     */
+    int claim(Claim claim, int target, int channel, int length) {
+        final int units = OfiHeaderFlyweight.units(OfiHeaderFlyweight.LENGTH + length);
+        final int path = (target << 1) | channel;
+        guard.lockOpen();
+        try {
+            sendBacklog();
+            // a frame still refused by the endpoint fills the path: an IMMEDIATE send fails here, not in commit
+            if (freeCount == 0 || credits[path] < units || backlogHead[target] >= 0) {
+                return Conduit.NO_ROOM;
+            }
+            credits[path] -= units;
+            final int slot = free[--freeCount];
+            slotTarget[slot] = target;
+            slotUnits[slot] = units;
+            claim.set(buffer, slot * slotBytes + OfiHeaderFlyweight.LENGTH, length, target, channel, slot);
+            return Conduit.OK;
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** Sends a claimed frame, or backlogs it (takes the lock). */
+    void commit(Claim claim) {
+        final int slot = claimedSlot(claim);
+        final int target = claim.target();
+        final long length = OfiHeaderFlyweight.LENGTH + (long) claim.length();
+        guard.lock();
+        try {
+            if (guard.closing()) {
+                // a claim made before the close began: given back, for the close waits for every send slot
+                credits[(target << 1) | claim.channel()] += slotUnits[slot];
+                release(slot);
+                throw guard.closedException();
+            }
+            final int request = owed[target << 1];
+            final int reply = owed[(target << 1) | 1];
+            owed[target << 1] = 0;
+            owed[(target << 1) | 1] = 0;
+            header.wrap(buffer, slot * slotBytes).write(OfiHeaderFlyweight.KIND_FRAME, claim.channel(), rank,
+                request, reply);
+            slotLength[slot] = (int) length;
+            if (backlogHead[target] >= 0 || !send(slot)) {
+                backlog(slot, target);
+            }
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** Gives a claimed slot and its credits back (takes the lock; also while closing and after: nothing native). */
+    void abort(Claim claim) {
+        final int slot = claimedSlot(claim);
+        guard.lock();
+        try {
+            credits[(claim.target() << 1) | claim.channel()] += slotUnits[slot];
+            release(slot);
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    private int claimedSlot(Claim claim) {
+        final long slot = claim.handle();
+        if (claim.buffer() != buffer || slot < 0 || slot >= slots) {
+            throw new IllegalArgumentException("claim " + slot + " was not made by this ofi conduit");
+        }
+        return (int) slot;
+    }
+
+    /** Frees a send slot (under the lock). */
+    void release(int slot) {
+        free[freeCount++] = slot;
+    }
+
+    /** A send's completion: frees its slot (takes the lock). */
+    void completed(int slot) {
+        guard.lock();
+        try {
+            release(slot);
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** A send completed in error (under the lock): frees its slot and fails the job naming the target. */
+    void failed(int slot, String text) {
+        release(slot);
+        liveness.fail(slotTarget[slot], "a send to rank " + slotTarget[slot] + " failed over ofi (" + provider + "): "
+            + text);
+    }
+
+    /** Sends handed to the provider and not yet completed (a backlogged frame has not been handed over). */
+    int inFlight() {
+        return slots - freeCount - backlogged;
+    }
+
+    /** Whether every send slot is free (under the lock). */
+    boolean idle() {
+        return freeCount == slots;
+    }
+
+    /**
+     * Sends the committed message of {@code slot} (under the lock): {@code fi_inject} when it fits the inject size,
+     * which frees the slot at once, else {@code fi_send}, which frees it at its completion.
+     *
+     * @return false if the endpoint refused it for now ({@code -FI_EAGAIN})
+     */
+    private boolean send(int slot) {
+        final int target = slotTarget[slot];
+        final long length = slotLength[slot];
+        final long address = memory.address() + (long) slot * slotBytes;
+        final boolean inject = endpoint.injects(length);
+        final long rc = inject
+            ? endpoint.inject(address, length, target)
+            : endpoint.send(address, length, descriptor, target, contexts.send(slot));
+        if (rc == -FiErrno.FI_EAGAIN) {
+            return false;
+        }
+        if (rc != 0) {
+            release(slot);
+            liveness.fail(target, (inject ? "fi_inject" : "fi_send") + " to rank " + target + " failed: "
+                + FiErrno.strerror((int) -rc) + " (" + rc + ")");
+        }
+        if (inject) {
+            release(slot);
+        }
+        return true;
+    }
+
+    /** Queues a refused frame behind the target's others (under the lock). */
+    private void backlog(int slot, int target) {
+        backlogNext[slot] = -1;
+        if (backlogHead[target] < 0) {
+            backlogHead[target] = slot;
+            backlogSince[target] = System.nanoTime();
+        } else {
+            backlogNext[backlogTail[target]] = slot;
+        }
+        backlogTail[target] = slot;
+        backlogged++;
+    }
+
+    /** Without the lock: whether frames may wait in the backlog. */
+    boolean mayHaveBacklog() {
+        return backlogged > 0;
+    }
+
+    /**
+     * Sends what the endpoint refused before, in order per target, as far as it now takes (under the lock). A target
+     * whose first frame stays refused for {@code GEX_OFI_TIMEOUT} while this rank keeps progressing is unreachable:
+     * the job fails naming it.
+     */
+    void sendBacklog() {
+        if (backlogged == 0) {
+            return;
+        }
+        for (int target = 0; target < size; target++) {
+            int slot;
+            while ((slot = backlogHead[target]) >= 0) {
+                if (!send(slot)) {
+                    if (System.nanoTime() - backlogSince[target] > timeoutNanos) {
+                        liveness.fail(target, "rank " + target + " unreachable over ofi (" + provider + "): the"
+                            + " endpoint refused a message to it for " + timeoutNanos / 1_000_000_000L
+                            + " s (" + OfiSettings.TIMEOUT + ")");
+                    }
+                    break;
+                }
+                backlogHead[target] = backlogNext[slot];
+                backlogSince[target] = System.nanoTime();
+                backlogged--;
+            }
+        }
+    }
+
+    /**
+     * The close's CLOSE message to {@code peer} (under the lock), sent with {@code fi_send} from a free slot once the
+     * peer's backlog has gone.
+     *
+     * @return true if sent, false if it must be tried again (no free slot, a backlog, or {@code -FI_EAGAIN})
+     * @throws OfiException if the endpoint refused it for good
+     */
+    boolean trySendClose(int peer) {
+        if (freeCount == 0 || backlogHead[peer] >= 0) {
+            return false;
+        }
+        final int slot = free[--freeCount];
+        slotTarget[slot] = peer;
+        header.wrap(buffer, slot * slotBytes).write(OfiHeaderFlyweight.KIND_CLOSE, 0, rank, 0, 0);
+        final long rc = endpoint.send(memory.address() + (long) slot * slotBytes, OfiHeaderFlyweight.LENGTH,
+            descriptor, peer, contexts.send(slot));
+        if (rc == 0) {
+            return true;
+        }
+        release(slot);
+        if (rc != -FiErrno.FI_EAGAIN) {
+            throw new OfiException("fi_send of CLOSE to rank " + peer, (int) rc, FiErrno.strerror((int) -rc));
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------------------------------------------- credits
+
+    /** Credits a frame from {@code source} returned (takes the lock if there are any). */
+    void returned(int source, int requestCredits, int replyCredits) {
+        if (requestCredits != 0 || replyCredits != 0) {
+            guard.lock();
+            try {
+                credits[source << 1] += requestCredits;
+                credits[(source << 1) | 1] += replyCredits;
+            } finally {
+                guard.unlock();
+            }
+        }
+    }
+
+    /** A message of {@code messageLength} bytes from {@code source} was delivered: its credits are owed (lock). */
+    void owe(int source, int channel, int messageLength) {
+        guard.lock();
+        try {
+            owed[(source << 1) | channel] += OfiHeaderFlyweight.units(messageLength);
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** Whether {@code peer} holds credits of this rank's, which it returns once it has taken their frames (lock). */
+    boolean owesCredits(int peer) {
+        return credits[peer << 1] < windowUnits || credits[(peer << 1) | 1] < windowUnits;
+    }
+
+    /**
+     * Sends owed credits alone to peers owed an eighth of a window, or any when {@code idle} (the poll found nothing to
+     * do, or the liveness watch looked); takes the lock, open.
+     */
+    void returnCredits(boolean idle) {
+        final int threshold = idle ? 1 : Math.max(1, windowUnits / 8);
+        guard.lockOpen();
+        try {
+            for (int peer = 0; peer < size; peer++) {
+                final int request = owed[peer << 1];
+                final int reply = owed[(peer << 1) | 1];
+                if (request < threshold && reply < threshold) {
+                    continue;
+                }
+                creditHeader.wrap(creditBuffer, 0).write(OfiHeaderFlyweight.KIND_CREDIT, 0, rank, request,
+                    reply);
+                final long rc = endpoint.inject(creditMessage.address(), OfiHeaderFlyweight.LENGTH, peer);
+                if (rc == 0) {
+                    owed[peer << 1] -= request;
+                    owed[(peer << 1) | 1] -= reply;
+                } else if (rc != -FiErrno.FI_EAGAIN) {
+                    liveness.fail(peer, "fi_inject of credits to rank " + peer + " failed: "
+                        + FiErrno.strerror((int) -rc) + " (" + rc + ")");
+                }
+            }
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** For tests: credits toward {@code peer}'s {@code channel}, in units (takes the lock). */
+    int credits(int peer, int channel) {
+        guard.lock();
+        try {
+            return credits[(peer << 1) | channel];
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    int windowUnits() {
+        return windowUnits;
+    }
+}
