@@ -1,6 +1,7 @@
 import org.gexj.*;
 import org.gexj.am.*;
 import org.gexj.rma.Rma;
+
 import java.lang.foreign.*;
 
 public final class Ring {

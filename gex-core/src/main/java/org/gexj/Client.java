@@ -2,10 +2,10 @@ package org.gexj;
 
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.gexj.internal.CoreAccess;
+import org.gexj.spi.AttachedSegments;
 import org.gexj.spi.Bootstrap;
 import org.gexj.spi.Capabilities;
 import org.gexj.spi.Conduit;
-import org.gexj.spi.AttachedSegments;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.JobHealth;
 import org.gexj.spi.SegmentRules;

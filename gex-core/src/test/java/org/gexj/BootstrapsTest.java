@@ -11,7 +11,6 @@ import java.util.function.ObjIntConsumer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Which bootstrap a process joins through: the environment's choice, highest priority first. gex-core's tests have

@@ -2,7 +2,6 @@ package org.gexj;
 
 import org.gexj.spi.AttachedSegments;
 import org.gexj.spi.SegmentDescriptor;
-
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;

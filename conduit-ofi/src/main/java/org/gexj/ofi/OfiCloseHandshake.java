@@ -1,9 +1,9 @@
 package org.gexj.ofi;
 
+import org.gexj.ofi.ffm.Fabric;
 import org.gexj.ofi.ffm.FiCqEntries;
 import org.gexj.ofi.ffm.FiCqErrorEntry;
 import org.gexj.ofi.ffm.FiErrno;
-import org.gexj.ofi.ffm.Fabric;
 import org.gexj.spi.JobHealth;
 
 import java.lang.foreign.Arena;

@@ -1,11 +1,11 @@
 package org.gexj.ofi;
 
 import org.gexj.PeerFailedException;
+import org.gexj.ofi.ffm.Fabric;
 import org.gexj.ofi.ffm.FiCqEntries;
 import org.gexj.ofi.ffm.FiCqErrorEntry;
 import org.gexj.ofi.ffm.FiDomain;
 import org.gexj.ofi.ffm.FiErrno;
-import org.gexj.ofi.ffm.Fabric;
 import org.gexj.ofi.wire.OfiAddressCodec;
 import org.gexj.ofi.wire.OfiHeaderFlyweight;
 import org.gexj.spi.AttachedSegments;

@@ -1,5 +1,6 @@
 package org.gexj.ofi;
 
+import org.gexj.ofi.ffm.Fabric;
 import org.gexj.ofi.ffm.FiCm;
 import org.gexj.ofi.ffm.FiCqEntries;
 import org.gexj.ofi.ffm.FiCqErrorEntry;
@@ -8,7 +9,6 @@ import org.gexj.ofi.ffm.FiEndpoint;
 import org.gexj.ofi.ffm.FiEq;
 import org.gexj.ofi.ffm.FiMsg;
 import org.gexj.ofi.ffm.FiRma;
-import org.gexj.ofi.ffm.Fabric;
 import org.gexj.ofi.wire.OfiAddressCodec;
 import org.gexj.spi.Bootstrap;
 

@@ -1,10 +1,10 @@
 package org.gexj.ofi;
 
+import org.gexj.ofi.ffm.Fabric;
 import org.gexj.ofi.ffm.FiDomain;
 import org.gexj.ofi.ffm.FiEndpoint;
 import org.gexj.ofi.ffm.FiEq;
 import org.gexj.ofi.ffm.FiInfo;
-import org.gexj.ofi.ffm.Fabric;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;

@@ -1,12 +1,12 @@
 package org.gexj.ofi;
 
 import org.agrona.concurrent.UnsafeBuffer;
+import org.gexj.ofi.ffm.Fabric;
 import org.gexj.ofi.ffm.FiCqEntries;
 import org.gexj.ofi.ffm.FiDomain;
 import org.gexj.ofi.ffm.FiEq;
 import org.gexj.ofi.ffm.FiErrno;
 import org.gexj.ofi.ffm.FiMsg;
-import org.gexj.ofi.ffm.Fabric;
 import org.gexj.ofi.wire.OfiHeaderFlyweight;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;

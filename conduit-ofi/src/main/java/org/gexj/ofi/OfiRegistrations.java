@@ -1,7 +1,7 @@
 package org.gexj.ofi;
 
-import org.gexj.ofi.ffm.FiDomain;
 import org.gexj.ofi.ffm.Fabric;
+import org.gexj.ofi.ffm.FiDomain;
 
 import java.lang.foreign.MemorySegment;
 

@@ -1,8 +1,8 @@
 package org.gexj.ofi;
 
+import org.gexj.ofi.ffm.Fabric;
 import org.gexj.ofi.ffm.FiDomain;
 import org.gexj.ofi.ffm.FiErrno;
-import org.gexj.ofi.ffm.Fabric;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.RmaTransport;

@@ -1,9 +1,9 @@
 package org.gexj.ofi;
 
 import org.agrona.concurrent.UnsafeBuffer;
+import org.gexj.ofi.ffm.Fabric;
 import org.gexj.ofi.ffm.FiDomain;
 import org.gexj.ofi.ffm.FiErrno;
-import org.gexj.ofi.ffm.Fabric;
 import org.gexj.ofi.wire.OfiHeaderFlyweight;
 import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;

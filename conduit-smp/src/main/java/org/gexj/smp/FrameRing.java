@@ -3,7 +3,6 @@ package org.gexj.smp;
 import org.agrona.concurrent.AtomicBuffer;
 import org.gexj.smp.wire.FrameRingDescriptor;
 
-import static org.gexj.smp.wire.FrameRingDescriptor.ALIGNMENT;
 import static org.gexj.smp.wire.FrameRingDescriptor.FRAME;
 import static org.gexj.smp.wire.FrameRingDescriptor.HEADER_LENGTH;
 import static org.gexj.smp.wire.FrameRingDescriptor.HEAD_CACHE_OFFSET;

@@ -1,12 +1,11 @@
 package org.gexj.smp;
 
-import org.gexj.testkit.ThreadBootstrap;
-
 import org.gexj.Config;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
 import org.gexj.spi.ConduitProvider;
 import org.gexj.spi.JobHealth;
+import org.gexj.testkit.ThreadBootstrap;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

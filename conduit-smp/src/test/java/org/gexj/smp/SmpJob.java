@@ -1,10 +1,9 @@
 package org.gexj.smp;
 
-import org.gexj.testkit.ThreadBootstrap;
-
 import org.gexj.Config;
 import org.gexj.spi.ConduitContext;
 import org.gexj.spi.JobHealth;
+import org.gexj.testkit.ThreadBootstrap;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,7 +1,7 @@
 package org.gexj.udp;
 
-import org.gexj.testkit.NetnsPair;
 import org.gexj.testkit.KitHosts;
+import org.gexj.testkit.NetnsPair;
 import org.gexj.testkit.RmaConformanceKit;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

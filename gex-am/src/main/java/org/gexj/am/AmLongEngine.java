@@ -24,8 +24,8 @@ import org.gexj.spi.RmaTransport;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * AM Long on conduits that move data themselves but do not cross-map segments. Per message, from the capabilities,

@@ -3,8 +3,6 @@ package org.gexj.bootstrap;
 import org.gexj.Config;
 import org.gexj.GexException;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,6 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The job's random secret and the proof a rank gives of it: HMAC-SHA256(secret, nonce | rank). A rank finds the

@@ -3,8 +3,8 @@ package org.gexj.internal;
 import org.gexj.Client;
 import org.gexj.Event;
 import org.gexj.Lc;
-import org.gexj.spi.Conduit;
 import org.gexj.spi.AttachedSegments;
+import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.JobHealth;
 

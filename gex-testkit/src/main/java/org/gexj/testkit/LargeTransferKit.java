@@ -1,6 +1,5 @@
 package org.gexj.testkit;
 
-import org.gexj.Client;
 import org.gexj.Lc;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;

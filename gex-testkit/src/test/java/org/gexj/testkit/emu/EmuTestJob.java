@@ -2,8 +2,8 @@ package org.gexj.testkit.emu;
 
 import org.gexj.Config;
 import org.gexj.spi.ConduitContext;
-import org.gexj.testkit.ThreadBootstrap;
 import org.gexj.spi.JobHealth;
+import org.gexj.testkit.ThreadBootstrap;
 
 import java.time.Duration;
 import java.util.HashMap;
