@@ -362,7 +362,9 @@ public final class Client implements AutoCloseable {
         return e;
     }
 
-    /** The event that tracks a new NBI operation of {@code category} by this thread: its access region's, or its own. */
+    /**
+     * The event that tracks a new NBI operation of {@code category} by this thread: its access region's, or its own.
+     */
     Event nbiEvent(int category) {
         if (regionThreads.get() != 0) {
             final Event r = region.get()[0];

@@ -55,7 +55,8 @@ public final class Config {
         return switch (v.toLowerCase()) {
             case "1", "true", "yes", "y", "on" -> true;
             case "0", "false", "no", "n", "off" -> false;
-            default -> throw new IllegalArgumentException(key + "=" + v + " is not a boolean (1/0, true/false, yes/no)");
+            default -> throw new IllegalArgumentException(key + "=" + v
+                + " is not a boolean (1/0, true/false, yes/no)");
         };
     }
 
@@ -68,8 +69,8 @@ public final class Config {
             try {
                 value = parseSize(v);
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(key + "=" + v + " is not a number (suffixes K, M, G allowed); range ["
-                    + min + ", " + max + "]");
+                throw new IllegalArgumentException(key + "=" + v + " is not a number (suffixes K, M, G allowed);"
+                    + " range [" + min + ", " + max + "]");
             }
         }
         if (value < min || value > max) {

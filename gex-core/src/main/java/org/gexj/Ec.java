@@ -25,7 +25,8 @@ public final class Ec {
 
     public static void checkMask(int mask) {
         if (mask == 0 || (mask & ~ALL) != 0) {
-            throw new IllegalArgumentException("event category mask " + mask + " must be a non-empty subset of Ec.ALL (7)");
+            throw new IllegalArgumentException("event category mask " + mask
+                + " must be a non-empty subset of Ec.ALL (7)");
         }
     }
 }

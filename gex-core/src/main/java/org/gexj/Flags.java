@@ -10,7 +10,8 @@ public final class Flags {
 
     public static void check(int flags) {
         if ((flags & ~IMMEDIATE) != 0) {
-            throw new IllegalArgumentException("flags 0x" + Integer.toHexString(flags) + " has bits outside Flags.IMMEDIATE (0x1)");
+            throw new IllegalArgumentException("flags 0x" + Integer.toHexString(flags)
+                + " has bits outside Flags.IMMEDIATE (0x1)");
         }
     }
 }

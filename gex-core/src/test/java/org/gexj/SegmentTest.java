@@ -12,7 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SegmentTest {
     private final Segment segment = new Segment(new AttachedSegments(Arena.ofAuto().allocate(4096),
-        new SegmentDescriptor[] {new SegmentDescriptor(0, 4096, new byte[0]), new SegmentDescriptor(0, 8192, new byte[0])}),
+        new SegmentDescriptor[] {new SegmentDescriptor(0, 4096, new byte[0]),
+            new SegmentDescriptor(0, 8192, new byte[0])}),
         0);
 
     @Test

@@ -26,8 +26,8 @@ public final class OfiConduitProvider implements ConduitProvider {
     @Override
     public Conduit open(ConduitContext context) {
         if (!Ofi.isAvailable()) {
-            throw new IllegalStateException("the ofi conduit cannot run here: " + Ofi.unavailabilityCause().getMessage(),
-                Ofi.unavailabilityCause());
+            throw new IllegalStateException("the ofi conduit cannot run here: "
+                + Ofi.unavailabilityCause().getMessage(), Ofi.unavailabilityCause());
         }
         return OfiConduit.open(context);
     }

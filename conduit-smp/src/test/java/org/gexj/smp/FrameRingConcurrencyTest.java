@@ -106,7 +106,8 @@ class FrameRingConcurrencyTest {
     @Test
     void rejectsBadLengthsAndUninitialisedMemory() {
         final UnsafeBuffer buffer = FrameRingProperties.memory(4096);
-        final IllegalStateException uninitialised = assertThrows(IllegalStateException.class, () -> new FrameRing(buffer));
+        final IllegalStateException uninitialised = assertThrows(IllegalStateException.class,
+            () -> new FrameRing(buffer));
         assertTrue(uninitialised.getMessage().contains("not initialised"), uninitialised.getMessage());
         FrameRing.initialise(buffer, 7);
         final FrameRing ring = new FrameRing(buffer);

@@ -117,7 +117,8 @@ class FrameRingProperties {
             for (Op op : c.ops()) {
                 switch (op.kind()) {
                     case Op.CLAIM -> {
-                        final int required = FrameRingDescriptor.aligned(op.length() + FrameRingDescriptor.HEADER_LENGTH);
+                        final int required =
+                            FrameRingDescriptor.aligned(op.length() + FrameRingDescriptor.HEADER_LENGTH);
                         final int toEnd = capacity - (int) (tail & (capacity - 1));
                         final int padding = required > toEnd ? toEnd : 0;
                         final int free = capacity - ring.size();

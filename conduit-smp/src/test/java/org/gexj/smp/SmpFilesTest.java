@@ -66,7 +66,8 @@ class SmpFilesTest {
     void aFileLargerThanTheFreeSpaceIsRefusedUpFront() throws IOException {
         final Path path = SharedFiles.path(SmpJob.newJobId(), "seg", 0);
         final long tooMuch = Files.getFileStore(Smp.SHM).getUsableSpace() + (1L << 30);
-        final GexException e = assertThrows(GexException.class, () -> SharedFiles.create(path, tooMuch, Arena.ofAuto()));
+        final GexException e = assertThrows(GexException.class,
+            () -> SharedFiles.create(path, tooMuch, Arena.ofAuto()));
         assertTrue(e.getMessage().contains("free"), e.getMessage());
         assertTrue(Files.notExists(path));
     }

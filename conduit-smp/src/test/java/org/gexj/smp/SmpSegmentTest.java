@@ -21,7 +21,8 @@ class SmpSegmentTest {
     @Timeout(30)
     void segmentsAreCrossMappedAndMaySizeDifferently() {
         try (SmpJob job = SmpJob.open(3)) {
-            final List<MemorySegment> local = job.onEachRank(r -> job.conduits[r].attachSegment(65536L * (r + 1)).local());
+            final List<MemorySegment> local =
+                job.onEachRank(r -> job.conduits[r].attachSegment(65536L * (r + 1)).local());
             for (int me = 0; me < 3; me++) {
                 for (int peer = 0; peer < 3; peer++) {
                     assertEquals(65536L * (peer + 1), job.conduits[me].peerSegment(peer).byteSize());

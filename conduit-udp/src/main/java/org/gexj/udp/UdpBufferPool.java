@@ -61,9 +61,9 @@ final class UdpBufferPool {
     }
 
     /**
-     * A power of two up to 1 GiB; above, the bytes asked for in whole MiB: a buffer is one ByteBuffer view (the NIO port
-     * and the checksum read through it), which holds less than 2 GiB, and a frame of GEX_UDP_MAX_FRAME (1 GiB) plus its
-     * header would round up to 2 GiB.
+     * A power of two up to 1 GiB; above, the bytes asked for in whole MiB: a buffer is one ByteBuffer view (the NIO
+     * port and the checksum read through it), which holds less than 2 GiB, and a frame of GEX_UDP_MAX_FRAME (1 GiB)
+     * plus its header would round up to 2 GiB.
      */
     private static long capacityFor(int sizeClass, long bytes) {
         if (sizeClass < TOP_CLASS) {

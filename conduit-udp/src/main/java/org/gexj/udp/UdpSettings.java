@@ -23,7 +23,8 @@ import java.util.Locale;
  *                     waits this long: with 2000, 10 % loss cost a flood across veth 30 % of its throughput, with
  *                     500 15 %, while a paused peer costs one needless datagram per timeout
  * @param rtoMaxNanos  {@code GEX_UDP_RTO_MAX_US}: largest retransmission timeout, [20, 10^8] us, 10^6
- * @param retries      {@code GEX_UDP_RETRIES}: retransmissions of one fragment before its peer is failed, [1, 10^6], 200
+ * @param retries      {@code GEX_UDP_RETRIES}: retransmissions of one fragment before its peer is failed,
+ *                     [1, 10^6], 200
  * @param peerTimeoutNanos {@code GEX_UDP_PEER_TIMEOUT}: seconds a peer with unacknowledged traffic may stay silent
  *                     before the job ends naming it, [1, 86400], 20 (60 until 2026-11-26)
  * @param ackDelayNanos {@code GEX_UDP_ACK_DELAY_US}: longest wait for traffic to carry an acknowledgement before one

@@ -64,8 +64,8 @@ class UdpBufferPoolTest {
     }
 
     /**
-     * Free buffers of a size no longer in use give way to the size in use: a flood of 2 MiB buffers after one of 256 KiB
-     * buffers (testqueue's rows) reuses its own buffers instead of making and freeing one per frame.
+     * Free buffers of a size no longer in use give way to the size in use: a flood of 2 MiB buffers after one of
+     * 256 KiB buffers (testqueue's rows) reuses its own buffers instead of making and freeing one per frame.
      */
     @Test
     void theSizeInUseDisplacesFreeBuffersOfOtherSizes() {

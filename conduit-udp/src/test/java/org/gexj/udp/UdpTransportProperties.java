@@ -24,9 +24,10 @@ import static org.quicktheories.generators.SourceDSL.longs;
 /**
  * The udp conduit's protocol ({@link UdpTransportAgent}) over a {@link LossyNetwork}, for any seed: two ranks send
  * each other frames of random sizes (most of several fragments) on both channels, and every frame arrives exactly
- * once, in order per (source, channel), with its bytes intact, also when polls take replies only; and the counters account for the faults injected: each
- * corrupted or truncated datagram is one drop by cause, each forged one a foreign-job or unknown-peer drop, each
- * duplicated data datagram at least one duplicate, each dropped data datagram at least one retransmission.
+ * once, in order per (source, channel), with its bytes intact, also when polls take replies only; and the counters
+ * account for the faults injected: each corrupted or truncated datagram is one drop by cause, each forged one a
+ * foreign-job or unknown-peer drop, each duplicated data datagram at least one duplicate, each dropped data datagram at
+ * least one retransmission.
  */
 class UdpTransportProperties {
     private static final int RANKS = 2;
@@ -101,8 +102,8 @@ class UdpTransportProperties {
         while (!done) {
             if (System.nanoTime() > deadline) {
                 fail("seed " + seed + ": not done in 30 s; sent " + java.util.Arrays.toString(sent) + ", received "
-                    + receivers[0] + " / " + receivers[1] + "; " + agents[0].state() + " / " + agents[1].state() + "; counters " + agents[0].snapshot() + " / "
-                    + agents[1].snapshot());
+                    + receivers[0] + " / " + receivers[1] + "; " + agents[0].state() + " / " + agents[1].state()
+                    + "; counters " + agents[0].snapshot() + " / " + agents[1].snapshot());
             }
             for (int r = 0; r < RANKS; r++) {
                 for (int c = 0; c < 2; c++) {

@@ -21,7 +21,8 @@ public final class AmHandler {
             throw new NullPointerException("direction is null; use Direction.REQUEST, REPLY or REQREP");
         }
         if (nargs < 0 || nargs > AmFrameFlyweight.MAX_ARGS) {
-            throw new IllegalArgumentException("handler arity " + nargs + " outside [0, " + AmFrameFlyweight.MAX_ARGS + "]");
+            throw new IllegalArgumentException("handler arity " + nargs + " outside [0, "
+                + AmFrameFlyweight.MAX_ARGS + "]");
         }
         if (shortBody == null && payloadBody == null) {
             throw new NullPointerException("body is null; a handler needs a lambda or method to run");

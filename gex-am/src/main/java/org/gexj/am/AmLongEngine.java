@@ -46,8 +46,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * (source, direction, nonce) key is never reused in flight. The generation counts the uses of a slot. Uses of a slot
  * are sequential, so the target knows the one generation a request may carry next (the last it matched, plus one) and
  * the requester the one its reply carries (the slot's current use, not yet matched): an arrival that repeats an
- * earlier message's (a duplicate, up to {@code 2^GENERATION_BITS - 1} uses late) is counted and dropped. A Long reply is reassembled under the nonce of the request it answers; a reply to
- * a request that holds no slot is sent put-sync-send.
+ * earlier message's (a duplicate, up to {@code 2^GENERATION_BITS - 1} uses late) is counted and dropped. A Long
+ * reply is reassembled under the nonce of the request it answers; a reply to a request that holds no slot
+ * is sent put-sync-send.
  *
  * <p>Local completion: a reassembled payload is read by the conduit after the call, so {@link Lc#NOW} waits for the
  * put's completion, {@link Lc#GROUP} is counted in the thread's NBI AM event, and an event option gets an event that
@@ -110,14 +111,16 @@ final class AmLongEngine implements ConduitListener {
     /** The (peer, slot) a payload operation holds, or -1. */
     private final int[] opCredit;
     /** Where the polling thread copies a completed stored envelope: the table may reuse its slab during the handler. */
-    private final UnsafeBuffer[] ready = {new UnsafeBuffer(new byte[MAX_ENVELOPE]), new UnsafeBuffer(new byte[MAX_ENVELOPE])};
+    private final UnsafeBuffer[] ready =
+        {new UnsafeBuffer(new byte[MAX_ENVELOPE]), new UnsafeBuffer(new byte[MAX_ENVELOPE])};
     private final int[] readyLength = new int[2];
     private final ThreadLocal<Event> localWait;
     /**
      * Each thread's envelope claims, one per channel: a request held while its payload goes may see a handler on the
      * same thread reply meanwhile, never another request.
      */
-    private final ThreadLocal<Claim[]> envelopes = ThreadLocal.withInitial(() -> new Claim[] {new Claim(), new Claim()});
+    private final ThreadLocal<Claim[]> envelopes =
+        ThreadLocal.withInitial(() -> new Claim[] {new Claim(), new Claim()});
     private final Event[] opEvents;
     private final OperationSlots ops;
     private long badTags;
@@ -287,8 +290,8 @@ final class AmLongEngine implements ConduitListener {
                 if ((flags & Flags.IMMEDIATE) != 0) {
                     return null;
                 }
-                throw new GexTimeoutException("rank " + rank + ": the conduit would not take an AM Long payload to rank "
-                    + peer + " for " + timeoutNs / 1_000_000_000L + " s (GEX_BACKPRESSURE_TIMEOUT)");
+                throw new GexTimeoutException("rank " + rank + ": the conduit would not take an AM Long payload to "
+                    + "rank " + peer + " for " + timeoutNs / 1_000_000_000L + " s (GEX_BACKPRESSURE_TIMEOUT)");
             }
             try {
                 CORE.progressWhileBlocked(client);
@@ -305,8 +308,9 @@ final class AmLongEngine implements ConduitListener {
                 throw e;
             }
         }
-        AmFrameFlyweight.encodeHeader(claim.buffer(), claim.offset(), Am.frameType(AmFrameFlyweight.CATEGORY_LONG, channel,
-            false) | (reassemble ? AmFrameFlyweight.TYPE_REASSEMBLY : 0), handler, nargs, rank, nbytes, dest);
+        AmFrameFlyweight.encodeHeader(claim.buffer(), claim.offset(),
+            Am.frameType(AmFrameFlyweight.CATEGORY_LONG, channel, false)
+                | (reassemble ? AmFrameFlyweight.TYPE_REASSEMBLY : 0), handler, nargs, rank, nbytes, dest);
         AmFrameFlyweight.encodeCredit(claim.buffer(), claim.offset(), request ? slot : Am.creditOf(token));
         AmFrameFlyweight.encodeNonce(claim.buffer(), claim.offset(), nonce);
         if (reassemble) {
@@ -489,7 +493,8 @@ final class AmLongEngine implements ConduitListener {
      *         duplicate or malformed
      */
     boolean onEnvelope(int channel, AmFrameFlyweight frame) {
-        final int direction = channel == Conduit.REQUEST ? LongTagCodec.DIRECTION_REQUEST : LongTagCodec.DIRECTION_REPLY;
+        final int direction =
+            channel == Conduit.REQUEST ? LongTagCodec.DIRECTION_REQUEST : LongTagCodec.DIRECTION_REPLY;
         final int source = frame.source();
         final int nonce = frame.nonce();
         if (nonce < 0 || nonce >= SLOTS << GENERATION_BITS || nonce >> GENERATION_BITS != frame.credit()) {
@@ -548,7 +553,8 @@ final class AmLongEngine implements ConduitListener {
                 System.err.println("gex: rank " + rank + " dropped a tagged payload: immediate 0x"
                     + Long.toHexString(immediate) + (codec.isValid(immediate, size) ? " from rank "
                     + codec.source(immediate) : " (not a valid tag)") + ", reported by the conduit from "
-                    + (reportedSource == ConduitListener.SOURCE_UNKNOWN ? "an unknown source" : "rank " + reportedSource)
+                    + (reportedSource == ConduitListener.SOURCE_UNKNOWN ? "an unknown source"
+                        : "rank " + reportedSource)
                     + (table == null ? ", no reassembly table" : ""));
             }
             return -1;

@@ -66,7 +66,8 @@ final class Memory {
         if (src.byteArray() != null || dst.byteArray() != null) {
             dst.putBytes(dstIndex, src, index, count);
         } else {
-            PayloadCopy.copy(EVERYTHING, src.addressOffset() + index, EVERYTHING, dst.addressOffset() + dstIndex, count);
+            PayloadCopy.copy(EVERYTHING, src.addressOffset() + index,
+                EVERYTHING, dst.addressOffset() + dstIndex, count);
         }
     }
 }

@@ -97,7 +97,8 @@ public final class SrcDesc {
 
     void checkOpen() {
         if (!open || thread != Thread.currentThread()) {
-            throw new IllegalStateException("this SrcDesc is not prepared on this thread (already committed or cancelled?)");
+            throw new IllegalStateException("this SrcDesc is not prepared on this thread"
+                + " (already committed or cancelled?)");
         }
     }
 

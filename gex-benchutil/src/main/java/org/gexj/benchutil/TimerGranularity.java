@@ -39,6 +39,7 @@ public final class TimerGranularity {
         }
         final double overheadUs = fastestRound / 1000.0 / CALLS;
         final double granularityUs = smallestStep == Long.MAX_VALUE ? overheadUs : smallestStep / 1000.0;
-        return String.format(Locale.ROOT, "Timer granularity: <= %.3f us, overhead: ~ %.3f us", granularityUs, overheadUs);
+        return String.format(Locale.ROOT, "Timer granularity: <= %.3f us, overhead: ~ %.3f us",
+            granularityUs, overheadUs);
     }
 }

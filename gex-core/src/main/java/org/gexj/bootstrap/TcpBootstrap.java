@@ -230,7 +230,8 @@ public final class TcpBootstrap implements Bootstrap {
                 }
                 if (r != null) {
                     if (r.length != size) {
-                        throw new GexException("bootstrap allgather returned " + r.length + " blobs for " + size + " ranks");
+                        throw new GexException("bootstrap allgather returned " + r.length + " blobs for " + size
+                            + " ranks");
                     }
                     return r;
                 }

@@ -118,7 +118,9 @@ public abstract class CoreAccess {
     /** Resets this thread's back-off before a new wait. */
     public abstract void resetBackoff(Client client);
 
-    /** The event that tracks a new NBI operation of {@code category} by this thread: its access region's, or its own. */
+    /**
+     * The event that tracks a new NBI operation of {@code category} by this thread: its access region's, or its own.
+     */
     public abstract Event nbiEvent(Client client, int category);
 
     // ------------------------------------------------------------------------------------------ events

@@ -65,10 +65,10 @@ public interface Conduit extends AutoCloseable {
     void abort(Claim claim);
 
     /**
-     * Delivers up to {@code limit} of what has arrived for the channels in {@code channelMask} (bit 1 &lt;&lt; channel):
-     * for {@link #REQUEST}, request frames and remote writes landing here; for {@link #REPLY}, reply frames and
-     * completions of this rank's RMA operations. A handler waiting for room polls replies alone, which therefore also
-     * brings the completions it may be waiting for, and never starts another request's handler.
+     * Delivers up to {@code limit} of what has arrived for the channels in {@code channelMask} (bit 1 &lt;&lt;
+     * channel): for {@link #REQUEST}, request frames and remote writes landing here; for {@link #REPLY}, reply frames
+     * and completions of this rank's RMA operations. A handler waiting for room polls replies alone, which therefore
+     * also brings the completions it may be waiting for, and never starts another request's handler.
      *
      * @return number of frames and events delivered
      */

@@ -14,7 +14,9 @@ public interface ConduitListener {
      */
     void onFrame(int channel, DirectBuffer buffer, int offset, int length);
 
-    /** {@link #onRemoteWrite}'s source when the conduit cannot tell it (the immediate's own source field then counts). */
+    /**
+     * {@link #onRemoteWrite}'s source when the conduit cannot tell it (the immediate's own source field then counts).
+     */
     int SOURCE_UNKNOWN = -1;
 
     /**

@@ -58,7 +58,8 @@ public final class ControlFrameFlyweight {
             return "control frame type " + b.getByte(at + TYPE_OFFSET) + " is unknown";
         }
         if (round(b, at) >= rounds || parity(b, at) > 1) {
-            return "barrier round " + round(b, at) + " (of " + rounds + ") or parity " + parity(b, at) + " out of range";
+            return "barrier round " + round(b, at) + " (of " + rounds + ") or parity " + parity(b, at)
+                + " out of range";
         }
         if (source(b, at) < 0 || source(b, at) >= ranks) {
             return "barrier source rank " + source(b, at) + " outside [0, " + ranks + ")";

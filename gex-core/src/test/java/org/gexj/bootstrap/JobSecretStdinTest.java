@@ -27,7 +27,8 @@ class JobSecretStdinTest {
 
     @Test
     void noLineWithinTheTimeoutFailsNamingTheSetting() throws Exception {
-        try (PipedOutputStream writer = new PipedOutputStream(); PipedInputStream silent = new PipedInputStream(writer)) {
+        try (PipedOutputStream writer = new PipedOutputStream();
+             PipedInputStream silent = new PipedInputStream(writer)) {
             final long start = System.nanoTime();
             final GexException e = assertThrows(GexException.class, () -> JobSecret.firstLine(silent, 300));
             assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "waited for the timeout only");

@@ -27,10 +27,13 @@ class ControlFrameFlyweightProperties {
                 assertEquals(parity, ControlFrameFlyweight.parity(b, at));
                 assertEquals(source, ControlFrameFlyweight.source(b, at));
                 // out of range for a smaller job, a shorter frame, another version: rejected, never counted
-                assertNotNull(ControlFrameFlyweight.validateBarrier(b, at, ControlFrameFlyweight.LENGTH, rounds, source));
-                assertNotNull(ControlFrameFlyweight.validateBarrier(b, at, ControlFrameFlyweight.LENGTH - 1, rounds, ranks));
+                assertNotNull(ControlFrameFlyweight.validateBarrier(b, at,
+                    ControlFrameFlyweight.LENGTH, rounds, source));
+                assertNotNull(ControlFrameFlyweight.validateBarrier(b, at,
+                    ControlFrameFlyweight.LENGTH - 1, rounds, ranks));
                 b.putByte(at, (byte) (ControlFrameFlyweight.MARKER | 2));
-                assertNotNull(ControlFrameFlyweight.validateBarrier(b, at, ControlFrameFlyweight.LENGTH, rounds, ranks));
+                assertNotNull(ControlFrameFlyweight.validateBarrier(b, at,
+                    ControlFrameFlyweight.LENGTH, rounds, ranks));
             });
     }
 

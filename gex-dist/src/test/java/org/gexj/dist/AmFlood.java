@@ -32,10 +32,10 @@ import java.util.BitSet;
  * and the ranks exchange verdicts: every rank closes normally when all are right, otherwise every rank calls exit(1).
  * A rank still waiting after SECONDS prints what it waits for and exits with 2, so a hang shows as a diagnosis.
  *
- * <p>Output: {@code seed S} and {@code max medium N} (rank 0), per rank {@code rank R: flood messages=M bytes=B seconds=T} (its requests and
- * the replies to them, payload bytes of both, from the first send to the last reply), per (rank, source)
- * {@code rank R from S: requests N of N, B bytes, 0 bad}, per (rank, target) {@code rank R to T: replies N of N, B
- * bytes, 0 bad}, then {@code rank R: OK} or {@code rank R: FAIL ...}.
+ * <p>Output: {@code seed S} and {@code max medium N} (rank 0), per rank {@code rank R: flood messages=M bytes=B
+ * seconds=T} (its requests and the replies to them, payload bytes of both, from the first send to the last reply), per
+ * (rank, source) {@code rank R from S: requests N of N, B bytes, 0 bad}, per (rank, target) {@code rank R to T: replies
+ * N of N, B bytes, 0 bad}, then {@code rank R: OK} or {@code rank R: FAIL ...}.
  */
 public final class AmFlood {
     static final int SHORT_ARGS = 16;
@@ -103,7 +103,8 @@ public final class AmFlood {
         this.size = client.size();
         this.am = Am.of(client);
         final int other = (rank + 1) % size;
-        this.maxMedium = (int) Math.min(am.maxRequestMedium(other, PAYLOAD_ARGS), am.maxReplyMedium(other, PAYLOAD_ARGS));
+        this.maxMedium = (int) Math.min(am.maxRequestMedium(other, PAYLOAD_ARGS),
+            am.maxReplyMedium(other, PAYLOAD_ARGS));
         this.slotBytes = (Math.max(maxLong, maxMedium) + 15L) & ~7L; // room for the pattern's last, partly used word
         // requests land in the first half (by source), replies in the second (by target)
         this.segment = client.attachSegment(pageAlign(2 * slotBytes * window * size));
@@ -129,7 +130,8 @@ public final class AmFlood {
         this.shortReply = am.register(AmHandler.shortReply(SHORT_ARGS, this::onShortReply));
         this.mediumReply = am.register(AmHandler.mediumReply(PAYLOAD_ARGS, this::onMediumReply));
         this.longReply = am.register(AmHandler.longReply(PAYLOAD_ARGS, this::onLongReply));
-        this.sentReport = am.register(AmHandler.shortRequest(1, (token, a) -> reportedSent[token.sourceRank()] = a.get(0)));
+        this.sentReport = am.register(AmHandler.shortRequest(1,
+            (token, a) -> reportedSent[token.sourceRank()] = a.get(0)));
         this.verdict = am.register(AmHandler.shortRequest(1, (token, a) -> {
             verdicts++;
             if (a.get(0) != 0) {
@@ -266,7 +268,8 @@ public final class AmFlood {
             case 1 -> {
                 final int n = length(seed, rank, target, seq, REQUEST, maxMedium);
                 fill(requestOut, key(seed, rank, target, seq, REQUEST), n);
-                am.requestMedium(target, mediumRequest, requestOut, 0, n, Lc.NOW, seq, n, check(seed, rank, target, seq, REQUEST), 0);
+                am.requestMedium(target, mediumRequest, requestOut, 0, n, Lc.NOW, seq, n,
+                    check(seed, rank, target, seq, REQUEST), 0);
                 return n;
             }
             default -> {

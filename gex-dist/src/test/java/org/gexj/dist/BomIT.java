@@ -75,10 +75,13 @@ class BomIT {
             .directory(Jobs.ROOT.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         assertTrue(p.waitFor(150, TimeUnit.SECONDS), "the user's build did not finish");
         assertEquals(0, p.exitValue(), Files.readString(log));
-        assertTrue(Files.isRegularFile(project.resolve("target/classes/com/example/Main.class")), Files.readString(log));
+        assertTrue(Files.isRegularFile(project.resolve("target/classes/com/example/Main.class")),
+            Files.readString(log));
     }
 
-    /** {@code artifactId}'s pom (and jar) in Maven's layout, every GEX/J version in the pom replaced by {@code version}. */
+    /**
+     * {@code artifactId}'s pom (and jar) in Maven's layout, every GEX/J version in the pom replaced by {@code version}.
+     */
     private static void lay(Path repo, String artifactId, Path pom, Path jar, String version) throws IOException {
         final Path dir = repo.resolve("org/gexj").resolve(artifactId).resolve(version);
         Files.createDirectories(dir);

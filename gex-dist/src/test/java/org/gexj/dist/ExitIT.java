@@ -24,7 +24,8 @@ class ExitIT {
         assertTrue(job.process.waitFor(60, TimeUnit.SECONDS), "job still running:\n" + job.output());
         assertEquals(3, job.process.exitValue(), job.output());
         assertTrue(job.lines.contains("rank 1 exits with 3"), job.output());
-        assertTrue(job.lines.contains("gexrun: exit codes by rank: 0=3 1=3 2=3"), "every rank ended with 3:\n" + job.output());
+        assertTrue(job.lines.contains("gexrun: exit codes by rank: 0=3 1=3 2=3"),
+            "every rank ended with 3:\n" + job.output());
         assertEquals(List.of(), job.cleanupReports(), "the ranks unlinked their own files:\n" + job.output());
         assertEquals(before, Jobs.shmFiles(), "files left in /dev/shm");
     }

@@ -22,9 +22,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * on ofi (tcp;ofi_rxm, shm). Each survivor must end within 10 s of the kill with an error naming rank 1, gexrun must
  * exit non-zero naming it, and nothing of the job may stay in /dev/shm. Prints the time from the kill to the end of
  * each survivor's process. (On shm a survivor sometimes cannot report: its thread spins inside libfabric on a lock in
- * the dead rank's region that the rank held when it died; its failure watch names the dead rank and gexrun ends it.) Then a rank that stops calling GEX/J for longer than its conduit's peer timeout while its
- * peer floods it, and resumes: its peer declares it failed after the timeout, and when it resumes its next call throws
- * {@link org.gexj.PeerFailedException}.
+ * the dead rank's region that the rank held when it died; its failure watch names the dead rank and gexrun ends it.)
+ * Then a rank that stops calling GEX/J for longer than its conduit's peer timeout while its peer floods it, and
+ * resumes: its peer declares it failed after the timeout, and when it resumes its next call
+ * throws {@link org.gexj.PeerFailedException}.
  */
 class FailureMidTransferIT {
     private static final long BOUND_SECONDS = 10;
@@ -58,8 +59,8 @@ class FailureMidTransferIT {
             System.out.printf("%s: kill -9 of rank 1; rank 0 ended %.2f s after, rank 2 %.2f s, gexrun %.2f s%n",
                 what, ended[0], ended[2], jobSeconds);
             for (int r : new int[] {0, 2}) {
-                assertTrue(ended[r] < BOUND_SECONDS, what + ": rank " + r + " ended " + ended[r] + " s after the kill:\n"
-                    + job.output());
+                assertTrue(ended[r] < BOUND_SECONDS,
+                    what + ": rank " + r + " ended " + ended[r] + " s after the kill:\n" + job.output());
                 // its own error, or its failure watch's when libfabric holds its thread (shm: a spin lock in the dead
                 // rank's region that the rank held when it was killed; gexrun ends such a rank)
                 assertTrue(job.lines.stream().anyMatch(l -> (l.startsWith("rank " + r + " ended at ")
@@ -67,7 +68,8 @@ class FailureMidTransferIT {
                     what + ": rank " + r + "'s error names rank 1:\n" + job.output());
             }
             assertNotEquals(0, job.process.exitValue(), job.output());
-            assertTrue(job.lines.stream().anyMatch(l -> l.equals("gexrun: rank 1 was killed by signal 9; ending the job")
+            assertTrue(job.lines.stream().anyMatch(
+                l -> l.equals("gexrun: rank 1 was killed by signal 9; ending the job")
                     || l.startsWith("gexrun: rank 1 failed: its bootstrap connection ended without goodbye")),
                 what + ": gexrun names the dead rank:\n" + job.output());
             assertTrue(job.output().contains("gexrun: exit codes by rank: 0=") && job.output().contains(" 1=137 "),

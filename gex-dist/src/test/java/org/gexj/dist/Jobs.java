@@ -25,7 +25,8 @@ final class Jobs {
     private Jobs(Process process) {
         this.process = process;
         final Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {
                     lines.add(line);

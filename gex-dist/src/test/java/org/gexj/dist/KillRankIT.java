@@ -49,7 +49,8 @@ class KillRankIT {
             if (handle.isPresent()) {
                 handle.get().onExit().get(5, TimeUnit.SECONDS);
             }
-            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "rank pid " + pid + " survived");
+            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
+                "rank pid " + pid + " survived");
         }
         // every rank had unlinked its files before the kill: the launcher had nothing to remove
         assertEquals(List.of(), job.cleanupReports(), job.output());
@@ -70,7 +71,8 @@ class KillRankIT {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         String jobId = null;
         long pid1 = 0;
-        while (jobId == null || !Jobs.shmFiles(jobId).containsAll(List.of(jobId + "-ctl", jobId + "-am-0", jobId + "-am-1"))) {
+        while (jobId == null
+            || !Jobs.shmFiles(jobId).containsAll(List.of(jobId + "-ctl", jobId + "-am-0", jobId + "-am-1"))) {
             assertTrue(System.nanoTime() < deadline, "ranks 0 and 1 did not create their files: " + job.output());
             assertTrue(job.process.isAlive(), "launcher ended early: " + job.output());
             for (String line : new ArrayList<>(job.lines)) {
@@ -92,8 +94,8 @@ class KillRankIT {
         assertTrue(job.lines.stream().anyMatch(l -> l.contains("rank 1 failed")), "rank 0 names the dead rank:\n"
             + job.output());
         assertEquals(List.of("gexrun: removed 1 leftover file(s) of job " + jobId + ": " + jobId + "-am-1"),
-            job.cleanupReports(), "the launcher removed rank 1's file only; a survivor's file would be a conduit leak:\n"
-                + job.output());
+            job.cleanupReports(), "the launcher removed rank 1's file only; a survivor's file would be a conduit"
+                + " leak:\n" + job.output());
         assertEquals(List.of(), Jobs.shmFiles(jobId), "files of the job left in /dev/shm");
     }
 
@@ -105,7 +107,8 @@ class KillRankIT {
         assertTrue(job.lines.stream().anyMatch(l -> l.equals("gexrun: rank 1 was killed by signal 9; ending the job")
                 || l.startsWith("gexrun: rank 1 failed: its bootstrap connection ended without goodbye")),
             "the launcher names the dead rank:\n" + job.output());
-        final Matcher codes = Pattern.compile("gexrun: exit codes by rank: 0=(\\d+) 1=(\\d+) 2=(\\d+)").matcher(job.output());
+        final Matcher codes = Pattern.compile("gexrun: exit codes by rank: 0=(\\d+) 1=(\\d+) 2=(\\d+)")
+            .matcher(job.output());
         assertTrue(codes.find(), job.output());
         assertEquals("137", codes.group(2), "rank 1 exit code: killed by signal 9");
         assertNotEquals("0", codes.group(1), "rank 0 exit code");

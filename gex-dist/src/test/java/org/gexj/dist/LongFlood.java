@@ -95,7 +95,8 @@ public final class LongFlood {
         this.expected = Arena.ofAuto().allocate(slotBytes, 8);
         this.ack = am.register(AmHandler.shortReply(1, (token, args) -> outstanding[token.sourceRank()]--));
         this.data = am.register(AmHandler.longRequest(2, this::onData));
-        this.sent = am.register(AmHandler.shortRequest(1, (token, args) -> reportedSent[token.sourceRank()] = args.get(0)));
+        this.sent = am.register(AmHandler.shortRequest(1,
+            (token, args) -> reportedSent[token.sourceRank()] = args.get(0)));
         this.verdict = am.register(AmHandler.shortRequest(1, (token, args) -> {
             verdicts++;
             if (args.get(0) != 0) {
@@ -272,7 +273,9 @@ public final class LongFlood {
         }
     }
 
-    /** The size of message seq from source to target: a quarter small (packed sizes and their boundary), some at max. */
+    /**
+     * The size of message seq from source to target: a quarter small (packed sizes and their boundary), some at max.
+     */
     static int size(long seed, int source, int target, int seq, int maxSize) {
         final long h = mix(seed ^ (source * C_SOURCE) ^ (target * C_TARGET) ^ (seq * C_SEQ));
         final int kind = (int) (h & 63);

@@ -78,12 +78,14 @@ class MpirunIT {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void oneRanksExitEndsEveryRankAndMpirunWithItsCode() throws Exception {
         for (int code : new int[] {3, 0}) {
-            final ManagedJob job = ManagedJob.mpirun(3, Map.of(), ExitWith.class.getName(), Integer.toString(code), "1");
+            final ManagedJob job =
+                ManagedJob.mpirun(3, Map.of(), ExitWith.class.getName(), Integer.toString(code), "1");
             assertTrue(job.process.waitFor(90, TimeUnit.SECONDS), "the job hangs after rank 1's exit(" + code + "):\n"
                 + job.output());
             assertEquals(code, job.process.exitValue(), job.output());
             assertTrue(job.lines.contains("rank 1 exits with " + code), job.output());
-            assertTrue(job.lines.contains("gex: rank 1: ending the job: rank 1 called exit(" + code + ")"), job.output());
+            assertTrue(job.lines.contains("gex: rank 1: ending the job: rank 1 called exit(" + code + ")"),
+                job.output());
         }
     }
 
@@ -92,8 +94,8 @@ class MpirunIT {
     void aRankThatNeverJoinsEndsTheJobAfterTheBootstrapTimeout() throws Exception {
         // rank 1 sleeps 60 s before Gex.init; the others' first fence times out after 5 s (PMIX_TIMEOUT)
         final long start = System.nanoTime();
-        final ManagedJob job = ManagedJob.mpirun(3, Map.of("GEX_BOOTSTRAP_TIMEOUT", "5"), PmixRanks.class.getName(), "3",
-            "1", "late", "1", "60");
+        final ManagedJob job = ManagedJob.mpirun(3, Map.of("GEX_BOOTSTRAP_TIMEOUT", "5"), PmixRanks.class.getName(),
+            "3", "1", "late", "1", "60");
         assertTrue(job.process.waitFor(50, TimeUnit.SECONDS), "the job waits for rank 1:\n" + job.output());
         assertNotEquals(0, job.process.exitValue(), job.output());
         assertTrue(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start) < 45, job.output());

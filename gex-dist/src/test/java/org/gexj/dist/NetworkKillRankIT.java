@@ -28,7 +28,8 @@ class NetworkKillRankIT {
     void killNineOfARankEndsTheJobWithinTenSeconds(String conduit, String mode) throws Exception {
         final Map<String, String> env = conduit.equals("ofi") ? OfiRuns.env(OfiRuns.TCP)
             : Map.of("GEX_CLASSPATH", Jobs.ROOT.resolve("gex-dist/target/test-classes").toString());
-        final String conduitLine = conduit.equals("ofi") ? OfiRuns.conduitLine(3, OfiRuns.TCP) : "gex: udp conduit over";
+        final String conduitLine =
+            conduit.equals("ofi") ? OfiRuns.conduitLine(3, OfiRuns.TCP) : "gex: udp conduit over";
         final Jobs job = mode.equals("barrier")
             ? Jobs.start(env, "-n", "3", "--conduit", conduit, "--", BarrierWait.class.getName(), "1")
             : Jobs.start(env, "-n", "3", "--conduit", conduit, "--", StayAlive.class.getName(), mode);
@@ -41,7 +42,8 @@ class NetworkKillRankIT {
             final double seconds = (System.nanoTime() - killedAt) / 1e9;
             assertNotEquals(0, job.process.exitValue(), job.output());
             assertTrue(job.lines.stream().anyMatch(l -> l.startsWith(conduitLine)), job.output());
-            assertTrue(job.lines.stream().anyMatch(l -> l.equals("gexrun: rank 1 was killed by signal 9; ending the job")
+            assertTrue(job.lines.stream().anyMatch(
+                l -> l.equals("gexrun: rank 1 was killed by signal 9; ending the job")
                     || l.startsWith("gexrun: rank 1 failed: its bootstrap connection ended without goodbye")),
                 "the launcher names the dead rank:\n" + job.output());
             final Matcher codes = Pattern.compile("gexrun: exit codes by rank: 0=(\\d+) 1=(\\d+) 2=(\\d+)")

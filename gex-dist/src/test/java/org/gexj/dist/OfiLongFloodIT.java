@@ -76,13 +76,14 @@ class OfiLongFloodIT {
             Integer.toString(MAX_SIZE), Integer.toString(WINDOW), Integer.toString(RANK_DEADLINE_SECONDS), "corrupt");
         OfiRuns.await(job, System.nanoTime(), 110);
         assertEquals(1, job.process.exitValue(), job.output());
-        final List<String> bad = job.lines.stream().filter(l -> l.startsWith("rank 1: bad payload from rank 0 message "))
-            .toList();
+        final List<String> bad = job.lines.stream()
+            .filter(l -> l.startsWith("rank 1: bad payload from rank 0 message ")).toList();
         assertEquals(1, bad.size(), "rank 1 names the corrupted message:\n" + job.output());
         assertTrue(bad.getFirst().matches(".* byte \\d+ of \\d+ is -?\\d+, expected -?\\d+"), bad.getFirst());
         assertTrue(job.lines.stream().anyMatch(l -> l.startsWith("rank 1 from 0: received 10 of 10, ")
             && l.endsWith(" bytes, 1 bad")), job.output());
         assertTrue(job.lines.contains("rank 0: OK"), job.output());
-        assertTrue(job.lines.contains("gexrun: exit codes by rank: 0=1 1=1"), "every rank exits with 1:\n" + job.output());
+        assertTrue(job.lines.contains("gexrun: exit codes by rank: 0=1 1=1"),
+            "every rank exits with 1:\n" + job.output());
     }
 }

@@ -25,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class OfiTestamIT {
     private static final Pattern TESTAM_LINE = Pattern.compile(
-        "^([A-K]): +(?:(\\d+) )?AM(?:Short|Medium|Long) +.+: +\\d+\\.\\d{3} sec +\\d+\\.\\d{3} us( +\\d+\\.\\d{3} MB/s)?$");
+        "^([A-K]): +(?:(\\d+) )?AM(?:Short|Medium|Long) +.+: +\\d+\\.\\d{3} sec +\\d+\\.\\d{3} us"
+            + "( +\\d+\\.\\d{3} MB/s)?$");
     private static final Pattern LUB = Pattern.compile("^ gex_AM_LUB(Request|Reply)(Medium|Long)\\(\\): +(\\d+)$");
     private static final long TESTAM_MAX = 65536;
     private static final int QUEUE_DEPTH = 4;
@@ -104,15 +105,18 @@ class OfiTestamIT {
     void testamLongSectionsRunUnderEachProtocol(String protocol) throws Exception {
         final long start = System.nanoTime();
         final Jobs job = Jobs.start(OfiRuns.env(OfiRuns.TCP), "-n", "2", "--conduit", "ofi",
-            "-E", "GEX_AMLONG_PROTOCOL=" + protocol, "testam", "-warmup", "0", "10", Long.toString(TESTAM_MAX), "GHIJK");
+            "-E", "GEX_AMLONG_PROTOCOL=" + protocol,
+            "testam", "-warmup", "0", "10", Long.toString(TESTAM_MAX), "GHIJK");
         final double seconds = OfiRuns.await(job, start, 100);
         assertEquals(0, job.process.exitValue(), "testam with " + protocol + ":\n" + job.output());
         assertTestamSections(job, "GHIJK");
         final Map<String, Long> lub = lubs(job);
         if (protocol.equals("packed")) {
-            assertEquals(lub.get("RequestMedium"), lub.get("RequestLong"), "packed Long fits a frame:\n" + job.output());
+            assertEquals(lub.get("RequestMedium"), lub.get("RequestLong"),
+                "packed Long fits a frame:\n" + job.output());
         } else {
-            assertTrue(lub.get("RequestLong") >= TESTAM_MAX, protocol + " Long is not bounded by a frame:\n" + job.output());
+            assertTrue(lub.get("RequestLong") >= TESTAM_MAX,
+                protocol + " Long is not bounded by a frame:\n" + job.output());
         }
         System.out.printf("testam GHIJK with %s: %.1f s%n", protocol, seconds);
     }
@@ -125,8 +129,8 @@ class OfiTestamIT {
             "-E", "GEX_AMLONG_PROTOCOL=bogus", "testam", "-warmup", "0", "10", "64", "G");
         OfiRuns.await(job, System.nanoTime(), 50);
         assertNotEquals(0, job.process.exitValue(), job.output());
-        assertTrue(job.output().contains("GEX_AMLONG_PROTOCOL=bogus is not one of auto, packed, putsyncsend, reassembly"),
-            job.output());
+        assertTrue(job.output().contains(
+            "GEX_AMLONG_PROTOCOL=bogus is not one of auto, packed, putsyncsend, reassembly"), job.output());
     }
 
     /**

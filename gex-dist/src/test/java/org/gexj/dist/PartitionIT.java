@@ -36,7 +36,8 @@ class PartitionIT {
     void aPartitionInTheMiddleOfAFloodEndsTheJobAfterThePeerTimeout(String conduit, String provider,
                                                                     String timeoutVariable) throws Exception {
         final String iptables = NetnsPair.tool("iptables").map(Object::toString).orElseThrow(() -> new AssertionError(
-            "iptables is missing: ./gexj.sh installs it (Debian package iptables, as root), or apt-get install iptables"));
+            "iptables is missing: ./gexj.sh installs it (Debian package iptables, as root),"
+                + " or apt-get install iptables"));
         final List<String> args = new ArrayList<>(NETNS.gexrunOptions());
         args.addAll(List.of("-n", "2", "--conduit", conduit, "-E", timeoutVariable + "=" + TIMEOUT_SECONDS, "--",
             FailureFlood.class.getName(), "long"));

@@ -76,7 +76,8 @@ public final class PmixRanks {
             for (int peer = 0; peer < size; peer++) {
                 final long v = segment.memory().get(ValueLayout.JAVA_LONG, 8L * peer);
                 if (peer != rank && v != 1000L * round + peer && error[0] == null) {
-                    error[0] = "round " + round + ": rank " + peer + " put " + v + ", expected " + (1000L * round + peer);
+                    error[0] = "round " + round + ": rank " + peer + " put " + v + ", expected "
+                        + (1000L * round + peer);
                 }
             }
             client.barrier(); // nobody puts the next round before every rank has checked this one

@@ -26,7 +26,8 @@ class ReadmeExampleIT {
         final Matcher m = EXAMPLE.matcher(Files.readString(Jobs.ROOT.resolve("README.md")));
         assertTrue(m.find(), "README has no '## A program' java block");
         final String compiled = Files.readString(Jobs.ROOT.resolve("gex-dist/src/test/java/Ring.java"));
-        assertEquals(compiled.strip(), m.group(1).strip(), "README example and gex-dist/src/test/java/Ring.java differ");
+        assertEquals(compiled.strip(), m.group(1).strip(),
+            "README example and gex-dist/src/test/java/Ring.java differ");
     }
 
     /**

@@ -49,7 +49,8 @@ class SrunIT {
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void twoAndFourRanksOnSmpAndFourOnUdp() throws Exception {
-        for (List<Object> c : List.of(List.<Object>of(2, "smp"), List.<Object>of(4, "smp"), List.<Object>of(4, "udp"))) {
+        for (List<Object> c : List.of(List.<Object>of(2, "smp"), List.<Object>of(4, "smp"),
+            List.<Object>of(4, "udp"))) {
             final int ranks = (Integer) c.get(0);
             final ManagedJob job = ManagedJob.srun(ranks, Map.of("GEX_CONDUIT", (String) c.get(1)),
                 PmixRanks.class.getName(), Integer.toString(ranks), "20");

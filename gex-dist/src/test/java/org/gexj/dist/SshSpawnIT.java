@@ -133,7 +133,8 @@ class SshSpawnIT {
         final StringBuilder table = new StringBuilder("job start-up and end (JoinLate: init, barrier, close), udp,"
             + " seconds per run:\n");
         for (int n : new int[] {2, 4, 8}) {
-            for (String how : new String[] {"local gexrun:", "ssh (2 hosts, round robin):", "mpirun (2 hosts, by node):"}) {
+            for (String how : new String[] {"local gexrun:", "ssh (2 hosts, round robin):",
+                "mpirun (2 hosts, by node):"}) {
                 final List<String> times = new ArrayList<>();
                 for (int run = 0; run < runs; run++) {
                     final List<String> args = new ArrayList<>(List.of("-n", Integer.toString(n), "--conduit", "udp",

@@ -31,8 +31,9 @@ class UnmatchedBarrierIT {
         try {
             final long[] pids = job.readyPids(2);
             FailureMidTransferIT.awaitLines(job, "rank 0 last collective at ", 1);
-            final long extraAt = Long.parseLong(job.lines.stream().filter(l -> l.startsWith("rank 0 last collective at "))
-                .findFirst().orElseThrow().substring("rank 0 last collective at ".length()));
+            final long extraAt = Long.parseLong(job.lines.stream()
+                .filter(l -> l.startsWith("rank 0 last collective at ")).findFirst().orElseThrow()
+                .substring("rank 0 last collective at ".length()));
             // the job's end, by the wall clock the rank stamped its extra barrier with
             final long[] endedAt = new long[2];
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
@@ -48,8 +49,8 @@ class UnmatchedBarrierIT {
             OfiRuns.await(job, System.nanoTime(), 20);
             final double rank0 = (endedAt[0] - extraAt) / 1e3;
             final double rank1 = (endedAt[1] - extraAt) / 1e3;
-            System.out.printf("%s: from rank 0's extra barrier, rank 0 ended %.2f s after, rank 1 %.2f s%n", what, rank0,
-                rank1);
+            System.out.printf("%s: from rank 0's extra barrier, rank 0 ended %.2f s after, rank 1 %.2f s%n",
+                what, rank0, rank1);
             final String out = job.output();
             assertTrue(job.lines.stream().anyMatch(l -> l.startsWith("rank 0: close failed ")
                 && l.contains("rank 1 has closed its client")), what + ":\n" + out);
@@ -57,8 +58,8 @@ class UnmatchedBarrierIT {
             assertNotEquals(0, job.process.exitValue(), out);
             assertTrue(out.contains("gexrun: exit codes by rank: 0=1 1=0"), what + ":\n" + out);
             for (double seconds : List.of(rank0, rank1)) {
-                assertTrue(seconds < BOUND_SECONDS, what + ": " + seconds + " s from the extra barrier to a rank's end:\n"
-                    + out);
+                assertTrue(seconds < BOUND_SECONDS,
+                    what + ": " + seconds + " s from the extra barrier to a rank's end:\n" + out);
             }
         } finally {
             if (job.process.isAlive()) {

@@ -303,7 +303,7 @@ class FabricLayoutTest {
         }
     }
 
-    // ------------------------------------------------------------------------------------------------ written by libfabric
+    // -------------------------------------------------------------------------------------------- written by libfabric
 
     @Test
     void getInfoEntriesReadThroughOurOffsetsMatchLibfabricsText() {
@@ -366,7 +366,8 @@ class FabricLayoutTest {
                     () -> assertTrue(flags(printed.get("fi_info.caps")).containsAll(
                         set("FI_MSG", "FI_RMA", "FI_MULTI_RECV"))),
                     () -> assertEquals(Fabric.FI_MSG | Fabric.FI_RMA | Fabric.FI_MULTI_RECV,
-                        entry.get(JAVA_LONG, Fabric.INFO_CAPS) & (Fabric.FI_MSG | Fabric.FI_RMA | Fabric.FI_MULTI_RECV)),
+                        entry.get(JAVA_LONG, Fabric.INFO_CAPS)
+                            & (Fabric.FI_MSG | Fabric.FI_RMA | Fabric.FI_MULTI_RECV)),
                     // tcp;ofi_rxm's own numbers (facts file, section 1.3): cq data 8 B, inject 64 B, no MR bits
                     () -> assertEquals(8, domain.get(JAVA_LONG, Fabric.DOMAIN_CQ_DATA_SIZE)),
                     () -> assertEquals(64, tx.get(JAVA_LONG, Fabric.TX_INJECT_SIZE)),
@@ -559,7 +560,7 @@ class FabricLayoutTest {
         }
     }
 
-    // ------------------------------------------------------------------------------------------------ sizes (second check)
+    // -------------------------------------------------------------------------------------------- sizes (second check)
 
     /** gcc offsetof/sizeof on x86_64, from the facts file (section 1.6): our layouts must agree field by field. */
     @Test

@@ -75,7 +75,8 @@ class OfiAddressCodecProperties {
 
     @Test
     void truncatedOrExtendedEndpointBlobsAreRejectedNamingTheRank() {
-        qt().withExamples(300).forAll(providers(), bytes(64), bytes(3).map(b -> Arrays.copyOf(b, b.length + 1)), ranks())
+        qt().withExamples(300)
+            .forAll(providers(), bytes(64), bytes(3).map(b -> Arrays.copyOf(b, b.length + 1)), ranks())
             .checkAssert((provider, name, tail, rank) -> {
                 final byte[] blob = OfiAddressCodec.encode(new OfiAddressCodec.Endpoint(provider, name));
                 for (int cut = 0; cut < blob.length; cut++) {

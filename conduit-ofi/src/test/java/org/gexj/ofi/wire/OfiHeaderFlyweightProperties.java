@@ -37,7 +37,8 @@ class OfiHeaderFlyweightProperties {
         return arbitrary().pick(OfiHeaderFlyweight.KIND_FRAME, OfiHeaderFlyweight.KIND_CREDIT,
                 OfiHeaderFlyweight.KIND_CLOSE)
             .zip(integers().between(0, 1), integers().between(0, 63), longs().all(), (kind, channel, source, credits)
-                -> new Header(kind, channel, source, (int) (credits >>> 33), (int) ((long) credits & Integer.MAX_VALUE)));
+                -> new Header(kind, channel, source, (int) (credits >>> 33),
+                    (int) ((long) credits & Integer.MAX_VALUE)));
     }
 
     private static OfiHeaderFlyweight written(UnsafeBuffer b, int offset, Header h) {

@@ -83,7 +83,8 @@ class ControlRegionFlyweightProperties {
     @Test
     void aRegionTooSmallForTheRanksIsRefused() {
         qt().withExamples(1000).forAll(integers().between(1, 1024)).checkAssert(ranks -> {
-            final UnsafeBuffer small = new UnsafeBuffer(ByteBuffer.allocateDirect(ControlRegionFlyweight.length(ranks) - 8));
+            final UnsafeBuffer small =
+                new UnsafeBuffer(ByteBuffer.allocateDirect(ControlRegionFlyweight.length(ranks) - 8));
             final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new ControlRegionFlyweight().wrap(small, ranks));
             assertEquals("control region of " + small.capacity() + " bytes is smaller than the "

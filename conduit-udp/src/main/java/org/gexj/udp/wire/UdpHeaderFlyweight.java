@@ -116,7 +116,9 @@ public final class UdpHeaderFlyweight {
         return this;
     }
 
-    /** The datagram's sender got a duplicate on stream {@code channel} from this rank: a retransmission was needless. */
+    /**
+     * The datagram's sender got a duplicate on stream {@code channel} from this rank: a retransmission was needless.
+     */
     public boolean duplicateReported(int channel) {
         return (buffer.getByte(offset + FLAGS_OFFSET) & 1 << FLAG_DUPLICATE_SHIFT + channel) != 0;
     }

@@ -81,7 +81,9 @@ public final class LongTagCodec {
         return 1 << slotBits;
     }
 
-    /** Largest job size whose every rank fits the source field ({@code Integer.MAX_VALUE} when it is 31 bits or more). */
+    /**
+     * Largest job size whose every rank fits the source field ({@code Integer.MAX_VALUE} when it is 31 bits or more).
+     */
     public int maxRanks() {
         return maxRanks;
     }

@@ -39,7 +39,9 @@ class ReassemblyTableTest {
         assertTrue(checksum > 0);
     }
 
-    /** The first halves of a batch of keys, then their second halves: the table holds {@code keys} entries at its peak. */
+    /**
+     * The first halves of a batch of keys, then their second halves: the table holds {@code keys} entries at its peak.
+     */
     private static long exchange(ReassemblyTable table, UnsafeBuffer receive, int keys, int pairs) {
         long checksum = 0;
         for (int done = 0; done < pairs; done += keys) {

@@ -107,7 +107,9 @@ class AmFrameFlyweightProperties {
         });
     }
 
-    /** The reassembly flag is valid only on a Long with its payload apart and a credit slot: anything else is dropped. */
+    /**
+     * The reassembly flag is valid only on a Long with its payload apart and a credit slot: anything else is dropped.
+     */
     @Test
     void misplacedReassemblyFlagsAreRejected() {
         qt().withExamples(300).forAll(frames()).checkAssert(f -> {
@@ -128,7 +130,8 @@ class AmFrameFlyweightProperties {
             .checkAssert((nargs, payloadLength, cut) -> {
                 final int length = AmFrameFlyweight.frameLength(nargs, payloadLength);
                 final UnsafeBuffer buffer = new UnsafeBuffer(new byte[length]);
-                AmFrameFlyweight.encodeHeader(buffer, 0, AmFrameFlyweight.CATEGORY_MEDIUM, 200, nargs, 0, payloadLength, 0);
+                AmFrameFlyweight.encodeHeader(buffer, 0, AmFrameFlyweight.CATEGORY_MEDIUM, 200, nargs, 0,
+                    payloadLength, 0);
                 final int shorter = Math.max(0, length - cut);
                 assertNotNull(new AmFrameFlyweight().wrap(buffer, 0, shorter).validate());
             });

@@ -98,7 +98,8 @@ class LongTagCodecProperties {
             final LongTagCodec codec = new LongTagCodec(bits, slotBits);
             final long maxSourceField = (1L << (bits - 2 - slotBits)) - 1;
             final int jobSize = edgeBiased(1, codec.maxRanks()).generate(in);
-            final long near = Math.max(0, Math.min(maxSourceField, jobSize + (long) Generate.range(-2, 2).generate(in)));
+            final long near =
+                Math.max(0, Math.min(maxSourceField, jobSize + (long) Generate.range(-2, 2).generate(in)));
             final long sourceField = Generate.frequency(Pair.of(1, Generate.constant(near)),
                 Pair.of(1, edgeBiased(0L, maxSourceField))).generate(in);
             return new RawTag(bits, slotBits, Generate.range(0, 1).generate(in), Generate.range(0, 1).generate(in),

@@ -58,7 +58,8 @@ public final class PmixBootstrap implements Bootstrap {
     private int sequence;
     private boolean finished;
 
-    private PmixBootstrap(String namespace, int rank, int size, int[] localPeers, JobHealth health, int timeoutSeconds) {
+    private PmixBootstrap(String namespace, int rank, int size, int[] localPeers, JobHealth health,
+                          int timeoutSeconds) {
         this.namespace = namespace;
         this.rank = rank;
         this.size = size;
@@ -73,7 +74,9 @@ public final class PmixBootstrap implements Bootstrap {
         this.jobId = jobId(namespace, secret);
     }
 
-    /** True when the environment is a PMIx client's ({@code PMIX_NAMESPACE}, {@code PMIX_RANK}) and no GEX/J launcher's. */
+    /**
+     * True when the environment is a PMIx client's ({@code PMIX_NAMESPACE}, {@code PMIX_RANK}) and no GEX/J launcher's.
+     */
     public static boolean requested(Config config) {
         return config.get("GEX_BOOTSTRAP", null) == null && config.get("PMIX_NAMESPACE", null) != null
             && config.get("PMIX_RANK", null) != null;

@@ -109,13 +109,16 @@ class BootstrapFrameProperties {
             }
             final byte[] whole = bytes.toByteArray();
             final byte[] truncated = java.util.Arrays.copyOf(whole, whole.length - cut);
-            assertThrows(IOException.class, () -> BootstrapFrame.read(new DataInputStream(new ByteArrayInputStream(truncated))));
+            assertThrows(IOException.class,
+                () -> BootstrapFrame.read(new DataInputStream(new ByteArrayInputStream(truncated))));
             final byte[] foreign = whole.clone();
             foreign[0] = 7;
-            assertThrows(IOException.class, () -> BootstrapFrame.read(new DataInputStream(new ByteArrayInputStream(foreign))));
+            assertThrows(IOException.class,
+                () -> BootstrapFrame.read(new DataInputStream(new ByteArrayInputStream(foreign))));
             final byte[] unknownType = whole.clone();
             unknownType[1] = 99;
-            assertThrows(IOException.class, () -> BootstrapFrame.read(new DataInputStream(new ByteArrayInputStream(unknownType))));
+            assertThrows(IOException.class,
+                () -> BootstrapFrame.read(new DataInputStream(new ByteArrayInputStream(unknownType))));
         });
     }
 
@@ -135,11 +138,12 @@ class BootstrapFrameProperties {
 
     @Test
     void exitRoundTrips() {
-        qt().withExamples(50).forAll(integers().between(0, 4095), integers().between(0, 255)).checkAssert((rank, code) -> io(() -> {
-            final BootstrapFrame f = roundTrip(BootstrapFrame.exit(rank, code));
-            assertEquals(BootstrapFrame.EXIT, f.type());
-            assertEquals(rank, f.leadingInt());
-            assertEquals(code, f.exitCode());
-        }));
+        qt().withExamples(50).forAll(integers().between(0, 4095), integers().between(0, 255))
+            .checkAssert((rank, code) -> io(() -> {
+                final BootstrapFrame f = roundTrip(BootstrapFrame.exit(rank, code));
+                assertEquals(BootstrapFrame.EXIT, f.type());
+                assertEquals(rank, f.leadingInt());
+                assertEquals(code, f.exitCode());
+            }));
     }
 }

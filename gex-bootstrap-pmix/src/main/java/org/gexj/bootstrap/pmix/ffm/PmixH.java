@@ -188,7 +188,8 @@ public final class PmixH {
         FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_SHORT));
     private static final MethodHandle INFO_LOAD = bind("PMIx_Info_load",
         FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_SHORT));
-    private static final MethodHandle ERROR_STRING = bind("PMIx_Error_string", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    private static final MethodHandle ERROR_STRING = bind("PMIx_Error_string",
+        FunctionDescriptor.of(ADDRESS, JAVA_INT));
     private static final MethodHandle GET_VERSION = bind("PMIx_Get_version", FunctionDescriptor.of(ADDRESS));
     private static final MethodHandle FREE = LINKER.downcallHandle(LINKER.defaultLookup().find("free").orElseThrow(),
         FunctionDescriptor.ofVoid(ADDRESS));
