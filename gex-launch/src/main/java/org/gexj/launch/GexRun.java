@@ -399,7 +399,8 @@ public final class GexRun {
      * could release its resources, or a conduit leak. A test or a user can tell either from a clean end.
      */
     static String leftoversReport(String jobId, List<String> removed) {
-        return "gexrun: removed " + removed.size() + " leftover file(s) of job " + jobId + ": " + String.join(" ", removed);
+        return "gexrun: removed " + removed.size() + " leftover file(s) of job " + jobId + ": "
+            + String.join(" ", removed);
     }
 
     /**

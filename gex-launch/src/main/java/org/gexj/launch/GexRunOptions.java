@@ -210,7 +210,9 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
         return defaultConduit(inherited);
     }
 
-    /** The conduit of a job that names none: {@code inherited} (the launcher's {@code GEX_CONDUIT}) if set, else smp. */
+    /**
+     * The conduit of a job that names none: {@code inherited} (the launcher's {@code GEX_CONDUIT}) if set, else smp.
+     */
     public static String defaultConduit(String inherited) {
         return inherited == null || inherited.isBlank() ? Conduits.DEFAULT : inherited;
     }

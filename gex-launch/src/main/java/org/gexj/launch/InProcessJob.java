@@ -97,7 +97,8 @@ public final class InProcessJob {
         int firstRank = -1;
         for (int r = 0; r < ranks; r++) {
             final Throwable t = errors[r];
-            if (t != null && (first == null || (first instanceof PeerFailedException && !(t instanceof PeerFailedException)))) {
+            if (t != null && (first == null
+                || (first instanceof PeerFailedException && !(t instanceof PeerFailedException)))) {
                 first = t;
                 firstRank = r;
             }

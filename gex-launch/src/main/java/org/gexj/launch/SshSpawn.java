@@ -15,11 +15,11 @@ import java.util.regex.Pattern;
  * are assumed to exist at the same paths on every host.
  *
  * <p>A rank's command is {@code COMMAND -o BatchMode=yes -o ... HOST 'cd DIR && env VAR=VALUE... JAVA ...; exit $?'}:
- * every word is quoted for the remote shell. The remote shell waits for the rank instead of exec'ing it, so a rank killed by
- * a signal reaches the launcher as ssh's exit status 128 + signal, as a local rank's does; ssh's own failures (no
- * connection, login refused, connection lost) are its status 255. The job secret is never in a command line: the rank
- * is told {@code GEX_JOB_SECRET=-} and reads the secret from the first line of its stdin, which the launcher writes
- * into ssh.
+ * every word is quoted for the remote shell. The remote shell waits for the rank instead of exec'ing it, so a rank
+ * killed by a signal reaches the launcher as ssh's exit status 128 + signal, as a local rank's does; ssh's own failures
+ * (no connection, login refused, connection lost) are its status 255. The job secret is never in a command line: the
+ * rank is told {@code GEX_JOB_SECRET=-} and reads the secret from the first line of its stdin, which the launcher
+ * writes into ssh.
  *
  * @param hosts   the hosts, {@code [user@]host} each, in order
  * @param ppn     ranks per host in blocks ({@code --ppn}), or 0 for round robin
@@ -91,7 +91,8 @@ public record SshSpawn(List<String> hosts, int ppn, List<String> command) {
 
     /**
      * The words that start {@code rankCommand} on {@code host}: the ssh command, {@code -o BatchMode=yes} and
-     * time-outs, the host, then one word the remote shell runs: {@code cd DIRECTORY && env VAR=VALUE... RANK-COMMAND...; exit $?}.
+     * time-outs, the host, then one word the remote shell runs:
+     * {@code cd DIRECTORY && env VAR=VALUE... RANK-COMMAND...; exit $?}.
      */
     public List<String> commandFor(String host, String directory, Map<String, String> environment,
                                    List<String> rankCommand) {

@@ -15,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GexRunOptionsTest {
     @Test
     void parsesLikeGasnetrun() {
-        final GexRunOptions o = GexRunOptions.parse("-n", "4", "--conduit", "smp", "-E", "A=b=c", "-v", "--", "testam", "10", "-in");
+        final GexRunOptions o = GexRunOptions.parse("-n", "4", "--conduit", "smp", "-E", "A=b=c", "-v", "--",
+            "testam", "10", "-in");
         assertEquals(4, o.ranks());
         assertEquals("smp", o.conduit());
         assertEquals(Map.of("A", "b=c"), o.env());
@@ -75,23 +76,26 @@ class GexRunOptionsTest {
 
     @Test
     void hostsPlaceRanksRoundRobinOrInBlocks() {
-        final GexRunOptions round = GexRunOptions.parseWith(null, "-n", "5", "--hosts", "a,root@b, c", "--conduit", "udp",
-            "Main");
+        final GexRunOptions round = GexRunOptions.parseWith(null, "-n", "5", "--hosts", "a,root@b, c",
+            "--conduit", "udp", "Main");
         assertEquals(List.of("a", "root@b", "c"), round.ssh().hosts());
         assertEquals(List.of("a", "root@b", "c", "a", "root@b"),
             List.of(0, 1, 2, 3, 4).stream().map(round.ssh()::host).toList());
         assertEquals(List.of("ssh"), round.ssh().command());
         assertFalse(round.ranksAreLocal());
         final GexRunOptions blocks = GexRunOptions.parseWith(null, "-n", "5", "--hosts", "a,b", "--ppn", "3", "Main");
-        assertEquals(List.of("a", "a", "a", "b", "b"), List.of(0, 1, 2, 3, 4).stream().map(blocks.ssh()::host).toList());
+        assertEquals(List.of("a", "a", "a", "b", "b"),
+            List.of(0, 1, 2, 3, 4).stream().map(blocks.ssh()::host).toList());
         // the ssh command: --ssh, else GEX_SSH, else ssh
         assertEquals(List.of("ssh", "-i", "/k/id", "-p", "2222"), GexRunOptions.parseWith("ssh -i /k/id",
             "-n", "2", "--hosts", "a", "--ssh", " ssh -i /k/id  -p 2222 ", "Main").ssh().command());
         assertEquals(List.of("ssh", "-i", "/k/id"), GexRunOptions.parseWith(" ssh -i /k/id ", "-n", "2", "--hosts", "a",
             "Main").ssh().command());
-        assertNull(GexRunOptions.parseWith("ssh -i /k/id", "-n", "2", "Main").ssh(), "GEX_SSH alone starts nothing over ssh");
+        assertNull(GexRunOptions.parseWith("ssh -i /k/id", "-n", "2", "Main").ssh(),
+            "GEX_SSH alone starts nothing over ssh");
         assertTrue(GexRunOptions.parseWith(null, "-n", "2", "Main").ranksAreLocal());
-        assertEquals(GexRunOptions.Request.HELP, GexRunOptions.request("--hosts", "a", "--ppn", "2", "--ssh", "s", "-h"));
+        assertEquals(GexRunOptions.Request.HELP,
+            GexRunOptions.request("--hosts", "a", "--ppn", "2", "--ssh", "s", "-h"));
     }
 
     @Test
@@ -125,8 +129,9 @@ class GexRunOptionsTest {
         final GexRunOptions o = GexRunOptions.parse("-n", "2", "testqueue", "-l");
         final List<String> cmd = GexRun.childCommand(o, "/jdk/bin/java", "a.jar:b.jar", "-Xmx64m -Dx=1");
         assertEquals(List.of("/jdk/bin/java", "--enable-native-access=ALL-UNNAMED", "--add-opens",
-            "java.base/jdk.internal.misc=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED", "-Dagrona.disable.bounds.checks=true", "-Xmx64m",
-            "-Dx=1", "-cp", "a.jar:b.jar", "org.gexj.testqueue.TestQueue", "-l"), cmd);
+            "java.base/jdk.internal.misc=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED",
+            "-Dagrona.disable.bounds.checks=true", "-Xmx64m", "-Dx=1", "-cp", "a.jar:b.jar",
+            "org.gexj.testqueue.TestQueue", "-l"), cmd);
         assertThrows(IllegalArgumentException.class,
             () -> GexRun.childCommand(GexRunOptions.parse("-n", "1", "/no/such.jar"), "java", "", null));
         // --wrap goes in front of each rank's command, not into it

@@ -19,7 +19,8 @@ class RankOutputForwarderTest {
         final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
         final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
         final RankOutputForwarder forwarder = new RankOutputForwarder(
-            new PrintStream(outBytes, true, StandardCharsets.UTF_8), new PrintStream(errBytes, true, StandardCharsets.UTF_8));
+            new PrintStream(outBytes, true, StandardCharsets.UTF_8),
+            new PrintStream(errBytes, true, StandardCharsets.UTF_8));
         // as a JVM does: the start of the line, a pause, then the rest
         final Process rank = new ProcessBuilder("sh", "-c",
             "printf 'Exception in thread \"main\" ' >&2; echo 'to stdout'; sleep 0.5; echo 'java.lang.Error: x' >&2;"

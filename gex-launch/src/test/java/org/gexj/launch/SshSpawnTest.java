@@ -28,7 +28,8 @@ class SshSpawnTest {
         env.put("GEX_JOB_SECRET", "-");
         assertEquals(List.of("ssh", "-i", "/k/id", "-o", "BatchMode=yes", "-o", "ConnectTimeout=30",
                 "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3", "root@h2",
-                "cd /work/app && env GEX_RANK=3 GEX_JOB_SECRET=- /jdk/bin/java -cp a.jar:b.jar Main 'two words'; exit $?"),
+                "cd /work/app && env GEX_RANK=3 GEX_JOB_SECRET=- /jdk/bin/java -cp a.jar:b.jar Main 'two words'"
+                    + "; exit $?"),
             ssh.commandFor("root@h2", "/work/app", env, List.of("/jdk/bin/java", "-cp", "a.jar:b.jar", "Main",
                 "two words")));
     }

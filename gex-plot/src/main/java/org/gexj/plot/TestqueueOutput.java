@@ -57,7 +57,8 @@ public final class TestqueueOutput {
             }
             if (!rows.isEmpty()) {
                 matrices.add(new Matrix(lines.get(i).trim(), depths,
-                    rows.keySet().stream().mapToLong(Long::longValue).toArray(), rows.values().toArray(double[][]::new)));
+                    rows.keySet().stream().mapToLong(Long::longValue).toArray(),
+                    rows.values().toArray(double[][]::new)));
                 i = r - 1;
             }
         }

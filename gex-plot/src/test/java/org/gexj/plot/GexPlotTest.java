@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * gexplot over real runs (fixtures: GEX/J and GASNet-EX, udp; testam 10000 65536 of one round of 2026-11-26, testqueue
- * -l -i 1000 256 32768 of 2026-11-24): exact parsing, charts of the right size that are not blank, clear errors for bad input, and
- * the README's chart made from the fixture by this code.
+ * -l -i 1000 256 32768 of 2026-11-24): exact parsing, charts of the right size that are not blank, clear errors for bad
+ * input, and the README's chart made from the fixture by this code.
  */
 class GexPlotTest {
     static {
@@ -35,7 +35,8 @@ class GexPlotTest {
         assertEquals(new TestamOutput.Point(4096, 7.289, 1071.888),
             j.series().get("G AMLong ping-pong roundtrip ReqRep").stream().filter(p -> p.size() == 4096).findFirst()
                 .orElseThrow());
-        assertEquals(List.of(new TestamOutput.Point(0, 6.691, 0)), j.series().get("A AMShort ping-pong roundtrip ReqRep"));
+        assertEquals(List.of(new TestamOutput.Point(0, 6.691, 0)),
+            j.series().get("A AMShort ping-pong roundtrip ReqRep"));
         final TestamOutput g = TestamOutput.parse(lines("gasnet-udp-testam.txt"));
         final List<TestamOutput.Point> gl = g.series().get("G AMLong ping-pong roundtrip ReqRep");
         assertEquals(new TestamOutput.Point(65000, 21.813, 5683.764), gl.get(gl.size() - 1));
@@ -60,7 +61,8 @@ class GexPlotTest {
     void runsAreDrawnTogetherWithALegendAndTheChartsAreNotBlank(@TempDir Path dir) throws Exception {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final int status = GexPlot.run(new String[] {"-o", dir.toString(),
-            "--label", "GASNet-EX=" + fixture("gasnet-udp-testam.txt"), "--label", "GEX/J=" + fixture("gexj-udp-testam.txt"),
+            "--label", "GASNet-EX=" + fixture("gasnet-udp-testam.txt"),
+            "--label", "GEX/J=" + fixture("gexj-udp-testam.txt"),
             fixture("gasnet-udp-testam.txt").toString(), fixture("gexj-udp-testam.txt").toString(),
             fixture("gexj-udp-testqueue.txt").toString()}, new PrintStream(out), System.err);
         assertEquals(0, status);
@@ -85,8 +87,8 @@ class GexPlotTest {
         err.reset();
         assertEquals(2, GexPlot.run(new String[] {dir.resolve("missing.txt").toString()}, System.out,
             new PrintStream(err)));
-        assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("gexplot: cannot read " + dir.resolve("missing.txt")),
-            err.toString(StandardCharsets.UTF_8));
+        assertTrue(err.toString(StandardCharsets.UTF_8)
+            .startsWith("gexplot: cannot read " + dir.resolve("missing.txt")), err.toString(StandardCharsets.UTF_8));
         err.reset();
         assertEquals(2, GexPlot.run(new String[] {"--label", "x"}, System.out, new PrintStream(err)));
         assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("gexplot: --label x is not NAME=FILE"));
@@ -107,7 +109,8 @@ class GexPlotTest {
         if (Boolean.getBoolean("gexplot.updateReadmeChart")) {
             Files.copy(drawn, readme, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
-        assertTrue(Files.isRegularFile(readme), readme + " missing: mvn test -pl gex-plot -Dgexplot.updateReadmeChart=true");
+        assertTrue(Files.isRegularFile(readme),
+            readme + " missing: mvn test -pl gex-plot -Dgexplot.updateReadmeChart=true");
         final BufferedImage committed = ImageIO.read(readme.toFile());
         assertEquals(Charts.WIDTH, committed.getWidth());
         assertEquals(Charts.HEIGHT, committed.getHeight());

@@ -14,7 +14,8 @@ interface RmaEngine {
      * @param local if not null, completed when {@code src} may be reused; engines that copy the source before returning
      *              leave it untouched (complete)
      */
-    void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Event completion, Event local);
+    void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Event completion,
+             Event local);
 
     void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion);
 

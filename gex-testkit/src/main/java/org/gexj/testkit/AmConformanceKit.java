@@ -213,7 +213,8 @@ public abstract class AmConformanceKit extends AmFlowKit {
             final MemorySegment src = Arena.ofAuto().allocate(size);
             for (int k = 0; k < n; k++) {
                 Patterns.fill(src, 0, size, k);
-                assertEquals(Am.OK, am.requestMedium(peer, mediumRequest[k], src, 0, size, Lc.NOW, 0, argsFor(k, 1), k));
+                assertEquals(Am.OK, am.requestMedium(peer, mediumRequest[k], src, 0, size, Lc.NOW, 0,
+                    argsFor(k, 1), k));
                 assertEquals(Am.OK, am.requestLong(peer, longRequest[k], src, 0, size, k * 1024L, Lc.NOW, 0,
                     argsFor(k, 3), k));
             }
@@ -232,7 +233,8 @@ public abstract class AmConformanceKit extends AmFlowKit {
             final AtomicInteger replies = new AtomicInteger();
             // every size the conduit and Long protocol allow: a packed-only protocol stops at the frame
             final long max = Math.min(am.maxRequestLong(-1, 2), am.maxReplyLong(-1, 2));
-            final long[] sizes = java.util.stream.LongStream.of(0, 1, 8, 4095, 4096, 65536, 1 << 20, Math.min(max, 1 << 20))
+            final long[] sizes = java.util.stream.LongStream
+                .of(0, 1, 8, 4095, 4096, 65536, 1 << 20, Math.min(max, 1 << 20))
                 .filter(n -> n <= max).distinct().toArray();
             final int reply = am.register(AmHandler.longReply(2, (t, p, a) -> {
                 final long dest = a.get(1);

@@ -97,8 +97,8 @@ public abstract class AmContextKit extends ConduitKit {
 
     /**
      * exit(code) is gasnet_exit: it ends every rank; a non-zero code fails the job, exit(0) ends it successfully. With
-     * gexrun every rank process exits with the code, and so does the launcher; under mpirun, rank 1 ends the job through
-     * the resource manager, and mpirun exits with the code.
+     * gexrun every rank process exits with the code, and so does the launcher; under mpirun, rank 1 ends the job
+     * through the resource manager, and mpirun exits with the code.
      */
     @Test
     void exitOfOneRankEndsTheOthersWaits() {
@@ -317,9 +317,11 @@ public abstract class AmContextKit extends ConduitKit {
             assertEquals(254, am.register(h));
             assertEquals(200, am.register(200, h));
             assertEquals(253, am.register(0, h));
-            final IllegalArgumentException dup = assertThrows(IllegalArgumentException.class, () -> am.register(200, h));
+            final IllegalArgumentException dup = assertThrows(IllegalArgumentException.class,
+                () -> am.register(200, h));
             assertTrue(dup.getMessage().contains("200"), dup.getMessage());
-            final IllegalArgumentException low = assertThrows(IllegalArgumentException.class, () -> am.register(127, h));
+            final IllegalArgumentException low = assertThrows(IllegalArgumentException.class,
+                () -> am.register(127, h));
             assertTrue(low.getMessage().contains("127") && low.getMessage().contains("[128, 255]"), low.getMessage());
             assertThrows(IllegalArgumentException.class, () -> am.register(256, h));
             assertThrows(IllegalArgumentException.class, () -> AmHandler.shortRequest(17, (t, a) -> { }));

@@ -264,7 +264,8 @@ public abstract class AmFlowKit extends AmContextKit {
                 assertTrue(sd.size() >= 10 && sd.size() <= 1000, "size " + sd.size());
                 assertThrows(HandlerContextException.class, client::poll);
                 assertThrows(HandlerContextException.class, () -> am.requestShort(peer, ack));
-                assertThrows(HandlerContextException.class, () -> am.prepareRequestMedium(peer, null, 1, 2, null, 0, 0));
+                assertThrows(HandlerContextException.class,
+                    () -> am.prepareRequestMedium(peer, null, 1, 2, null, 0, 0));
                 for (int i = 0; i < 500; i++) {
                     sd.buffer().putByte(i, Patterns.at(11, i));
                 }

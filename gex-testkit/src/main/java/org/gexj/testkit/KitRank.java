@@ -13,8 +13,8 @@ import java.nio.file.Path;
  * One rank of a kit job started by gexrun or mpirun ({@link ConduitKit.Launch}): {@code KitRank KIT-CLASS METHOD JOB}.
  * It runs the kit's test method again in this process, and of the jobs the method starts it runs only the
  * {@code JOB}th (from 0), as this rank, then exits: 0 when the rank's part passed, 1 with the failure printed. The jobs
- * before it end at once as they ended in the driver: passed, or failed with the driver's failure. Property tests draw the same examples here as in
- * the driver, from the seed the driver passes.
+ * before it end at once as they ended in the driver: passed, or failed with the driver's failure. Property tests draw
+ * the same examples here as in the driver, from the seed the driver passes.
  */
 public final class KitRank {
     static final String SIGNALS = "GEX_KIT_SIGNALS";

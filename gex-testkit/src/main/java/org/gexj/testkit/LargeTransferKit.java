@@ -18,9 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Transfers past 2 GiB, run for real: a put and a get of more than 2 GiB, an AM Long request and reply of more than
  * 2 GiB (or, where the conduit's Long is smaller, its refusal), and a Long of 1 GiB (or the conduit's largest) from
- * and to offsets past 1 GiB that end past 2 GiB, every byte checked. Offsets and lengths are longs everywhere; nothing on the way may
- * wrap more memory than it moves, or a {@code ByteBuffer} of 2 GiB or more. Needs about twice the segment in memory
- * (/dev/shm for smp's segments: {@code ./gexj.sh test} makes room as root).
+ * and to offsets past 1 GiB that end past 2 GiB, every byte checked. Offsets and lengths are longs everywhere; nothing
+ * on the way may wrap more memory than it moves, or a {@code ByteBuffer} of 2 GiB or more. Needs about twice the
+ * segment in memory (/dev/shm for smp's segments: {@code ./gexj.sh test} makes room as root).
  */
 public abstract class LargeTransferKit extends ConduitKit {
     /** Just past 2 GiB, a whole number of pages. */

@@ -19,9 +19,9 @@ import java.util.stream.Stream;
 /**
  * Two hosts reached over ssh, for a test class: the two network namespaces of a {@link NetnsPair}, each running an
  * sshd of its own on its address (port 22), which lets root in with a key generated for the class, so that
- * {@code gexrun --hosts} and {@code mpirun --host} start ranks in them as on two machines. The launcher runs in the first namespace
- * ({@link #launcherPrefix()}) and reaches both hosts by their addresses; {@link #gexrunOptions()} names them and the
- * ssh command (the class's key, a known_hosts file with both host keys, strict host key checking).
+ * {@code gexrun --hosts} and {@code mpirun --host} start ranks in them as on two machines. The launcher runs in the
+ * first namespace ({@link #launcherPrefix()}) and reaches both hosts by their addresses; {@link #gexrunOptions()} names
+ * them and the ssh command (the class's key, a known_hosts file with both host keys, strict host key checking).
  *
  * <p>Both sshds are started before the class's tests and stopped after, with the pair (which kills whatever still
  * runs in the namespaces). Not root: skipped, as {@link NetnsPair} is. Root without OpenSSH: the class fails, naming

@@ -91,7 +91,8 @@ final class ProcessKitJob {
                 final AssertionError verdict = earlier.get(i);
                 if (verdict != null) {
                     Files.writeString(signals.resolve(VERDICT + i), verdict.getMessage(), StandardCharsets.UTF_8);
-                    Files.writeString(signals.resolve(VERDICT + i + OUTPUT), verdict.getCause() == null ? verdict.getMessage() : verdict.getCause().getMessage(),
+                    Files.writeString(signals.resolve(VERDICT + i + OUTPUT),
+                        verdict.getCause() == null ? verdict.getMessage() : verdict.getCause().getMessage(),
                         StandardCharsets.UTF_8);
                 }
             }
@@ -122,7 +123,8 @@ final class ProcessKitJob {
             launcher = builder.start();
             final Process p = launcher;
             final Thread reader = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8))) {
                     String line;
                     while ((line = r.readLine()) != null) {
                         lines.add(line);

@@ -46,7 +46,8 @@ public abstract class ProgressKit extends ConduitKit {
                 final MemorySegment dst = Arena.ofAuto().allocate(1024);
                 final Event get = rma.getNb(dst, 0, 1, 0, 1024);
                 rma.getNbi(dst, 0, 1, 0, 1024);
-                // starting a get may run handlers (a request over AM polls, as GASNet's AMRequest does); testing may not
+                // starting a get may run handlers (a request over AM polls, as GASNet's AMRequest does);
+                // testing may not
                 final long started = handled.get();
                 boolean getDone = false;
                 long tests = 0;

@@ -31,7 +31,9 @@ import static org.quicktheories.generators.SourceDSL.lists;
  */
 public abstract class RmaConformanceKit extends ConduitKit {
     protected static final int SEGMENT = 256 * 1024;
-    /** Every shrink step runs a whole job: a bounded number lets a failure report its shrunk case before the timeout. */
+    /**
+     * Every shrink step runs a whole job: a bounded number lets a failure report its shrunk case before the timeout.
+     */
     private static final int SHRINK_CYCLES = 100;
 
     /** Examples per property with gexrun, where each starts a JVM per rank: a few seconds each on 2 cores. */
@@ -118,7 +120,8 @@ public abstract class RmaConformanceKit extends ConduitKit {
                             }
                         }
                         final byte[] got = buffer.asSlice(0, op.length()).toArray(ValueLayout.JAVA_BYTE);
-                        final byte[] want = java.util.Arrays.copyOfRange(model[op.peer()], op.offset(), op.offset() + op.length());
+                        final byte[] want = java.util.Arrays.copyOfRange(model[op.peer()], op.offset(),
+                            op.offset() + op.length());
                         assertArrayEquals(want, got, "get " + op);
                     }
                 }
@@ -138,7 +141,9 @@ public abstract class RmaConformanceKit extends ConduitKit {
 
     private static final int RANKS = 3;
     private static final int MAX_NBI_OPS = 16;
-    /** Each initiator owns a stripe of every segment, cut into one slot per op, so operations in flight never overlap. */
+    /**
+     * Each initiator owns a stripe of every segment, cut into one slot per op, so operations in flight never overlap.
+     */
     private static final int SLOT = SEGMENT / RANKS / MAX_NBI_OPS;
 
     private static Gen<NbiOp> nbiOps() {
@@ -180,7 +185,8 @@ public abstract class RmaConformanceKit extends ConduitKit {
                 final NbiOp op = ops.get(i);
                 final long at = slotOffset(me, i, op);
                 for (int b = 0; b < op.length(); b++) {
-                    assertEquals(Patterns.at(2000 + op.target(), at + b), got.get(ValueLayout.JAVA_BYTE, (long) i * SLOT + b),
+                    assertEquals(Patterns.at(2000 + op.target(), at + b),
+                        got.get(ValueLayout.JAVA_BYTE, (long) i * SLOT + b),
                         "rank " + me + " got byte " + b + " of " + op);
                 }
             }
@@ -265,7 +271,8 @@ public abstract class RmaConformanceKit extends ConduitKit {
                 "rank " + peer + "'s puts in this rank's segment");
             final MemorySegment back = Arena.ofAuto().allocate(100_000);
             rma.get(back, 0, peer, base, 100_000);
-            assertEquals(-1, Patterns.firstMismatch(back, 0, 100_000, 5 + client.rank()), "this rank's puts, read back");
+            assertEquals(-1, Patterns.firstMismatch(back, 0, 100_000, 5 + client.rank()),
+                "this rank's puts, read back");
             client.barrier();
         });
     }

@@ -249,7 +249,8 @@ public final class RendezvousServer implements AutoCloseable {
 
     private void reject(Socket socket, String why) {
         rejected.incrementAndGet();
-        System.err.println("gexrun: rejected bootstrap connection from " + socket.getRemoteSocketAddress() + ": " + why);
+        System.err.println("gexrun: rejected bootstrap connection from " + socket.getRemoteSocketAddress()
+            + ": " + why);
         quietClose(socket);
     }
 

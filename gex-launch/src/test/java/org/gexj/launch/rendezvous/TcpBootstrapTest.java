@@ -103,8 +103,10 @@ class TcpBootstrapTest {
                 new DataOutputStream(s.getOutputStream()).write(new byte[] {9, 9, 9, 9, 0, 0, 0, 0});
                 assertEquals(-1, in.read());
             }
-            final Future<byte[][]> a = pool.submit(() -> TcpBootstrap.connect(config(server, secret), 0, 2, new JobHealth()).allgather(new byte[] {1}));
-            final Future<byte[][]> b = pool.submit(() -> TcpBootstrap.connect(config(server, secret), 1, 2, new JobHealth()).allgather(new byte[] {2}));
+            final Future<byte[][]> a = pool.submit(
+                () -> TcpBootstrap.connect(config(server, secret), 0, 2, new JobHealth()).allgather(new byte[] {1}));
+            final Future<byte[][]> b = pool.submit(
+                () -> TcpBootstrap.connect(config(server, secret), 1, 2, new JobHealth()).allgather(new byte[] {2}));
             assertArrayEquals(new byte[] {2}, a.get(20, TimeUnit.SECONDS)[1]);
             assertArrayEquals(new byte[] {1}, b.get(20, TimeUnit.SECONDS)[0]);
             assertEquals(2, server.rejectedConnections());
@@ -119,9 +121,12 @@ class TcpBootstrapTest {
                  ExecutorService pool = Executors.newFixedThreadPool(3)) {
                 final JobHealth h0 = new JobHealth();
                 final JobHealth h1 = new JobHealth();
-                final Future<TcpBootstrap> r2 = pool.submit(() -> TcpBootstrap.connect(config(server, secret), 2, 3, new JobHealth()));
-                final Future<Object> w0 = pool.submit(() -> TcpBootstrap.connect(config(server, secret), 0, 3, h0).allgather(new byte[0]));
-                final Future<Object> w1 = pool.submit(() -> TcpBootstrap.connect(config(server, secret), 1, 3, h1).allgather(new byte[0]));
+                final Future<TcpBootstrap> r2 = pool.submit(
+                    () -> TcpBootstrap.connect(config(server, secret), 2, 3, new JobHealth()));
+                final Future<Object> w0 = pool.submit(
+                    () -> TcpBootstrap.connect(config(server, secret), 0, 3, h0).allgather(new byte[0]));
+                final Future<Object> w1 = pool.submit(
+                    () -> TcpBootstrap.connect(config(server, secret), 1, 3, h1).allgather(new byte[0]));
                 final TcpBootstrap dying = r2.get(20, TimeUnit.SECONDS);
                 final long start = System.nanoTime();
                 if (crash) {
@@ -130,7 +135,8 @@ class TcpBootstrapTest {
                     dying.abort("test abort");
                 }
                 for (Future<Object> w : java.util.List.of(w0, w1)) {
-                    final var e = assertThrows(java.util.concurrent.ExecutionException.class, () -> w.get(10, TimeUnit.SECONDS));
+                    final var e = assertThrows(java.util.concurrent.ExecutionException.class,
+                        () -> w.get(10, TimeUnit.SECONDS));
                     final PeerFailedException p = assertInstanceOf(PeerFailedException.class, e.getCause());
                     assertEquals(2, p.rank(), p.getMessage());
                 }

@@ -65,9 +65,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *   <li>{@code GEX_EMU_IMM_BITS}: bits of immediate data a put-with-immediate carries, 32 (verbs) or 64 (libfabric),
  *       default 64; the immediate is masked to them.</li>
  *   <li>{@code GEX_EMU_DUPLICATE_TAGS}: probability in [0, 1], default 0, that a landed put-with-immediate is reported
- *       to the target a second time (a duplicate tag, after the first, possibly after the initiator's completion and the
- *       slot's next use), so that
- *       the AM layer's duplicate counting can be tested.</li>
+ *       to the target a second time (a duplicate tag, after the first, possibly after the initiator's completion and
+ *       the slot's next use), so that the AM layer's duplicate counting can be tested.</li>
  *   <li>{@code GEX_EMU_HIDE_SOURCE}: 1 reports remote writes with {@link ConduitListener#SOURCE_UNKNOWN} as their
  *       source, as libfabric's verbs;ofi_rxm does, so that the AM layer must take it from the tag; default 0.</li>
  * </ul>
@@ -464,7 +463,8 @@ public final class EmuConduit implements Conduit {
                         item.status = RmaTransport.PEER_CLOSED;
                         complete(item);
                     }
-                    case EmuItem.REMOTE_WRITE, EmuItem.DUPLICATE_TAG -> retireReport(item); // landed: the report is lost
+                    // landed: the report is lost
+                    case EmuItem.REMOTE_WRITE, EmuItem.DUPLICATE_TAG -> retireReport(item);
                     default -> item.release();
                 }
             }

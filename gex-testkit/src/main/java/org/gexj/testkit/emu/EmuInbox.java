@@ -47,7 +47,9 @@ final class EmuInbox {
         }
     }
 
-    /** Adds {@code item} to the pending set, deliverable after at least {@code minPolls} more polls and a random hold. */
+    /**
+     * Adds {@code item} to the pending set, deliverable after at least {@code minPolls} more polls and a random hold.
+     */
     void hold(EmuItem item, int minPolls) {
         item.readyAt = polls + minPolls + (delay == 0 ? 0 : random.nextInt(delay + 1));
         pending[count++] = item;

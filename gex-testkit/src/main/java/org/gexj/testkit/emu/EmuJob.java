@@ -73,7 +73,9 @@ final class EmuJob {
         }
     }
 
-    /** Rank {@code rank}'s conduit of job {@code jobId}, or null (for tests that drive a conduit beside the library). */
+    /**
+     * Rank {@code rank}'s conduit of job {@code jobId}, or null (for tests that drive a conduit beside the library).
+     */
     static EmuConduit conduit(String jobId, int rank) {
         final EmuJob job = JOBS.get(jobId);
         if (job == null) {

@@ -98,8 +98,8 @@ class AmLongEngineProperties {
             for (int nargs = 0; nargs < ARITIES; nargs++) {
                 final int n = nargs;
                 replyHandler[n] = am.register(AmHandler.longReply(n, (t, p, a) -> {
-                    final int i = check(errors, "reply", me, t.sourceRank(), p.segmentOffset(), p.length(), a, n, segment,
-                        msgs, true);
+                    final int i = check(errors, "reply", me, t.sourceRank(), p.segmentOffset(), p.length(), a, n,
+                        segment, msgs, true);
                     if (i >= 0) {
                         runs.incrementAndGet(msgs.size() + i);
                     }

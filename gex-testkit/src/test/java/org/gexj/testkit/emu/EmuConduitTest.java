@@ -381,7 +381,8 @@ class EmuConduitTest {
                 job.rank(1).poll(got, 1 << Conduit.REQUEST, 64);
             }
             assertEquals(21, got.events.size(), String.valueOf(got.events));
-            assertEquals(10, got.events.stream().filter(e -> e.startsWith("request ")).count(), String.valueOf(got.events));
+            assertEquals(10, got.events.stream().filter(e -> e.startsWith("request ")).count(),
+                String.valueOf(got.events));
             assertTrue(got.events.subList(10, 21).contains("write from 0 imm 1"), "reported on a request poll");
         }
     }
