@@ -48,7 +48,8 @@ public final class LineBench {
         final long[] timed = Arrays.copyOfRange(nanos, WINDOWS / 2, WINDOWS);
         Arrays.sort(timed);
         final int last = timed.length - 1;
-        System.out.printf(Locale.ROOT, "%d-record windows, ns/record: min %.1f  p10 %.1f  median %.1f  p90 %.1f  max %.1f%n",
+        System.out.printf(Locale.ROOT,
+            "%d-record windows, ns/record: min %.1f  p10 %.1f  median %.1f  p90 %.1f  max %.1f%n",
             n, per(timed[0], n), per(timed[last / 10], n), per(timed[last / 2], n), per(timed[last * 9 / 10], n),
             per(timed[last], n));
     }

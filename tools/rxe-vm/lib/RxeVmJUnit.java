@@ -89,7 +89,8 @@ public final class RxeVmJUnit {
             public void executionStarted(TestIdentifier id) {
                 started.put(id.getUniqueId(), System.nanoTime());
                 id.getSource().ifPresent(s -> {
-                    if (s instanceof org.junit.platform.engine.support.descriptor.ClassSource cs && classes.add(cs.getClassName())) {
+                    if (s instanceof org.junit.platform.engine.support.descriptor.ClassSource cs
+                        && classes.add(cs.getClassName())) {
                         System.out.println("junit: running " + cs.getClassName());
                     }
                 });
@@ -146,7 +147,8 @@ public final class RxeVmJUnit {
         // exit explicitly: a test may leave non-daemon threads behind
         if (failed > 0) System.exit(1);
         if (s.getTestsSucceededCount() + s.getTestsFailedCount() == 0) {
-            System.out.println("junit: no test ran (pattern " + String.join(" ", List.of(args).subList(1, args.length)) + ")");
+            System.out.println("junit: no test ran (pattern "
+                + String.join(" ", List.of(args).subList(1, args.length)) + ")");
             System.exit(3);
         }
         System.exit(0);

@@ -22,7 +22,8 @@ final class Pollers {
 
     void start() {
         for (int i = 0; i < threads.length; i++) {
-            threads[i] = Thread.ofPlatform().daemon().name("testam-poller-" + client.rank() + "-" + i).start(this::poll);
+            threads[i] = Thread.ofPlatform().daemon().name("testam-poller-" + client.rank() + "-" + i)
+                .start(this::poll);
         }
     }
 

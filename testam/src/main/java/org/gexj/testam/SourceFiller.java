@@ -18,7 +18,8 @@ final class SourceFiller {
 
     SourceFiller(SourceMode mode, long maxSize) {
         this.mode = mode;
-        this.zeros = mode == SourceMode.MEMCPY ? Arena.ofShared().allocate(Math.max(1, maxSize), 8) : MemorySegment.NULL;
+        this.zeros = mode == SourceMode.MEMCPY ? Arena.ofShared().allocate(Math.max(1, maxSize), 8)
+            : MemorySegment.NULL;
     }
 
     void fill(MemorySegment dst, long offset, long length) {

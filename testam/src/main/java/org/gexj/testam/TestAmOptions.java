@@ -6,7 +6,8 @@ package org.gexj.testam;
  * @param inSegment     -in (default) / -out: the requester's source buffer is in the segment or not
  * @param crossMachine  -c: pair rank i with i + n/2 instead of i ^ 1
  * @param asyncRequests -async-req: requests use GROUP local completion; -sync-req (default): NOW
- * @param payload       -fp (fixed payload, default), -np-gb (negotiated, GASNet buffer), -np-cb (negotiated, client buffer)
+ * @param payload       -fp (fixed payload, default), -np-gb (negotiated, GASNet buffer),
+ *                      -np-cb (negotiated, client buffer)
  * @param source        -src-noop (default), -src-generate, -src-memcpy: how a sender fills a Medium or Long payload
  *                      before each injection
  * @param skipWarmup    -s: no warm-up iterations at the start of each category

@@ -26,7 +26,8 @@ class TestAmOutputTest {
      * {@link #assertGasnetFormat}: section, optional rank, optional size, category, test, seconds, us, optional MB/s.
      */
     static final Pattern LINE = Pattern.compile("^([A-K]): (?:(\\d+): )?\\s*(\\d+)?\\s*(AMShort|AMMedium|AMLong)\\s+"
-        + "(ping-pong roundtrip Req(?:Rep|Req)|flood\\s+one-way\\s+Req|flood\\s+roundtrip ReqRep|flood\\s+two-way\\s+Req)"
+        + "(ping-pong roundtrip Req(?:Rep|Req)|flood\\s+one-way\\s+Req|flood\\s+roundtrip ReqRep"
+        + "|flood\\s+two-way\\s+Req)"
         + "\\s*:\\s*(\\d+\\.\\d+) sec\\s+(\\d+\\.\\d+) us(?:\\s+(\\d+\\.\\d+) MB/s)?$");
 
     /** The lines GASNet prints before the results, for the default settings and 20 iterations. */
@@ -96,7 +97,8 @@ class TestAmOutputTest {
             case "flood two-way Req" -> "flood     two-way   Req";
             default -> m.group(5);
         };
-        final String size = m.group(3) == null ? "       " : String.format(Locale.ROOT, "%7d", Long.parseLong(m.group(3)));
+        final String size = m.group(3) == null ? "       "
+            : String.format(Locale.ROOT, "%7d", Long.parseLong(m.group(3)));
         final String description = size + " " + String.format(Locale.ROOT, "%-11s", m.group(4)) + " " + test;
         String expected = String.format(Locale.ROOT, "%s: %s%-46s: %6.3f sec %8.3f us", m.group(1), rankPrefix,
             description, Double.parseDouble(m.group(6)), Double.parseDouble(m.group(7)));
@@ -111,7 +113,8 @@ class TestAmOutputTest {
     void everySectionPrintsGasnetLinesWithSizesInOrder() {
         final String output = run(2, "-warmup", "50", "20", "4096");
         assertTrue(output.startsWith("Timer granularity: <= "), output);
-        assertTrue(output.matches("(?s).*Timer granularity: <= \\d+\\.\\d{3} us, overhead: ~ \\d+\\.\\d{3} us\n.*"), output);
+        assertTrue(output.matches("(?s).*Timer granularity: <= \\d+\\.\\d{3} us, overhead: ~ \\d+\\.\\d{3} us\n.*"),
+            output);
         assertTrue(output.contains("smp conduit: v"), output);
         assertTrue(output.endsWith("node 0/2 done.\n"), output);
         assertTrue(output.contains(" gex_AM_LUBRequestMedium(): 65536"), output);
@@ -253,7 +256,8 @@ class TestAmOutputTest {
         final TestAmOptions o = TestAmOptions.parse("-out", "-async-req", "-np-cb", "50", "1024", "gk");
         assertEquals(TestAmOptions.PayloadMode.NEGOTIATED_CLIENT_BUFFER, o.payload());
         assertTrue(!o.inSegment() && o.asyncRequests() && o.sectionEnabled('G') && !o.sectionEnabled('H'));
-        final TestAmOptions g = TestAmOptions.parse("-s", "-p", "3", "-max-step", "1000", "-src-memcpy", "-src-generate");
+        final TestAmOptions g =
+            TestAmOptions.parse("-s", "-p", "3", "-max-step", "1000", "-src-memcpy", "-src-generate");
         assertTrue(g.skipWarmup());
         assertEquals(3, g.pollers());
         assertEquals(TestAmOptions.SourceMode.GENERATE, g.source(), "the last -src option wins");
@@ -276,7 +280,8 @@ class TestAmOutputTest {
     }
 
     private static void expectBad(String mentioned, String... args) {
-        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TestAmOptions.parse(args));
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> TestAmOptions.parse(args));
         assertTrue(e.getMessage().contains(mentioned), "'" + e.getMessage() + "' should name " + mentioned);
     }
 }

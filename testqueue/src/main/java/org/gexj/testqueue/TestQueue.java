@@ -124,7 +124,8 @@ public final class TestQueue {
         }
         tgtmem = half;
         msgbuf = o.inSegment() ? segment : Arena.ofShared().allocate(half, Client.PAGE_SIZE);
-        msg0(String.format(Locale.ROOT, "Running %squeue test with local addr %sside segment, iters=%d, maxdepth=%d, sz: %d...%d",
+        msg0(String.format(Locale.ROOT,
+            "Running %squeue test with local addr %sside segment, iters=%d, maxdepth=%d, sz: %d...%d",
             o.firstLast() ? "first/last " : (o.fullDuplex() ? "full-duplex " : ""), o.inSegment() ? "in" : "out",
             o.iters(), o.maxDepth(), 1, o.maxSize()));
         msg0("x-axis: queue depth, y-axis: message size, injection time in microseconds\n");
@@ -218,38 +219,48 @@ public final class TestQueue {
                 this::waitEvents, this::nothing, 0);
         }
         if (o.puts() && o.bulk() && o.implicit()) {
-            queueTest("gex_RMA_PutNBI/bulk", (i, n) -> rma.putNbi(peer, tgtmem, msgbuf, 0, n, Lc.DEFER), this::waitNbi, this::nothing, 0);
+            queueTest("gex_RMA_PutNBI/bulk", (i, n) -> rma.putNbi(peer, tgtmem, msgbuf, 0, n, Lc.DEFER),
+                this::waitNbi, this::nothing, 0);
         }
         if (o.puts() && o.nonBulk() && o.explicit()) {
             queueTest("gex_RMA_PutNB", (i, n) -> events[i] = rma.putNb(peer, tgtmem, msgbuf, 0, n, Lc.NOW),
                 this::waitEvents, this::nothing, 0);
         }
         if (o.gets() && o.explicit()) {
-            queueTest("gex_RMA_GetNB", (i, n) -> events[i] = rma.getNb(msgbuf, 0, peer, tgtmem, n), this::waitEvents, this::nothing, 0);
+            queueTest("gex_RMA_GetNB", (i, n) -> events[i] = rma.getNb(msgbuf, 0, peer, tgtmem, n),
+                this::waitEvents, this::nothing, 0);
         }
         if (o.puts() && o.nonBulk() && o.implicit()) {
-            queueTest("gex_RMA_PutNBI", (i, n) -> rma.putNbi(peer, tgtmem, msgbuf, 0, n, Lc.NOW), this::waitNbi, this::nothing, 0);
+            queueTest("gex_RMA_PutNBI", (i, n) -> rma.putNbi(peer, tgtmem, msgbuf, 0, n, Lc.NOW),
+                this::waitNbi, this::nothing, 0);
         }
         if (o.gets() && o.implicit()) {
-            queueTest("gex_RMA_GetNBI", (i, n) -> rma.getNbi(msgbuf, 0, peer, tgtmem, n), this::waitNbi, this::nothing, 0);
+            queueTest("gex_RMA_GetNBI", (i, n) -> rma.getNbi(msgbuf, 0, peer, tgtmem, n),
+                this::waitNbi, this::nothing, 0);
         }
         if (o.puts() && o.value() && o.explicit()) {
-            queueTest("gex_RMA_PutNBVal", (i, n) -> events[i] = rma.putValNb(peer, tgtmem, regval, n), this::waitEvents, this::nothing, 8);
+            queueTest("gex_RMA_PutNBVal", (i, n) -> events[i] = rma.putValNb(peer, tgtmem, regval, n),
+                this::waitEvents, this::nothing, 8);
         }
         if (o.puts() && o.value() && o.implicit()) {
-            queueTest("gex_RMA_PutNBIVal", (i, n) -> rma.putValNbi(peer, tgtmem, regval, n), this::waitNbi, this::nothing, 8);
+            queueTest("gex_RMA_PutNBIVal", (i, n) -> rma.putValNbi(peer, tgtmem, regval, n),
+                this::waitNbi, this::nothing, 8);
         }
         if (o.puts() && o.blocking()) {
-            queueTest("gex_RMA_PutBlocking" + blocking, (i, n) -> rma.put(peer, tgtmem, msgbuf, 0, n), this::nothing, this::nothing, 0);
+            queueTest("gex_RMA_PutBlocking" + blocking, (i, n) -> rma.put(peer, tgtmem, msgbuf, 0, n),
+                this::nothing, this::nothing, 0);
         }
         if (o.gets() && o.blocking()) {
-            queueTest("gex_RMA_GetBlocking" + blocking, (i, n) -> rma.get(msgbuf, 0, peer, tgtmem, n), this::nothing, this::nothing, 0);
+            queueTest("gex_RMA_GetBlocking" + blocking, (i, n) -> rma.get(msgbuf, 0, peer, tgtmem, n),
+                this::nothing, this::nothing, 0);
         }
         if (o.puts() && o.value() && o.blocking()) {
-            queueTest("gex_RMA_PutBlockingVal" + blocking, (i, n) -> rma.putVal(peer, tgtmem, regval, n), this::nothing, this::nothing, 8);
+            queueTest("gex_RMA_PutBlockingVal" + blocking, (i, n) -> rma.putVal(peer, tgtmem, regval, n),
+                this::nothing, this::nothing, 8);
         }
         if (o.gets() && o.value() && o.blocking()) {
-            queueTest("gex_RMA_GetBlockingVal" + blocking, (i, n) -> regval ^= rma.getVal(peer, tgtmem, n), this::nothing, this::nothing, 8);
+            queueTest("gex_RMA_GetBlockingVal" + blocking, (i, n) -> regval ^= rma.getVal(peer, tgtmem, n),
+                this::nothing, this::nothing, 8);
         }
     }
 
@@ -258,33 +269,40 @@ public final class TestQueue {
         final int maxLong = (int) Math.min(Integer.MAX_VALUE, am.maxRequestLong(-1, 0));
         if (o.amShort()) {
             amcount = 0;
-            queueTest("gex_AM_RequestShort0", (i, n) -> am.requestShort(peer, PING_SHORT), this::nothing, this::receiveAms, 1);
+            queueTest("gex_AM_RequestShort0", (i, n) -> am.requestShort(peer, PING_SHORT),
+                this::nothing, this::receiveAms, 1);
         }
         if (o.amMedium() && o.blocking()) {
             amcount = 0;
             queueTest("gex_AM_RequestMedium0 (blocking for LC)",
-                (i, n) -> am.requestMedium(peer, PING_MEDIUM, msgbuf, 0, n, Lc.NOW), this::nothing, this::receiveAms, maxMedium);
+                (i, n) -> am.requestMedium(peer, PING_MEDIUM, msgbuf, 0, n, Lc.NOW),
+                this::nothing, this::receiveAms, maxMedium);
         }
         if (o.amMedium() && o.explicit()) {
             queueTest("gex_AM_RequestMedium0 (explicit handle for LC)",
-                (i, n) -> am.requestMedium(peer, PING_MEDIUM, msgbuf, 0, n, lcs[i]), this::waitLcEvents, this::receiveAms, maxMedium);
+                (i, n) -> am.requestMedium(peer, PING_MEDIUM, msgbuf, 0, n, lcs[i]),
+                this::waitLcEvents, this::receiveAms, maxMedium);
         }
         if (o.amMedium() && o.implicit()) {
             queueTest("gex_AM_RequestMedium0 (implicit handle for LC)",
-                (i, n) -> am.requestMedium(peer, PING_MEDIUM, msgbuf, 0, n, Lc.GROUP), this::waitNbi, this::receiveAms, maxMedium);
+                (i, n) -> am.requestMedium(peer, PING_MEDIUM, msgbuf, 0, n, Lc.GROUP),
+                this::waitNbi, this::receiveAms, maxMedium);
         }
         if (o.amLong() && o.blocking()) {
             amcount = 0;
             queueTest("gex_AM_RequestLong0 (blocking for LC)",
-                (i, n) -> am.requestLong(peer, PING_LONG, msgbuf, 0, n, tgtmem, Lc.NOW), this::nothing, this::receiveAms, maxLong);
+                (i, n) -> am.requestLong(peer, PING_LONG, msgbuf, 0, n, tgtmem, Lc.NOW),
+                this::nothing, this::receiveAms, maxLong);
         }
         if (o.amLong() && o.explicit()) {
             queueTest("gex_AM_RequestLong0 (explicit handle for LC)",
-                (i, n) -> am.requestLong(peer, PING_LONG, msgbuf, 0, n, tgtmem, lcs[i]), this::waitLcEvents, this::receiveAms, maxLong);
+                (i, n) -> am.requestLong(peer, PING_LONG, msgbuf, 0, n, tgtmem, lcs[i]),
+                this::waitLcEvents, this::receiveAms, maxLong);
         }
         if (o.amLong() && o.implicit()) {
             queueTest("gex_AM_RequestLong0 (implicit handle for LC)",
-                (i, n) -> am.requestLong(peer, PING_LONG, msgbuf, 0, n, tgtmem, Lc.GROUP), this::waitNbi, this::receiveAms, maxLong);
+                (i, n) -> am.requestLong(peer, PING_LONG, msgbuf, 0, n, tgtmem, Lc.GROUP),
+                this::waitNbi, this::receiveAms, maxLong);
         }
     }
 
@@ -303,7 +321,8 @@ public final class TestQueue {
         final int lastPayload = payloadLimit <= 0 ? passMaxSize : Math.min(passMaxSize, payloadLimit);
         progressTitle = title;
         progressCell = 0;
-        progressCells = (32 - Integer.numberOfLeadingZeros(lastPayload)) * (32 - Integer.numberOfLeadingZeros(o.maxDepth()));
+        progressCells = (32 - Integer.numberOfLeadingZeros(lastPayload))
+            * (32 - Integer.numberOfLeadingZeros(o.maxDepth()));
         for (int payload = 1; payload <= lastPayload && payload > 0; payload *= 2) {
             final StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-8d", payload));
             if (sender) {

@@ -119,7 +119,8 @@ public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean fi
         if (!(b || n || v)) {
             b = n = v = true;
         }
-        return new TestQueueOptions(in, duplex, firstLast, p, g, s, m, l, b, n, v, i, e, k, iters, depth, maxsz, warmup);
+        return new TestQueueOptions(in, duplex, firstLast, p, g, s, m, l, b, n, v, i, e, k,
+            iters, depth, maxsz, warmup);
     }
 
     private static int number(String s, String what) {

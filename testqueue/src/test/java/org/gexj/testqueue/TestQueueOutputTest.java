@@ -114,7 +114,8 @@ class TestQueueOutputTest {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void amLongImplicitPrintsADepthByPayloadTable() {
         final String output = run(2, Map.of("GEX_CONDUIT", "smp"), "-l", "-i", "10", "8", "1024");
-        assertTrue(output.contains("\nRunning queue test with local addr inside segment, iters=10, maxdepth=8, sz: 1...1024\n"
+        assertTrue(output.contains(
+            "\nRunning queue test with local addr inside segment, iters=10, maxdepth=8, sz: 1...1024\n"
             + "x-axis: queue depth, y-axis: message size, injection time in microseconds\n\n"), output);
         assertTrue(output.startsWith("Timer granularity: <= "), output);
         final List<String> rows = table(output, "gex_AM_RequestLong0 (implicit handle for LC)", 8);
@@ -134,8 +135,8 @@ class TestQueueOutputTest {
     void everyDefaultSectionRunsOverRmaOverAmToo() {
         final String output = run(2, Map.of("GEX_CONDUIT", "smp", "GEX_RMA_OVER_AM", "1"), "-warmup", "0", "-out", "2",
             "4", "256");
-        assertTrue(output.contains("Running queue test with local addr outside segment, iters=2, maxdepth=4, sz: 1...256"),
-            output);
+        assertTrue(output.contains(
+            "Running queue test with local addr outside segment, iters=2, maxdepth=4, sz: 1...256"), output);
         for (String title : List.of("gex_RMA_PutNB/bulk", "gex_RMA_PutNBI/bulk", "gex_RMA_PutNB", "gex_RMA_GetNB",
             "gex_RMA_PutNBI", "gex_RMA_GetNBI", "gex_RMA_PutNBVal", "gex_RMA_PutNBIVal",
             "gex_RMA_PutBlocking (BLOCKING - represents round-trip latency)",

@@ -202,7 +202,8 @@ class RmaBenchOutputTest {
             () -> RmaBenchOptions.parse("testsmall", 2048, "-minsz", "64", "10", "32")).getMessage()
             .contains("maxsz (32) must be >= 64"));
         assertTrue(assertThrows(IllegalArgumentException.class,
-            () -> RmaBenchOptions.parse("testsmall", 2048, "x10")).getMessage().contains("iters 'x10' is not a number"));
+            () -> RmaBenchOptions.parse("testsmall", 2048, "x10")).getMessage()
+            .contains("iters 'x10' is not a number"));
     }
 
     @Test
