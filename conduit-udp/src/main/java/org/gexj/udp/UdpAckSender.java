@@ -12,7 +12,8 @@ import org.gexj.udp.wire.UdpHeaderFlyweight;
  *
  * <p>Threads: every method is called with the {@link UdpTransportAgent}'s lock held, which guards all the state here;
  * {@link #acknowledgements} by the {@link UdpSendWindow} as it sends, {@link #dueAck} and {@link #duplicate} by the
- * polling thread as fragments arrive, {@link #sendAck} also by the {@link UdpLossRecovery}'s timer.
+ * polling thread as fragments arrive, {@link #sendAck} also by the {@link UdpLossRecovery}'s timer, {@link #flush} by
+ * the closing thread.
  */
 final class UdpAckSender {
     private static final int HEADER = UdpTransportAgent.HEADER;

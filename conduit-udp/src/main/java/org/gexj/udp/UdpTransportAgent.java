@@ -34,9 +34,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * is reported failed.
  *
  * <p>The receiver delivers a stream's frames in order. A fragment that is next, of a one-fragment frame, on a channel
- * the poll takes, is delivered from the receive buffer itself ({@link #onDatagram}); others are held in slots, or
- * copied into the frame being reassembled, until their turn. Datagrams that fail the header's checks (truncated,
- * wrong version, checksum, foreign job, unknown peer, malformed) are dropped and counted.
+ * the poll takes, is delivered from the receive buffer itself; others are held in slots, or copied into the frame
+ * being reassembled, until their turn. Datagrams that fail the header's checks (truncated, wrong version, checksum,
+ * foreign job, unknown peer, malformed) are dropped and counted.
  *
  * <p>Threads: one lock around everything, including the socket calls, released while a handler runs, so that other
  * threads send meanwhile and the handler may send and poll again. Polls come from one thread at a time (the SPI's
