@@ -4,7 +4,10 @@ import org.gexj.testkit.AmConformanceKit;
 
 import java.util.Map;
 
-/** AM conformance over udp, every rank a process started by gexrun, 4 ranks wherever a test is written for any job size. */
+/**
+ * AM conformance over udp, every rank a process started by gexrun, 4 ranks wherever a test is written for any job
+ * size.
+ */
 class UdpGexrun4RankAmConformanceTest extends AmConformanceKit {
     @Override
     protected Map<String, String> environment() {
