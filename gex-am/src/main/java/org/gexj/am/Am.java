@@ -95,7 +95,7 @@ public final class Am extends AmRequestSends {
             Math.min(capabilities.maxLongRequest(), capabilities.maxLongReply()));
         this.maxLong = longEngine == null ? conduitLong : longEngine.maxLong(conduitLong);
         this.sender = new AmSender(client, conduit, claims, longEngine, handlers, maxMedium, maxLong);
-        this.npam = new AmNpam(client, sender, claims, longEngine, handlers, maxMedium, maxLong);
+        this.npam = new AmNpam(sender);
         registerSystem(CREDIT_RETURN, AmHandler.shortReply(0, (token, args) -> { }).named("credit-return"));
         CORE.setListener(client, new AmDispatcher(this, client, longEngine));
         CORE.addStats(client, stats::snapshot);

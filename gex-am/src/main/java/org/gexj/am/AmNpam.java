@@ -32,26 +32,12 @@ final class AmNpam {
     private final Client client;
     private final AmSender sender;
     private final AmClaims claims;
-    /** How Long payloads travel on conduits that do not cross-map segments; null on those that do. */
-    private final AmLongEngine longEngine;
-    private final AmHandler[] handlers;
-    private final int rank;
-    private final int size;
-    private final long maxMedium;
-    private final long maxLong;
     private final ThreadLocal<SrcDesc> srcDescs = ThreadLocal.withInitial(() -> new SrcDesc(this));
 
-    AmNpam(Client client, AmSender sender, AmClaims claims, AmLongEngine longEngine, AmHandler[] handlers,
-           long maxMedium, long maxLong) {
-        this.client = client;
+    AmNpam(AmSender sender) {
+        this.client = sender.client;
         this.sender = sender;
-        this.claims = claims;
-        this.longEngine = longEngine;
-        this.handlers = handlers;
-        this.rank = client.rank();
-        this.size = client.size();
-        this.maxMedium = maxMedium;
-        this.maxLong = maxLong;
+        this.claims = sender.claims;
     }
 
     /**
@@ -61,10 +47,10 @@ final class AmNpam {
      */
     SrcDesc prepare(Token token, int peer, int channel, int category, MemorySegment clientBuffer, long least,
                     long most, long dest, Lc lc, int flags, int nargs) {
-        AmChecks.peer(peer, size);
+        AmChecks.peer(peer, sender.size);
         Flags.check(flags);
         AmChecks.nargs(nargs);
-        final long max = category == AmFrameFlyweight.CATEGORY_MEDIUM ? maxMedium : maxLong;
+        final long max = category == AmFrameFlyweight.CATEGORY_MEDIUM ? sender.maxMedium : sender.maxLong;
         AmChecks.prepare(least, most, max, clientBuffer, lc, channel);
         long granted = Math.min(most, max);
         if (clientBuffer != null) {
@@ -76,9 +62,9 @@ final class AmNpam {
                 AmChecks.longDest(client, peer, dest, least);
             }
             granted = Math.min(granted, roomAt(peer, dest));
-            if (longEngine != null && (flags & Flags.IMMEDIATE) != 0) {
+            if (sender.longEngine != null && (flags & Flags.IMMEDIATE) != 0) {
                 // IMMEDIATE reserves the whole frame at prepare, which only a packed payload fits
-                granted = Math.max(least, Math.min(granted, longEngine.packedMax()));
+                granted = Math.max(least, Math.min(granted, sender.longEngine.packedMax()));
             }
         }
         final SrcDesc sd = srcDescs.get();
@@ -144,7 +130,7 @@ final class AmNpam {
     void commit(SrcDesc sd, int handler, long nbytes, int[] args, int nargs) {
         sd.checkOpen();
         AmChecks.commit(sd, nbytes, nargs);
-        AmChecks.handler(handlers, handler, sd.category, sd.channel == Conduit.REQUEST, nargs);
+        AmChecks.handler(sender.handlers, handler, sd.category, sd.channel == Conduit.REQUEST, nargs);
         sd.open = false;
         CORE.setNpam(client, null);
         final Claim c;
@@ -154,7 +140,7 @@ final class AmNpam {
             final int at = c.offset();
             final boolean inline = sender.inlinePayload(sd.category);
             AmFrameFlyweight.encodeHeader(b, at, AmSender.frameType(sd.category, sd.channel, inline), handler, nargs,
-                rank, nbytes, sd.dest);
+                sender.rank, nbytes, sd.dest);
             AmFrameFlyweight.encodeCredit(b, at, AmSender.creditOf(sd.token));
             if (!sd.inPlace && nbytes > 0) {
                 if (inline) {

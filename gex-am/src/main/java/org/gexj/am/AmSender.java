@@ -27,17 +27,18 @@ import java.util.Objects;
 final class AmSender {
     private static final CoreAccess CORE = CoreAccess.get();
 
-    private final Client client;
+    // read by AmNpam too, which sends through this
+    final Client client;
     private final Conduit conduit;
     private final Capabilities capabilities;
-    private final AmClaims claims;
+    final AmClaims claims;
     /** How Long payloads travel on conduits that do not cross-map segments; null on those that do. */
-    private final AmLongEngine longEngine;
-    private final AmHandler[] handlers;
-    private final int rank;
-    private final int size;
-    private final long maxMedium;
-    private final long maxLong;
+    final AmLongEngine longEngine;
+    final AmHandler[] handlers;
+    final int rank;
+    final int size;
+    final long maxMedium;
+    final long maxLong;
     private volatile MemorySegment[] peerSegments;
 
     AmSender(Client client, Conduit conduit, AmClaims claims, AmLongEngine longEngine, AmHandler[] handlers,
