@@ -81,7 +81,7 @@ final class AmLongEngine implements ConduitListener {
         }
     }
 
-    private final Am am;
+    private final AmClaims claims;
     private final Client client;
     private final Conduit conduit;
     private final RmaTransport transport;
@@ -127,8 +127,9 @@ final class AmLongEngine implements ConduitListener {
     /** Bad payload tags reported on stderr; later ones are only counted ({@link #badTags}). */
     private static final int REPORTED_BAD_TAGS = 3;
 
-    AmLongEngine(Am am, Client client, Conduit conduit, Capabilities capabilities, long frameLimit, long timeoutNs) {
-        this.am = am;
+    AmLongEngine(AmClaims claims, Client client, Conduit conduit, Capabilities capabilities, long frameLimit,
+                 long timeoutNs) {
+        this.claims = claims;
         this.client = client;
         this.conduit = conduit;
         this.transport = capabilities.nativeRma() ? conduit.rma() : null;
@@ -264,7 +265,7 @@ final class AmLongEngine implements ConduitListener {
         final int length = AmFrameFlyweight.frameLength(nargs, 0);
         final Claim claimed;
         try {
-            claimed = am.claimRoom(claim, peer, channel, length, flags);
+            claimed = claims.claimRoom(claim, peer, channel, length, flags);
         } catch (RuntimeException | Error e) {
             giveBack(credited); // the path stayed full: nothing was sent, the slot is free again
             throw e;
@@ -309,9 +310,9 @@ final class AmLongEngine implements ConduitListener {
             }
         }
         AmFrameFlyweight.encodeHeader(claim.buffer(), claim.offset(),
-            Am.frameType(AmFrameFlyweight.CATEGORY_LONG, channel, false)
+            AmSender.frameType(AmFrameFlyweight.CATEGORY_LONG, channel, false)
                 | (reassemble ? AmFrameFlyweight.TYPE_REASSEMBLY : 0), handler, nargs, rank, nbytes, dest);
-        AmFrameFlyweight.encodeCredit(claim.buffer(), claim.offset(), request ? slot : Am.creditOf(token));
+        AmFrameFlyweight.encodeCredit(claim.buffer(), claim.offset(), request ? slot : AmSender.creditOf(token));
         AmFrameFlyweight.encodeNonce(claim.buffer(), claim.offset(), nonce);
         if (reassemble) {
             try {

@@ -15,7 +15,7 @@ import java.lang.foreign.MemorySegment;
  * <p>One instance per thread is reused: the data path allocates nothing.
  */
 public final class SrcDesc {
-    final Am am;
+    final AmNpam npam;
     final PayloadBuffer view = new PayloadBuffer();
     Thread thread;
     boolean open;
@@ -40,8 +40,8 @@ public final class SrcDesc {
     final int[] scratchArgs = new int[AmFrameFlyweight.MAX_ARGS];
     private MemorySegment bounce = MemorySegment.NULL;
 
-    SrcDesc(Am am) {
-        this.am = am;
+    SrcDesc(AmNpam npam) {
+        this.npam = npam;
     }
 
     /** Bytes available for the payload; between the prepare call's least and most. */
@@ -68,31 +68,31 @@ public final class SrcDesc {
 
     /** Sends the prepared message with {@code nbytes} of payload and no args. */
     public void commit(int handler, long nbytes) {
-        am.commitPrepared(this, handler, nbytes, EMPTY, 0);
+        npam.commit(this, handler, nbytes, EMPTY, 0);
     }
 
     public void commit(int handler, long nbytes, int a0) {
-        final int[] a = am.commitArgs(this);
+        final int[] a = scratchArgs;
         a[0] = a0;
-        am.commitPrepared(this, handler, nbytes, a, 1);
+        npam.commit(this, handler, nbytes, a, 1);
     }
 
     public void commit(int handler, long nbytes, int a0, int a1) {
-        final int[] a = am.commitArgs(this);
+        final int[] a = scratchArgs;
         a[0] = a0;
         a[1] = a1;
-        am.commitPrepared(this, handler, nbytes, a, 2);
+        npam.commit(this, handler, nbytes, a, 2);
     }
 
     /** Sends the prepared message with {@code nargs} args from {@code args}. */
     public void commit(int handler, long nbytes, int[] args, int nargs) {
-        Am.checkArgs(args, nargs);
-        am.commitPrepared(this, handler, nbytes, args, nargs);
+        AmChecks.args(args, nargs);
+        npam.commit(this, handler, nbytes, args, nargs);
     }
 
     /** Abandons the prepared message; nothing is sent. */
     public void cancel() {
-        am.cancelPrepared(this);
+        npam.cancel(this);
     }
 
     void checkOpen() {

@@ -18,6 +18,8 @@ import java.lang.foreign.MemorySegment;
  */
 public final class Token extends TokenReplySends {
     final Am am;
+    /** Where this token's replies are sent: {@code am}'s, kept here so a reply loads one field, not two. */
+    private final AmSender sender;
     int source;
     private int handler;
     private boolean request;
@@ -32,6 +34,7 @@ public final class Token extends TokenReplySends {
 
     Token(Am am) {
         this.am = am;
+        this.sender = am.sender;
     }
 
     void activate(int source, int handler, boolean request, boolean isLong, int creditSlot, int nonce) {
@@ -93,17 +96,17 @@ public final class Token extends TokenReplySends {
     /** Negotiated-payload Medium reply: see {@link Am#prepareRequestMedium}. */
     public SrcDesc prepareReplyMedium(MemorySegment clientBuffer, long leastPayload, long mostPayload, Lc lc,
                                       int flags, int nargs) {
-        am.checkReplyContext(this);
-        return am.prepare(this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, clientBuffer, leastPayload,
-            mostPayload, 0, lc, flags, nargs);
+        AmChecks.replyContext(am.client, this);
+        return am.npam.prepare(this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_MEDIUM, clientBuffer,
+            leastPayload, mostPayload, 0, lc, flags, nargs);
     }
 
     /** Negotiated-payload Long reply into the requester's segment at {@code dest}. */
     public SrcDesc prepareReplyLong(MemorySegment clientBuffer, long leastPayload, long mostPayload, long dest,
                                     Lc lc, int flags, int nargs) {
-        am.checkReplyContext(this);
-        return am.prepare(this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, clientBuffer, leastPayload,
-            mostPayload, dest, lc, flags, nargs);
+        AmChecks.replyContext(am.client, this);
+        return am.npam.prepare(this, source, Conduit.REPLY, AmFrameFlyweight.CATEGORY_LONG, clientBuffer,
+            leastPayload, mostPayload, dest, lc, flags, nargs);
     }
 
     private void checkActive() {
@@ -117,23 +120,24 @@ public final class Token extends TokenReplySends {
     @Override
     int reply(int category, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int flags,
               int nargs, int a0, int a1, int a2, int a3) {
-        return am.send(this, source, category, handler, src, srcOffset, nbytes, dest, lc, flags, nargs, a0, a1, a2, a3);
+        return sender.send(this, source, category, handler, src, srcOffset, nbytes, dest, lc, flags, nargs, a0, a1, a2,
+            a3);
     }
 
     @Override
     int reply(int category, int handler, MemorySegment src, long srcOffset, long nbytes, long dest, Lc lc, int flags,
               int[] args, int nargs) {
-        return am.send(this, source, category, handler, src, srcOffset, nbytes, dest, lc, flags, args, nargs);
+        return sender.send(this, source, category, handler, src, srcOffset, nbytes, dest, lc, flags, args, nargs);
     }
 
     @Override
     int replyFromPayload(int handler, Payload src, long srcAt, long nbytes, Lc lc, int flags, int nargs, int a0, int a1,
                          int a2, int a3) {
-        return am.sendFromPayload(this, handler, src, srcAt, nbytes, lc, flags, nargs, a0, a1, a2, a3);
+        return sender.sendFromPayload(this, handler, src, srcAt, nbytes, lc, flags, nargs, a0, a1, a2, a3);
     }
 
     @Override
     int replyFromPayload(int handler, Payload src, long srcAt, long nbytes, Lc lc, int flags, int[] args, int nargs) {
-        return am.sendFromPayload(this, handler, src, srcAt, nbytes, lc, flags, args, nargs);
+        return sender.sendFromPayload(this, handler, src, srcAt, nbytes, lc, flags, args, nargs);
     }
 }

@@ -43,7 +43,8 @@ class SpiDefaultsTest {
 
         @Override
         public AttachedSegments attachSegment(long size) {
-            throw new UnsupportedOperationException();
+            throw new UnsupportedOperationException("test double: Minimal attaches no segment (" + size
+                + " bytes asked); these tests never attach one");
         }
 
         @Override
@@ -59,7 +60,8 @@ class SpiDefaultsTest {
 
         @Override
         public Conduit open(ConduitContext context) {
-            throw new UnsupportedOperationException();
+            throw new UnsupportedOperationException("test double: Provider only reports its availability; "
+                + "these tests never open a conduit through it");
         }
     }
 

@@ -48,6 +48,20 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
     @Override
     public void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Event completion,
                     Event localCompletion) {
+        issue(true, peer, remoteOffset, src, srcOffset, nbytes, completion, localCompletion);
+    }
+
+    @Override
+    public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
+        issue(false, peer, remoteOffset, dst, dstOffset, nbytes, completion, null);
+    }
+
+    /**
+     * Starts a put from, or a get into, {@code local} at {@code localOffset}: takes a slot, then hands the operation
+     * to the conduit until it takes it. {@code put} is a constant at each call site, so the JIT folds the choice away.
+     */
+    private void issue(boolean put, int peer, long remoteOffset, MemorySegment local, long localOffset, long nbytes,
+                       Event completion, Event localCompletion) {
         if (nbytes == 0) {
             return;
         }
@@ -56,7 +70,8 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
         int code;
         do {
             try {
-                code = transport.put(peer, remoteOffset, src, srcOffset, nbytes, OWNER | slot);
+                code = put ? transport.put(peer, remoteOffset, local, localOffset, nbytes, OWNER | slot)
+                    : transport.get(local, localOffset, peer, remoteOffset, nbytes, OWNER | slot);
             } catch (RuntimeException e) {
                 finish(slot, null); // the conduit refused it: nothing started, the caller gets the exception
                 throw CORE.closedOr(client, e); // another thread closed the client: named, not its conduit
@@ -64,28 +79,7 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
                 finish(slot, null);
                 throw e;
             }
-        } while (code == Conduit.NO_ROOM && waitFor(slot, start, "put to rank " + peer));
-    }
-
-    @Override
-    public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
-        if (nbytes == 0) {
-            return;
-        }
-        final int slot = start(completion, null);
-        final long start = System.nanoTime();
-        int code;
-        do {
-            try {
-                code = transport.get(dst, dstOffset, peer, remoteOffset, nbytes, OWNER | slot);
-            } catch (RuntimeException e) {
-                finish(slot, null); // the conduit refused it: nothing started, the caller gets the exception
-                throw CORE.closedOr(client, e); // another thread closed the client: named, not its conduit
-            } catch (Error e) {
-                finish(slot, null);
-                throw e;
-            }
-        } while (code == Conduit.NO_ROOM && waitFor(slot, start, "get from rank " + peer));
+        } while (code == Conduit.NO_ROOM && waitFor(slot, start, put, peer));
     }
 
     private int start(Event completion, Event localCompletion) {
@@ -106,11 +100,12 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
      *
      * @return true, to try the conduit again
      */
-    private boolean waitFor(int slot, long start, String what) {
+    private boolean waitFor(int slot, long start, boolean put, int peer) {
         try {
             if (System.nanoTime() - start > timeoutNs) {
-                throw new GexTimeoutException("rank " + client.rank() + ": the conduit would not take an RMA " + what
-                    + " for " + timeoutNs / 1_000_000_000L + " s (GEX_BACKPRESSURE_TIMEOUT)");
+                throw new GexTimeoutException("rank " + client.rank() + ": the conduit would not take an RMA "
+                    + (put ? "put to rank " : "get from rank ") + peer + " for " + timeoutNs / 1_000_000_000L
+                    + " s (GEX_BACKPRESSURE_TIMEOUT)");
             }
             CORE.progressWhileBlocked(client);
         } catch (RuntimeException | Error e) {

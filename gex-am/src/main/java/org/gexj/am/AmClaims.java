@@ -1,0 +1,107 @@
+package org.gexj.am;
+
+import org.gexj.Client;
+import org.gexj.Flags;
+import org.gexj.GexTimeoutException;
+import org.gexj.internal.CoreAccess;
+import org.gexj.spi.Claim;
+import org.gexj.spi.Conduit;
+
+/**
+ * Claims room for a frame on the conduit and commits it: at once if there is room, else (unless
+ * {@link Flags#IMMEDIATE}) by running progress, and so handlers, until there is, and failing with
+ * {@link GexTimeoutException} once the path has stayed full for {@code GEX_BACKPRESSURE_TIMEOUT}. A conduit's
+ * {@link IllegalStateException} from a client another thread closed is reported as the closed client.
+ *
+ * <p>Thread contract: any thread may claim and commit at the same time; each uses its own {@link Claim}
+ * ({@link #sendClaim()}), which a handler's reply on the same thread reuses before that thread's send has one. The
+ * only shared mutable state is the {@link #lastClaim} cache, published by one reference write.
+ */
+final class AmClaims {
+    private static final CoreAccess CORE = CoreAccess.get();
+
+    private final Client client;
+    private final Conduit conduit;
+    private final AmStats stats;
+    private final int rank;
+    private final long backPressureTimeoutNs;
+    /**
+     * Each sending thread's claim: a handler's reply on a thread waiting to send reuses it before that send has one.
+     */
+    private final ThreadLocal<Claim> sendClaims = ThreadLocal.withInitial(() -> new Claim(Thread.currentThread()));
+    private Claim lastClaim = new Claim(null);
+
+    AmClaims(Client client, Conduit conduit, AmStats stats, long backPressureTimeoutNs) {
+        this.client = client;
+        this.conduit = conduit;
+        this.stats = stats;
+        this.rank = client.rank();
+        this.backPressureTimeoutNs = backPressureTimeoutNs;
+    }
+
+    /**
+     * The calling thread's claim. The last thread's is kept in a field, checked against the caller, so that a thread
+     * that sends again skips the thread-local lookup; one reference write publishes claim and owner together.
+     */
+    Claim sendClaim() {
+        final Claim last = lastClaim;
+        if (last.owner() == Thread.currentThread()) {
+            return last;
+        }
+        final Claim mine = sendClaims.get();
+        lastClaim = mine;
+        return mine;
+    }
+
+    /** @return {@code claim}, filled, or null if IMMEDIATE and the path was full */
+    Claim claimRoom(Claim claim, int peer, int channel, int length, int flags) {
+        if (claimOnce(claim, peer, channel, length) == Conduit.OK) {
+            return claim;
+        }
+        if ((flags & Flags.IMMEDIATE) != 0) {
+            return null;
+        }
+        return claimSlowly(claim, peer, channel, length);
+    }
+
+    private Claim claimSlowly(Claim claim, int peer, int channel, int length) {
+        stats.stalled();
+        CORE.resetBackoff(client);
+        final long start = System.nanoTime();
+        while (true) {
+            CORE.progressWhileBlocked(client);
+            if (claimOnce(claim, peer, channel, length) == Conduit.OK) {
+                return claim;
+            }
+            if (System.nanoTime() - start > backPressureTimeoutNs) {
+                throw new GexTimeoutException("rank " + rank + ": the AM "
+                    + (channel == Conduit.REQUEST ? "request" : "reply") + " path to rank " + peer + " stayed full for "
+                    + backPressureTimeoutNs / 1_000_000_000L + " s (GEX_BACKPRESSURE_TIMEOUT); is rank " + peer
+                    + " polling?");
+            }
+        }
+    }
+
+    private int claimOnce(Claim claim, int peer, int channel, int length) {
+        try {
+            return conduit.claim(claim, peer, channel, length);
+        } catch (IllegalStateException e) {
+            throw CORE.closedOr(client, e); // another thread closed the client: named, not its conduit
+        }
+    }
+
+    /** Sends a filled frame, counted by what its header says. */
+    void commit(Claim c) {
+        stats.sent(c.buffer(), c.offset());
+        try {
+            conduit.commit(c);
+        } catch (IllegalStateException e) {
+            throw CORE.closedOr(client, e); // another thread closed the client: named, not its conduit
+        }
+    }
+
+    /** Gives up a claimed frame unsent. */
+    void abort(Claim c) {
+        conduit.abort(c);
+    }
+}
