@@ -1,23 +1,17 @@
 package org.gexj.udp;
 
 import org.gexj.testkit.AmConformanceKit;
+import org.gexj.testkit.KitSetup;
 
 import java.util.Map;
 
-/** AM conformance over udp, every rank a process started by gexrun, 4 ranks wherever a test is written for any job size. */
+/**
+ * AM conformance over udp, every rank a process started by gexrun, 4 ranks wherever a test is written for any job
+ * size.
+ */
 class UdpGexrun4RankAmConformanceTest extends AmConformanceKit {
     @Override
-    protected Map<String, String> environment() {
-        return Map.of("GEX_CONDUIT", "udp");
-    }
-
-    @Override
-    protected Launch launch() {
-        return Launch.GEXRUN;
-    }
-
-    @Override
-    protected int ranks(int ranks) {
-        return Math.max(ranks, 4);
+    protected KitSetup setup() {
+        return KitSetup.gexrun(Map.of("GEX_CONDUIT", "udp"), 4);
     }
 }
