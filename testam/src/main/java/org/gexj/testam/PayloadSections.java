@@ -8,20 +8,12 @@ import org.gexj.Client;
  * two-way flood. Times only the loops of {@link Exchange}; reporting follows each measurement.
  */
 final class PayloadSections {
-    private final Client client;
-    private final TestAmOptions options;
-    private final Exchange ex;
-    private final Report report;
-
-    PayloadSections(Client client, TestAmOptions options, Exchange ex, Report report) {
-        this.client = client;
-        this.options = options;
-        this.ex = ex;
-        this.report = report;
+    private PayloadSections() {
     }
 
     /** Runs the category's five sections, with Requests up to {@code maxReq} bytes and Replies up to {@code maxRep}. */
-    void run(Sections sections, Category category, long maxReq, long maxRep) {
+    static void run(Client client, TestAmOptions options, Exchange ex, Report report, Sections sections,
+                    Category category, long maxReq, long maxRep) {
         final long maxReqRep = Math.min(maxReq, maxRep);
         final boolean medium = category == Category.MEDIUM;
         final int ping = medium ? Handlers.PING_MEDIUM : Handlers.PING_LONG;

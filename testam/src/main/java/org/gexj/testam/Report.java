@@ -26,11 +26,11 @@ final class Report {
     private PrintStream print;
     private int iters;
 
-    Report(TestAmOptions options, PrintStream out, int rank, int size, boolean sender) {
+    Report(TestAmOptions options, PrintStream out, Client client, boolean sender) {
         this.options = options;
         this.out = out;
-        this.rank = rank;
-        this.size = size;
+        this.rank = client.rank();
+        this.size = client.size();
         this.sender = sender;
     }
 

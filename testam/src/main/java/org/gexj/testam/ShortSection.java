@@ -7,19 +7,11 @@ import org.gexj.Client;
  * round-trip flood. Times only the loops of {@link Exchange}; reporting follows each measurement.
  */
 final class ShortSection {
-    private final Client client;
-    private final TestAmOptions options;
-    private final Exchange ex;
-    private final Report report;
-
-    ShortSection(Client client, TestAmOptions options, Exchange ex, Report report) {
-        this.client = client;
-        this.options = options;
-        this.ex = ex;
-        this.report = report;
+    private ShortSection() {
     }
 
-    void run(Sections sections) {
+    /** Runs section A of the current pass, counting its letter on {@code sections}. */
+    static void run(Client client, TestAmOptions options, Exchange ex, Report report, Sections sections) {
         final boolean sender = ex.sender;
         if (sections.begin() && sender && !options.skipWarmup()) {
             ex.flag = 0;

@@ -46,8 +46,6 @@ public final class TestAm {
     private final Exchange exchange;
     private final Report report;
     private final Pollers pollers;
-    private final ShortSection shortSection;
-    private final PayloadSections payloadSections;
 
     private TestAm(Client client, TestAmOptions options, PrintStream out) {
         this.client = client;
@@ -65,13 +63,11 @@ public final class TestAm {
             .allocate(Math.max(1, Math.min(options.maxSize(), am.maxReplyMedium(-1, 0))), 8);
         final SourceFiller filler = new SourceFiller(options.source(), options.maxSize());
         this.exchange = new Exchange(client, am, options, filler, source);
-        this.report = new Report(options, out, rank, size, exchange.sender);
+        this.report = new Report(options, out, client, exchange.sender);
         this.pollers = new Pollers(client, exchange.recvr ? options.pollers() : 0);
         // the pairing is symmetric: the peer's Long requests land where this rank's land in the peer
         new Handlers(options, filler, segment, segment.asSlice(exchange.requestDest), echo)
             .register(am, exchange, pollers);
-        this.shortSection = new ShortSection(client, options, exchange, report);
-        this.payloadSections = new PayloadSections(client, options, exchange, report);
     }
 
     public static void main(String[] args) {
@@ -208,13 +204,13 @@ public final class TestAm {
         Sections sections = null;
         for (int r = 0; r < shortRepeats; r++) {
             sections = report.newSections();
-            shortSection.run(sections);
+            ShortSection.run(client, options, exchange, report, sections);
         }
         final int peer = exchange.peer;
-        payloadSections.run(sections, Category.MEDIUM, Math.min(maxSize, am.maxRequestMedium(peer, 0)),
-            Math.min(maxSize, am.maxReplyMedium(peer, 0)));
-        payloadSections.run(sections, Category.LONG, Math.min(maxSize, am.maxRequestLong(peer, 0)),
-            Math.min(maxSize, am.maxReplyLong(peer, 0)));
+        PayloadSections.run(client, options, exchange, report, sections, Category.MEDIUM,
+            Math.min(maxSize, am.maxRequestMedium(peer, 0)), Math.min(maxSize, am.maxReplyMedium(peer, 0)));
+        PayloadSections.run(client, options, exchange, report, sections, Category.LONG,
+            Math.min(maxSize, am.maxRequestLong(peer, 0)), Math.min(maxSize, am.maxReplyLong(peer, 0)));
     }
 
     /**
