@@ -153,6 +153,7 @@ public abstract class AllocationMeasureKit {
         void run(int i);
     }
 
+    /** An operation and the name a failure gives it. */
     record Path(String name, Operation operation) {
     }
 
