@@ -1,6 +1,7 @@
 package org.gexj.ofi;
 
 import org.gexj.testkit.AmConformanceKit;
+import org.gexj.testkit.KitSetup;
 
 import java.util.Map;
 
@@ -10,17 +11,7 @@ import java.util.Map;
  */
 class OfiShmGexrun4RankAmConformanceTest extends AmConformanceKit {
     @Override
-    protected Map<String, String> environment() {
-        return Map.of("GEX_CONDUIT", "ofi", "GEX_OFI_PROVIDER", "shm");
-    }
-
-    @Override
-    protected Launch launch() {
-        return Launch.GEXRUN;
-    }
-
-    @Override
-    protected int ranks(int ranks) {
-        return Math.max(ranks, 4);
+    protected KitSetup setup() {
+        return KitSetup.gexrun(Map.of("GEX_CONDUIT", "ofi", "GEX_OFI_PROVIDER", "shm"), 4);
     }
 }

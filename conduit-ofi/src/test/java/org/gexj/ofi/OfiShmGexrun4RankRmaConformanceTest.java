@@ -1,5 +1,6 @@
 package org.gexj.ofi;
 
+import org.gexj.testkit.KitSetup;
 import org.gexj.testkit.RmaConformanceKit;
 
 import java.util.Map;
@@ -10,17 +11,7 @@ import java.util.Map;
  */
 class OfiShmGexrun4RankRmaConformanceTest extends RmaConformanceKit {
     @Override
-    protected Map<String, String> environment() {
-        return Map.of("GEX_CONDUIT", "ofi", "GEX_OFI_PROVIDER", "shm");
-    }
-
-    @Override
-    protected Launch launch() {
-        return Launch.GEXRUN;
-    }
-
-    @Override
-    protected int ranks(int ranks) {
-        return Math.max(ranks, 4);
+    protected KitSetup setup() {
+        return KitSetup.gexrun(Map.of("GEX_CONDUIT", "ofi", "GEX_OFI_PROVIDER", "shm"), 4);
     }
 }

@@ -1,5 +1,6 @@
 package org.gexj.ofi;
 
+import org.gexj.testkit.KitSetup;
 import org.gexj.testkit.RobustnessKit;
 
 import java.util.Map;
@@ -10,17 +11,7 @@ import java.util.Map;
  */
 class OfiTcpGexrun4RankRobustnessTest extends RobustnessKit {
     @Override
-    protected Map<String, String> environment() {
-        return Map.of("GEX_CONDUIT", "ofi", "GEX_OFI_PROVIDER", "tcp;ofi_rxm");
-    }
-
-    @Override
-    protected Launch launch() {
-        return Launch.GEXRUN;
-    }
-
-    @Override
-    protected int ranks(int ranks) {
-        return Math.max(ranks, 4);
+    protected KitSetup setup() {
+        return KitSetup.gexrun(Map.of("GEX_CONDUIT", "ofi", "GEX_OFI_PROVIDER", "tcp;ofi_rxm"), 4);
     }
 }

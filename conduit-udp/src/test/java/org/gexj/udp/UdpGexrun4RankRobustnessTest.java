@@ -1,5 +1,6 @@
 package org.gexj.udp;
 
+import org.gexj.testkit.KitSetup;
 import org.gexj.testkit.RobustnessKit;
 
 import java.util.Map;
@@ -10,17 +11,7 @@ import java.util.Map;
  */
 class UdpGexrun4RankRobustnessTest extends RobustnessKit {
     @Override
-    protected Map<String, String> environment() {
-        return Map.of("GEX_CONDUIT", "udp");
-    }
-
-    @Override
-    protected Launch launch() {
-        return Launch.GEXRUN;
-    }
-
-    @Override
-    protected int ranks(int ranks) {
-        return Math.max(ranks, 4);
+    protected KitSetup setup() {
+        return KitSetup.gexrun(Map.of("GEX_CONDUIT", "udp"), 4);
     }
 }

@@ -49,12 +49,31 @@ public abstract class ConduitKit {
     private KitSignals signals;
     private final long seed = KitRank.active() ? KitRank.seed() : System.nanoTime();
 
-    /** Environment that selects and configures the conduit under test, e.g. {@code GEX_CONDUIT=smp}. */
-    protected abstract Map<String, String> environment();
+    /**
+     * How this class runs its jobs, named once ({@link KitSetup}): then it gives {@link #environment()},
+     * {@link #launch()} and the least job size of {@link #ranks(int)}. Null, the default, where the class overrides
+     * {@link #environment()} (and the others as it needs).
+     */
+    protected KitSetup setup() {
+        return null;
+    }
 
-    /** How this kit's jobs run: threads unless a subclass says otherwise. */
+    /**
+     * Environment that selects and configures the conduit under test, e.g. {@code GEX_CONDUIT=smp}: a subclass names
+     * it here or in {@link #setup()}.
+     */
+    protected Map<String, String> environment() {
+        final KitSetup setup = setup();
+        if (setup == null) {
+            throw new IllegalStateException(getClass().getName() + " overrides neither environment() nor setup()");
+        }
+        return setup.environment();
+    }
+
+    /** How this kit's jobs run: threads unless a subclass (or its {@link #setup()}) says otherwise. */
     protected Launch launch() {
-        return Launch.THREADS;
+        final KitSetup setup = setup();
+        return setup == null ? Launch.THREADS : setup.launch();
     }
 
     /** The budget of each job a test starts. */
@@ -106,11 +125,14 @@ public abstract class ConduitKit {
 
     /**
      * How many ranks a test written for {@code ranks} runs with: as written by default, or as many as
-     * {@link #hosts()} want; a subclass may run the tests that are written for any job size with more. Called in
-     * the driver and in every rank process (which checks that its job has that size).
+     * {@link #hosts()} want, and at least as many as {@link #setup()} says; a subclass may run the tests that are
+     * written for any job size with more. Called in the driver and in every rank process (which checks that its job
+     * has that size).
      */
     protected int ranks(int ranks) {
-        return hosts() == null ? ranks : hosts().ranks(ranks);
+        final int byHosts = hosts() == null ? ranks : hosts().ranks(ranks);
+        final KitSetup setup = setup();
+        return setup == null ? byHosts : setup.ranks(byHosts);
     }
 
     @BeforeEach

@@ -1,6 +1,7 @@
 package org.gexj.testam;
 
 import org.gexj.am.PayloadBuffer;
+import org.gexj.am.SrcDesc;
 import org.gexj.testam.TestAmOptions.SourceMode;
 
 import java.lang.foreign.Arena;
@@ -55,5 +56,11 @@ final class SourceFiller {
                 }
             }
         }
+    }
+
+    /** Fills a negotiated payload's buffer as the mode says, and sends it. */
+    void commit(SrcDesc sd, int handler, long nbytes) {
+        fill(sd.buffer(), (int) nbytes);
+        sd.commit(handler, nbytes);
     }
 }

@@ -150,14 +150,14 @@ class TestAmOutputTest {
     @Test
     void resultLinesHaveGasnetsWidths() {
         assertEquals("A:         AMShort     ping-pong roundtrip ReqRep:  0.012 sec    1.235 us",
-            TestAm.resultLine('A', 0, 2, "        AMShort     ping-pong roundtrip ReqRep", 12_345.6, 10_000, 0, true));
+            Report.resultLine('A', 0, 2, "        AMShort     ping-pong roundtrip ReqRep", 12_345.6, 10_000, 0, true));
         assertEquals("B:      64 AMMedium    flood     one-way   Req   :  2.000 sec    2.000 us   30.518 MB/s",
-            TestAm.resultLine('B', 0, 2, "     64 AMMedium    flood     one-way   Req", 2e6, 1_000_000, 64, false));
+            Report.resultLine('B', 0, 2, "     64 AMMedium    flood     one-way   Req", 2e6, 1_000_000, 64, false));
         assertEquals("G: 4: 1048576 AMLong      ping-pong roundtrip ReqRep: 123.457 sec 123456.789 us   16.200 MB/s",
-            TestAm.resultLine('G', 4, 6, "1048576 AMLong      ping-pong roundtrip ReqRep", 123_456_789, 1000,
+            Report.resultLine('G', 4, 6, "1048576 AMLong      ping-pong roundtrip ReqRep", 123_456_789, 1000,
                 1 << 20, true));
         assertEquals("K: 2:       1 AMLong      flood     two-way   Req   :  0.000 sec    0.040 us   23.842 MB/s",
-            TestAm.resultLine('K', 2, 3, "      1 AMLong      flood     two-way   Req", 400, 10_000, 1, false));
+            Report.resultLine('K', 2, 3, "      1 AMLong      flood     two-way   Req", 400, 10_000, 1, false));
     }
 
     @Test
