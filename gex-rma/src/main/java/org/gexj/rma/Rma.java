@@ -54,6 +54,11 @@ public final class Rma {
     private final ThreadLocal<Event> localWait;
     /** Puts read their source after the call returns (native RMA on such a conduit). */
     private final boolean deferredLocalCompletion;
+    /**
+     * Every operation is complete when the engine returns (cross-mapped memory): no event is looked up or waited on,
+     * which is most of a small put's cost there (a thread-local look-up and the event's checks).
+     */
+    private final boolean synchronous;
     private final ThreadLocal<MemorySegment> valueBuffer;
     private final RmaStats stats;
 
@@ -72,7 +77,8 @@ public final class Rma {
         }
         this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
         this.localWait = ThreadLocal.withInitial(() -> CORE.newEvent(client));
-        this.deferredLocalCompletion = client.capabilities().deferredLocalCompletion() && !engine.synchronous()
+        this.synchronous = engine.synchronous();
+        this.deferredLocalCompletion = client.capabilities().deferredLocalCompletion() && !synchronous
             && !(engine instanceof AmRmaEngine);
         this.valueBuffer = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(8, 8));
         CORE.addStats(client, stats::snapshot);
@@ -94,6 +100,10 @@ public final class Rma {
     public void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes) {
         checkPut(peer, remoteOffset, src, srcOffset, nbytes);
         stats.put(RmaStats.BLOCKING, nbytes);
+        if (synchronous) {
+            engine.put(peer, remoteOffset, src, srcOffset, nbytes, null, null);
+            return;
+        }
         final Event e = blocking.get();
         engine.put(peer, remoteOffset, src, srcOffset, nbytes, e, null);
         e.await();
@@ -109,7 +119,7 @@ public final class Rma {
         checkPut(peer, remoteOffset, src, srcOffset, nbytes);
         checkLc(lc, false);
         stats.put(RmaStats.NB, nbytes);
-        final Event e = engine.synchronous() ? Event.DONE : CORE.pooledEvent(client);
+        final Event e = synchronous ? Event.DONE : CORE.pooledEvent(client);
         final Event local = localEvent(lc);
         engine.put(peer, remoteOffset, src, srcOffset, nbytes, e, local);
         localCompletion(lc, local);
@@ -126,7 +136,8 @@ public final class Rma {
         checkLc(lc, true);
         stats.put(RmaStats.NBI, nbytes);
         final Event local = localEvent(lc);
-        engine.put(peer, remoteOffset, src, srcOffset, nbytes, CORE.nbiEvent(client, Ec.PUT), local);
+        final Event nbi = synchronous ? null : CORE.nbiEvent(client, Ec.PUT);
+        engine.put(peer, remoteOffset, src, srcOffset, nbytes, nbi, local);
         localCompletion(lc, local);
     }
 
@@ -136,6 +147,10 @@ public final class Rma {
     public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
         checkGet(dst, dstOffset, peer, remoteOffset, nbytes);
         stats.get(RmaStats.BLOCKING, nbytes);
+        if (synchronous) {
+            engine.get(dst, dstOffset, peer, remoteOffset, nbytes, null);
+            return;
+        }
         final Event e = blocking.get();
         engine.get(dst, dstOffset, peer, remoteOffset, nbytes, e);
         e.await();
@@ -145,7 +160,7 @@ public final class Rma {
     public Event getNb(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
         checkGet(dst, dstOffset, peer, remoteOffset, nbytes);
         stats.get(RmaStats.NB, nbytes);
-        final Event e = engine.synchronous() ? Event.DONE : CORE.pooledEvent(client);
+        final Event e = synchronous ? Event.DONE : CORE.pooledEvent(client);
         engine.get(dst, dstOffset, peer, remoteOffset, nbytes, e);
         return e;
     }
@@ -154,7 +169,7 @@ public final class Rma {
     public void getNbi(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
         checkGet(dst, dstOffset, peer, remoteOffset, nbytes);
         stats.get(RmaStats.NBI, nbytes);
-        engine.get(dst, dstOffset, peer, remoteOffset, nbytes, CORE.nbiEvent(client, Ec.GET));
+        engine.get(dst, dstOffset, peer, remoteOffset, nbytes, synchronous ? null : CORE.nbiEvent(client, Ec.GET));
     }
 
     // ---------------------------------------------------------------------------------------------- values

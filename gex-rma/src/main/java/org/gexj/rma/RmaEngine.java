@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 /**
  * How one conduit family moves RMA data. Arguments are already checked. Each call adds its sub-operations to
  * {@code completion} ({@code CoreAccess.begin}) and completes them when the data is at the target (put) or in the local
- * destination (get); engines that finish at once touch nothing.
+ * destination (get); engines that finish at once touch nothing, and {@link #synchronous()} ones are given null.
  */
 interface RmaEngine {
     /**
