@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * tracks or would track (untracked but not ignored), or, outside a git checkout, every file but build output.
  */
 class RepositoryStandsAloneTest {
-    private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
+    static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
     // built from parts so that this file does not name what it looks for
     private static final String OUTSIDE = String.join("/", "..", "shared");
 
@@ -69,7 +69,8 @@ class RepositoryStandsAloneTest {
         return true;
     }
 
-    private static List<Path> files() throws IOException, InterruptedException {
+    /** Every file git tracks or would track under the repository (outside git: every file but build output). */
+    static List<Path> files() throws IOException, InterruptedException {
         if (Files.exists(ROOT.resolve(".git"))) { // a directory in a clone, a file in a worktree
             final Process git = new ProcessBuilder("git", "-C", ROOT.toString(), "ls-files", "-z", "--cached",
                 "--others", "--exclude-standard").redirectError(ProcessBuilder.Redirect.INHERIT).start();
