@@ -39,8 +39,14 @@ public abstract class AmFlowKit extends AmContextKit {
                 long ok = -1;
                 signals.post("past-barrier", 1);
                 try {
-                    // rank 1 may still be polling in the barrier: a flood would then find room again after it was full
-                    signals.await("target-quiet", Duration.ofSeconds(60));
+                    // rank 1 may still be polling in the barrier: a flood would then find room again after it was
+                    // full. Poll meanwhile: on a lossy link rank 1 may still need this rank's barrier message again,
+                    // which only a poll resends (waiting without polling left rank 1 in the barrier for good)
+                    final long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                    while (!signals.posted("target-quiet")) {
+                        assertTrue(System.nanoTime() < end, "kit signal target-quiet not posted within 60 s");
+                        client.poll();
+                    }
                     final int[] args = {7};
                     ok = 0;
                     int code = Am.OK;
