@@ -15,6 +15,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -37,6 +38,8 @@ public final class TcpBootstrap implements Bootstrap {
     private final DataInputStream in;
     /** Seconds a bootstrap collective (attachSegment's exchange, init, exit) waits for the other ranks. */
     public static final String COLLECTIVE_TIMEOUT = "GEX_BOOTSTRAP_TIMEOUT";
+    /** How long the last word waits for the launcher to close its end (it does so as soon as it reads the word). */
+    private static final long LINGER_MS = 2_000;
 
     private final JobHealth health;
     private final boolean exitOnFailure;
@@ -45,6 +48,9 @@ public final class TcpBootstrap implements Bootstrap {
     private final LinkedBlockingQueue<byte[][]> results = new LinkedBlockingQueue<>();
     private int sequence;
     private volatile boolean closing;
+    /** Counted down when the reader stops: the launcher closed its end, sent ABORT or EXIT, or the socket failed. */
+    private final CountDownLatch readerDone = new CountDownLatch(1);
+    private volatile Thread reader;
 
     private TcpBootstrap(int rank, int size, Socket socket, JobHealth health, boolean exitOnFailure, long graceMillis,
                          long collectiveTimeoutNs) throws IOException {
@@ -128,9 +134,10 @@ public final class TcpBootstrap implements Bootstrap {
     }
 
     private void startReader() {
-        final Thread reader = new Thread(this::read, "gex-bootstrap-" + rank);
-        reader.setDaemon(true);
-        reader.start();
+        final Thread t = new Thread(this::read, "gex-bootstrap-" + rank);
+        t.setDaemon(true);
+        reader = t;
+        t.start();
     }
 
     private void read() {
@@ -153,6 +160,8 @@ public final class TcpBootstrap implements Bootstrap {
             if (!closing) {
                 fail(-1, "the bootstrap connection to the launcher was lost: " + e.getMessage());
             }
+        } finally {
+            readerDone.countDown();
         }
     }
 
@@ -266,15 +275,28 @@ public final class TcpBootstrap implements Bootstrap {
         sayLast(BootstrapFrame.exit(rank, code));
     }
 
-    /** This rank's last word to the launcher (BYE, ABORT or EXIT), then the connection closes. Never throws. */
+    /**
+     * This rank's last word to the launcher (BYE, ABORT or EXIT), then the connection closes. Never throws.
+     *
+     * <p>The close lingers: this end stops sending, and the reader keeps reading until the launcher closes its end
+     * (at most {@value #LINGER_MS} ms). The launcher may be telling this rank that another rank closed while this
+     * rank's word is in flight; closing a socket with such news unread makes the kernel reset the connection, and a
+     * launcher that reads the reset before the word fails a job whose ranks all ended well.
+     */
     private void sayLast(BootstrapFrame frame) {
         closing = true;
         try {
             synchronized (out) {
                 frame.write(out);
             }
+            socket.shutdownOutput();
+            if (Thread.currentThread() != reader) {
+                readerDone.await(LINGER_MS, TimeUnit.MILLISECONDS);
+            }
         } catch (IOException ignored) {
             // the launcher is gone, or learns from the closed connection instead
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             closeSocket();
         }

@@ -12,6 +12,8 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -65,6 +67,78 @@ class TcpBootstrapTest {
             }
             assertTrue(server.allFinished(), "every rank said goodbye");
             assertTrue(server.failure() == null, server.failure());
+        }
+    }
+
+    /**
+     * Ranks that say goodbye at the same moment: the launcher tells each the others have closed while their own
+     * goodbye is in flight. A rank that closed its socket with that news unread made its kernel reset the connection,
+     * and the launcher, reading the reset before the goodbye, failed a job whose ranks all ended well (seen in CI).
+     */
+    @Test
+    void ranksThatSayGoodbyeTogetherEndTheJobWithoutAFailure() throws Exception {
+        final int n = 3;
+        try (ExecutorService pool = Executors.newFixedThreadPool(n)) {
+            for (int job = 0; job < 100; job++) {
+                try (RendezvousServer server = new RendezvousServer(n, secret)) {
+                    final Future<?>[] ranks = new Future<?>[n];
+                    for (int r = 0; r < n; r++) {
+                        final int rank = r;
+                        ranks[r] = pool.submit(() -> {
+                            final TcpBootstrap b = TcpBootstrap.connect(config(server, secret), rank, n,
+                                new JobHealth());
+                            b.barrier();
+                            b.close();
+                            return null;
+                        });
+                    }
+                    for (Future<?> f : ranks) {
+                        f.get(30, TimeUnit.SECONDS);
+                    }
+                    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (!server.allFinished() && server.failure() == null && System.nanoTime() < deadline) {
+                        Thread.sleep(1);
+                    }
+                    assertTrue(server.failure() == null, "job " + job + ": " + server.failure());
+                    assertTrue(server.allFinished(), "job " + job + ": every rank said goodbye");
+                }
+            }
+        }
+    }
+
+    /**
+     * The same race, made certain with a launcher of the test's own: news written to a rank after its goodbye is read
+     * by the rank, not reset by its kernel. Writing twice tells: a closed rank's kernel answers the first write with a
+     * reset, and the second write fails.
+     */
+    @Test
+    void aRankReadsWhatTheLauncherSendsAfterItsGoodbyeAndClosesWithoutAReset() throws Exception {
+        try (ServerSocket launcher = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             ExecutorService pool = Executors.newSingleThreadExecutor()) {
+            final Future<String> seen = pool.submit(() -> {
+                try (Socket s = launcher.accept()) {
+                    final DataInputStream in = new DataInputStream(s.getInputStream());
+                    final DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                    new BootstrapFrame(BootstrapFrame.CHALLENGE, new byte[32]).write(out);
+                    BootstrapFrame.read(in);
+                    new BootstrapFrame(BootstrapFrame.WELCOME, new byte[0]).write(out);
+                    assertEquals(BootstrapFrame.BYE, BootstrapFrame.read(in).type());
+                    BootstrapFrame.closed(1).write(out);
+                    Thread.sleep(100);
+                    BootstrapFrame.closed(2).write(out);
+                    return "wrote both";
+                } catch (java.io.IOException e) {
+                    return e.toString();
+                }
+            });
+            final Config config = Config.of(Map.of("GEX_BOOTSTRAP", "127.0.0.1:" + launcher.getLocalPort(),
+                "GEX_JOB_SECRET", JobSecret.hex(secret)));
+            final TcpBootstrap rank = TcpBootstrap.connect(config, 0, 3, new JobHealth());
+            final long start = System.nanoTime();
+            rank.close();
+            assertEquals("wrote both", seen.get(10, TimeUnit.SECONDS));
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5),
+                "close waits for the launcher, boundedly");
         }
     }
 
