@@ -9,7 +9,7 @@ import org.gexj.ofi.ffm.FiEndpoint;
 import org.gexj.ofi.ffm.FiEq;
 import org.gexj.ofi.ffm.FiErrno;
 import org.gexj.ofi.wire.OfiAddressCodec;
-import org.gexj.ofi.wire.OfiHeaderFlyweight;
+import org.gexj.rdma.wire.RdmaHeaderFlyweight;
 import org.gexj.spi.Bootstrap;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
@@ -135,9 +135,9 @@ class OfiForeignSenderTest {
             // 1: a well-formed frame message that says it is from rank 0
             final MemorySegment forged = arena.allocate(64, 64);
             final UnsafeBuffer b = new UnsafeBuffer(forged.address(), 64);
-            new OfiHeaderFlyweight().wrap(b, 0).write(OfiHeaderFlyweight.KIND_FRAME, Conduit.REQUEST, 0, 0, 0);
-            b.putLong(OfiHeaderFlyweight.LENGTH, 0x666f726569676eL); // "foreign"
-            outsider.inject(forged, OfiHeaderFlyweight.LENGTH + 8, target, ranksPoll);
+            new RdmaHeaderFlyweight().wrap(b, 0).write(RdmaHeaderFlyweight.KIND_FRAME, Conduit.REQUEST, 0, 0, 0);
+            b.putLong(RdmaHeaderFlyweight.LENGTH, 0x666f726569676eL); // "foreign"
+            outsider.inject(forged, RdmaHeaderFlyweight.LENGTH + 8, target, ranksPoll);
             // 2: garbage
             final MemorySegment garbage = arena.allocate(40, 64);
             garbage.fill((byte) 0x5a);

@@ -3,6 +3,7 @@ package org.gexj.ofi;
 import org.gexj.Lc;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
+import org.gexj.rdma.RdmaEngine;
 import org.gexj.rma.Rma;
 import org.gexj.testkit.ConduitKit;
 import org.gexj.testkit.Patterns;
@@ -16,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Heap memory is staged through the bounce buffers, in chunks of {@link OfiRmaEngine#BOUNCE_BYTES}, and counted:
+ * Heap memory is staged through the bounce buffers, in chunks of {@link RdmaEngine.BOUNCE_BYTES}, and counted:
  * {@code ofi.staged.operations} and {@code ofi.staged.bytes} grow by each heap put, get and AM Long payload, and not
  * by native memory (the kits check the data of every form and size; see RmaConformanceKit and AmConformanceKit).
  */
@@ -39,7 +40,7 @@ class OfiHeapStagingTest extends ConduitKit {
             client.barrier();
             final int peer = (client.rank() + 1) % 2;
             final long base = (long) client.rank() * (SEGMENT / 2);
-            final int n = 3 * OfiRmaEngine.BOUNCE_BYTES + 5;
+            final int n = 3 * RdmaEngine.BOUNCE_BYTES + 5;
             final MemorySegment nativeMemory = Arena.ofAuto().allocate(n);
             final MemorySegment heap = MemorySegment.ofArray(new byte[n]);
             assertEquals(Map.of("ofi.staged.operations", 0L, "ofi.staged.bytes", 0L), staged(client));

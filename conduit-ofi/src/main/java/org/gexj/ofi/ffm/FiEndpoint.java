@@ -65,8 +65,9 @@ public final class FiEndpoint {
         JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG));
     private static final MethodHandle RECVMSG = Fabric.pointer(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
         ADDRESS, JAVA_LONG), Linker.Option.critical(false));
+    // desc (void *) is passed as a raw address: a segment per call would allocate
     private static final MethodHandle SEND = Fabric.pointer(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
-        JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG), Linker.Option.critical(false));
+        JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.critical(false));
     private static final MethodHandle INJECT = Fabric.pointer(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
         JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.critical(false));
 
@@ -122,7 +123,7 @@ public final class FiEndpoint {
      *
      * @return 0, {@code -FI_EAGAIN}, or another negative code
      */
-    public static long send(MemorySegment fn, MemorySegment ep, long buf, long len, MemorySegment desc, long dest,
+    public static long send(MemorySegment fn, MemorySegment ep, long buf, long len, long desc, long dest,
                             long context) {
         try {
             return (long) SEND.invokeExact(fn, ep, buf, len, desc, dest, context);

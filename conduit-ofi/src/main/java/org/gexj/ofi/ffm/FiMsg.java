@@ -14,28 +14,25 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 public final class FiMsg {
     private final MemorySegment msg;
     private final MemorySegment iov;
-    /** The {@code void *desc[]} address, or 0 where the memory has no descriptor. */
-    private final long descriptors;
+    /** The one-element {@code void *desc[]}. */
+    private final MemorySegment descriptors;
 
-    /** A message whose buffer has {@code descriptor} ({@link MemorySegment#NULL} if none). */
-    public FiMsg(Arena arena, MemorySegment descriptor) {
+    public FiMsg(Arena arena) {
         this.msg = arena.allocate(FiEndpoint.FI_MSG_STRUCT);
         this.iov = arena.allocate(FiEndpoint.IOVEC);
-        if (descriptor.equals(MemorySegment.NULL)) {
-            this.descriptors = 0L;
-        } else {
-            final MemorySegment array = arena.allocate(ADDRESS);
-            array.set(ADDRESS, 0, descriptor);
-            this.descriptors = array.address();
-        }
+        this.descriptors = arena.allocate(ADDRESS);
     }
 
-    /** Describes one buffer of {@code length} bytes at {@code base}, from any source, with {@code context}. */
-    public FiMsg set(long base, long length, long context) {
+    /**
+     * Describes one buffer of {@code length} bytes at {@code base} with local {@code descriptor} (0 for none), from
+     * any source, with {@code context}.
+     */
+    public FiMsg set(long base, long length, long descriptor, long context) {
         iov.set(JAVA_LONG, FiEndpoint.IOV_BASE, base);
         iov.set(JAVA_LONG, FiEndpoint.IOV_LEN, length);
         msg.set(JAVA_LONG, FiEndpoint.MSG_IOV, iov.address());
-        msg.set(JAVA_LONG, FiEndpoint.MSG_DESC, descriptors);
+        descriptors.set(JAVA_LONG, 0, descriptor);
+        msg.set(JAVA_LONG, FiEndpoint.MSG_DESC, descriptor == 0 ? 0 : descriptors.address());
         msg.set(JAVA_LONG, FiEndpoint.MSG_IOV_COUNT, 1);
         msg.set(JAVA_LONG, FiEndpoint.MSG_ADDR, FiEndpoint.FI_ADDR_UNSPEC);
         msg.set(JAVA_LONG, FiEndpoint.MSG_CONTEXT, context);

@@ -25,10 +25,11 @@ public final class FiRma {
     static final long EP_RMA = Fabric.offset(FiEndpoint.FID_EP, "rma");
 
     /** {@code fi_read} and {@code fi_write}: (ep, buf, len, desc, src/dest addr, remote addr, key, context). */
+    // desc (void *) is passed as a raw address: a segment per call would allocate
     private static final MethodHandle TRANSFER = Fabric.pointer(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
-        JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.critical(false));
+        JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.critical(false));
     private static final MethodHandle WRITEDATA = Fabric.pointer(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
-        JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         Linker.Option.critical(false));
 
     private FiRma() {
@@ -47,7 +48,7 @@ public final class FiRma {
     }
 
     /** {@code fi_write} or {@code fi_read} (by {@code fn}): 0, {@code -FI_EAGAIN}, or another negative code. */
-    public static long transfer(MemorySegment fn, MemorySegment ep, long buf, long len, MemorySegment desc, long peer,
+    public static long transfer(MemorySegment fn, MemorySegment ep, long buf, long len, long desc, long peer,
                                 long remoteAddress, long key, long context) {
         try {
             return (long) TRANSFER.invokeExact(fn, ep, buf, len, desc, peer, remoteAddress, key, context);
@@ -57,7 +58,7 @@ public final class FiRma {
     }
 
     /** {@code fi_writedata(ep, buf, len, desc, data, dest, addr, key, context)}. */
-    public static long writeData(MemorySegment fn, MemorySegment ep, long buf, long len, MemorySegment desc,
+    public static long writeData(MemorySegment fn, MemorySegment ep, long buf, long len, long desc,
                                  long data, long peer, long remoteAddress, long key, long context) {
         try {
             return (long) WRITEDATA.invokeExact(fn, ep, buf, len, desc, data, peer, remoteAddress, key, context);

@@ -5,11 +5,10 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * The blobs the ofi conduit exchanges through the bootstrap's allgather: its endpoint's name when it opens, its
- * segment's registration when it attaches one.
+ * The blob the ofi conduit exchanges through the bootstrap's allgather when it opens: its endpoint's name (the
+ * segment's blob, at the attach, is the RDMA engine's {@code RdmaSegmentCodec}).
  * <pre>
  *  endpoint blob: | version:8 | provider name length:16 | provider name (UTF-8) | name length:32 | name bytes |
- *  segment blob:  | version:8 | base address:64 | size:64 | key:64 |
  * </pre>
  * The provider name is in the endpoint blob so that a job whose ranks chose different providers fails at once,
  * naming both, instead of sending to addresses it cannot parse.
@@ -37,10 +36,6 @@ public final class OfiAddressCodec {
         public String toString() {
             return provider + " endpoint of " + name.length + " bytes";
         }
-    }
-
-    /** One rank's registered segment. */
-    public record Segment(long base, long size, long key) {
     }
 
     public static byte[] encode(Endpoint e) {
@@ -71,21 +66,6 @@ public final class OfiAddressCodec {
             throw new IllegalArgumentException("rank " + rank + "'s endpoint blob of " + blob.length
                 + " bytes is truncated");
         }
-    }
-
-    public static byte[] encode(Segment s) {
-        return ByteBuffer.allocate(1 + 3 * Long.BYTES).order(ORDER).put(VERSION).putLong(s.base()).putLong(s.size())
-            .putLong(s.key()).array();
-    }
-
-    public static Segment decodeSegment(byte[] blob, int rank) {
-        if (blob.length != 1 + 3 * Long.BYTES) {
-            throw new IllegalArgumentException("rank " + rank + "'s segment blob has " + blob.length + " bytes, not "
-                + (1 + 3 * Long.BYTES));
-        }
-        final ByteBuffer b = ByteBuffer.wrap(blob).order(ORDER);
-        checkVersion(b.get(), rank);
-        return new Segment(b.getLong(), b.getLong(), b.getLong());
     }
 
     private static void checkVersion(byte version, int rank) {

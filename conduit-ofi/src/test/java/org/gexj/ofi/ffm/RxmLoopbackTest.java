@@ -384,7 +384,7 @@ class RxmLoopbackTest {
                 final long sendContext = l.context(1 + sent);
                 final byte[] payload = pattern(length, 17 + sent);
                 MemorySegment.copy(payload, 0, send, JAVA_BYTE, 0, length);
-                l.submit(() -> FiEndpoint.send(sendFn, l.a.ep, send.address(), length, sendDesc, l.addrB,
+                l.submit(() -> FiEndpoint.send(sendFn, l.a.ep, send.address(), length, sendDesc.address(), l.addrB,
                     sendContext), "fi_send #" + sent);
                 final Completion sendDone = l.take(l.a, c -> c.context() == sendContext, "send completion");
                 assertTrue(sendDone.has(Fabric.FI_SEND | Fabric.FI_MSG), "send flags 0x"
@@ -435,8 +435,8 @@ class RxmLoopbackTest {
             final byte[] written = pattern(1024, 99);
             MemorySegment.copy(written, 0, source, JAVA_BYTE, 0, written.length);
             final long writeContext = l.context(20);
-            l.submit(() -> FiRma.writeData(writeDataFn, l.a.ep, source.address(), written.length, sourceDesc, CQ_DATA,
-                l.addrB, l.remote(target, 256), targetKey, writeContext), "fi_writedata");
+            l.submit(() -> FiRma.writeData(writeDataFn, l.a.ep, source.address(), written.length, sourceDesc.address(),
+                CQ_DATA, l.addrB, l.remote(target, 256), targetKey, writeContext), "fi_writedata");
             final Completion writeDone = l.take(l.a, c -> c.context() == writeContext, "write completion");
             assertTrue(writeDone.has(Fabric.FI_RMA | Fabric.FI_WRITE), "write flags 0x"
                 + Long.toHexString(writeDone.flags()));
@@ -451,8 +451,8 @@ class RxmLoopbackTest {
 
             // fi_read of the same bytes back: completes at A only
             final long readContext = l.context(21);
-            l.submit(() -> FiRma.transfer(readFn, l.a.ep, readBack.address(), written.length, readBackDesc, l.addrB,
-                l.remote(target, 256), targetKey, readContext), "fi_read");
+            l.submit(() -> FiRma.transfer(readFn, l.a.ep, readBack.address(), written.length, readBackDesc.address(),
+                l.addrB, l.remote(target, 256), targetKey, readContext), "fi_read");
             final Completion readDone = l.take(l.a, c -> c.context() == readContext, "read completion");
             assertTrue(readDone.has(Fabric.FI_RMA | Fabric.FI_READ), "read flags 0x"
                 + Long.toHexString(readDone.flags()));
@@ -479,7 +479,7 @@ class RxmLoopbackTest {
             final MemorySegment localDesc = FiDomain.descriptor(l.register(local));
             final MemorySegment readFn = FiRma.readFunction(l.a.ep);
             final long context = l.context(5);
-            l.submit(() -> FiRma.transfer(readFn, l.a.ep, local.address(), 64, localDesc, l.addrB,
+            l.submit(() -> FiRma.transfer(readFn, l.a.ep, local.address(), 64, localDesc.address(), l.addrB,
                 l.remote(target, 0), key + 1000, context), "fi_read");
             // the error entry comes through fi_cq_readerr, read through our fi_cq_err_entry layout
             final Failure failure = l.takeFailure(l.a, context, "the failed read's error entry");

@@ -16,11 +16,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
-import static org.quicktheories.generators.SourceDSL.longs;
 
 class OfiAddressCodecProperties {
-    private static final int SEGMENT_BLOB = 1 + 3 * Long.BYTES;
-
     /** Any Unicode text (no lone surrogates, which UTF-8 cannot carry), up to 40 code points. */
     private static Gen<String> providers() {
         final Gen<Integer> codePoint = integers().between(0, Character.MAX_CODE_POINT - 0x800)
@@ -64,16 +61,6 @@ class OfiAddressCodecProperties {
     }
 
     @Test
-    void segmentsRoundTrip() {
-        qt().withExamples(2000).forAll(longs().all(), longs().all(), longs().all(), ranks())
-            .checkAssert((base, size, key, rank) -> {
-                final byte[] blob = OfiAddressCodec.encode(new OfiAddressCodec.Segment(base, size, key));
-                assertEquals(SEGMENT_BLOB, blob.length);
-                assertEquals(new OfiAddressCodec.Segment(base, size, key), OfiAddressCodec.decodeSegment(blob, rank));
-            });
-    }
-
-    @Test
     void truncatedOrExtendedEndpointBlobsAreRejectedNamingTheRank() {
         qt().withExamples(300)
             .forAll(providers(), bytes(64), bytes(3).map(b -> Arrays.copyOf(b, b.length + 1)), ranks())
@@ -102,22 +89,6 @@ class OfiAddressCodecProperties {
                     () -> OfiAddressCodec.decodeEndpoint(endpoint, rank));
                 assertNamesRank(e, rank);
                 assertTrue(e.getMessage().contains("version " + version), e.getMessage());
-                final byte[] segment = OfiAddressCodec.encode(new OfiAddressCodec.Segment(1, 2, 3));
-                segment[0] = (byte) (int) version;
-                assertNamesRank(assertThrows(IllegalArgumentException.class,
-                    () -> OfiAddressCodec.decodeSegment(segment, rank)), rank);
-            });
-    }
-
-    @Test
-    void segmentBlobsOfAnyOtherLengthAreRejectedNamingTheRank() {
-        qt().withExamples(1000).forAll(bytes(64).assuming(b -> b.length != SEGMENT_BLOB), ranks())
-            .checkAssert((blob, rank) -> {
-                if (blob.length > 0) {
-                    blob[0] = OfiAddressCodec.VERSION; // only the length is wrong
-                }
-                assertNamesRank(assertThrows(IllegalArgumentException.class,
-                    () -> OfiAddressCodec.decodeSegment(blob, rank)), rank);
             });
     }
 

@@ -1,26 +1,27 @@
-package org.gexj.ofi;
+package org.gexj.rdma;
 
 import org.gexj.PeerFailedException;
 import org.gexj.spi.JobHealth;
 
 /**
- * Peer timeouts and failures: a peer that owes this rank something and stays silent for {@code GEX_OFI_TIMEOUT} is
+ * Peer timeouts and failures: a peer that owes this rank something and stays silent for the conduit's timeout is
  * unreachable, and the job fails naming it ({@link #fail}).
  *
  * <p>Threads: {@link #heard} and {@link #watch} are called by the polling thread alone (one at a time), which alone
- * uses the silence bookkeeping; {@link #watch} takes the {@link OfiGuard} lock to read the credits and the RMA
+ * uses the silence bookkeeping; {@link #watch} takes the {@link RdmaGuard} lock to read the credits and the RMA
  * operations. {@link #fail} may be called by any thread.
  */
-final class OfiLiveness {
+final class RdmaLiveness {
     /** How often polls look for peers that owe this rank something and stay silent ({@link #watch}). */
     private static final long WATCH_NS = 10_000_000L;
 
-    private final OfiGuard guard;
+    private final RdmaGuard guard;
     private final JobHealth health;
     private final int rank;
     private final int size;
     private final long timeoutNanos;
-    private final String provider;
+    private final String nic;
+    private final String timeoutSetting;
     /** Peers heard from (a message, a remote write, an RMA completion) since the last look. */
     private final boolean[] heardFrom;
     /** Since when each peer has owed this rank something without being heard from. */
@@ -28,13 +29,15 @@ final class OfiLiveness {
     private final int[] rmaInFlight;
     private long watchedAt;
 
-    OfiLiveness(OfiGuard guard, JobHealth health, int rank, int size, long timeoutNanos, String provider) {
+    RdmaLiveness(RdmaGuard guard, JobHealth health, int rank, int size, long timeoutNanos, String nic,
+                 String timeoutSetting) {
         this.guard = guard;
         this.health = health;
         this.rank = rank;
         this.size = size;
         this.timeoutNanos = timeoutNanos;
-        this.provider = provider;
+        this.nic = nic;
+        this.timeoutSetting = timeoutSetting;
         this.heardFrom = new boolean[size];
         this.silentSince = new long[size];
         java.util.Arrays.fill(silentSince, System.nanoTime());
@@ -55,13 +58,13 @@ final class OfiLiveness {
     /**
      * Every {@link #WATCH_NS} of polling: a peer that owes this rank something — credits for frames sent to it, which
      * it returns once it has taken them, or completions of RMA chunks in flight to it — and from which nothing came
-     * for {@code GEX_OFI_TIMEOUT} is unreachable (a partition: over tcp;ofi_rxm the kernel retransmits for minutes
+     * for the conduit's timeout is unreachable (a partition: over tcp;ofi_rxm the kernel retransmits for minutes
      * before libfabric reports anything), and the job fails naming it. A peer that owes nothing may be silent for ever.
      *
      * @return true if it looked (the caller then returns owed credits, however few, so that a peer busy with others
      *         never waits on them)
      */
-    boolean watch(OfiSendPath send, OfiRmaEngine rma) {
+    boolean watch(RdmaSendPath send, RdmaRmaEngine rma) {
         final long now = System.nanoTime();
         if (now - watchedAt < WATCH_NS) {
             return false;
@@ -84,9 +87,9 @@ final class OfiLiveness {
             guard.unlock();
         }
         if (unreachable >= 0) {
-            fail(unreachable, "rank " + unreachable + " unreachable over ofi (" + provider + "): nothing came from it"
+            fail(unreachable, "rank " + unreachable + " unreachable over " + nic + ": nothing came from it"
                 + " for " + timeoutNanos / 1_000_000_000L + " s while it owed this rank credits or RMA completions ("
-                + OfiSettings.TIMEOUT + ")");
+                + timeoutSetting + ")");
         }
         return true;
     }

@@ -1,8 +1,5 @@
-package org.gexj.ofi;
+package org.gexj.rdma;
 
-import org.gexj.ofi.ffm.Fabric;
-import org.gexj.ofi.ffm.FiDomain;
-import org.gexj.ofi.ffm.FiErrno;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.RmaTransport;
@@ -12,47 +9,47 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * RMA: {@code fi_write}, {@code fi_read} and {@code fi_writedata} on the registered segments, in chunks of the
- * provider's largest message, tracked in {@link OfiOperations}. A chunk the endpoint refuses for now is submitted
+ * provider's largest message, tracked in {@link RdmaOperations}. A chunk the endpoint refuses for now is submitted
  * again by the next poll ({@link #resume}). The remote CQ data of a put-with-immediate carries the initiator's rank
  * in its high 32 bits and the AM layer's 32-bit tag in its low ones, or the tag alone where the provider's CQ data
  * has only 32 bits.
  *
- * <p>Heap memory ({@code MemorySegment.ofArray}) cannot be registered or handed to libfabric (the garbage collector
+ * <p>Heap memory ({@code MemorySegment.ofArray}) cannot be registered or handed to the NIC (the garbage collector
  * moves it): an operation on it is staged through one of {@link #BOUNCE_BUFFERS} registered bounce buffers of
  * {@link #BOUNCE_BYTES}, one chunk at a time (a put copies each chunk in before its write, a get copies each out after
  * its read, before the next chunk or the completion), and counted.
  *
  * <p>The endpoint is reached only through {@link #post}, local memory's descriptors only through
- * {@link #localDescriptor} and {@link #closeOwnRegistration}: the rest of the engine knows no libfabric.
+ * {@link #localDescriptor} and {@link #closeOwnRegistration}.
  *
  * <p>Threads: any thread may {@link #start} an operation; the polling thread reports completions
  * ({@link #completed}) and resumes ({@link #resume}); the close abandons them. Every field is guarded by the
- * {@link OfiGuard} lock: methods documented "under the lock" expect the caller to hold it, the others take it. The
+ * {@link RdmaGuard} lock: methods documented "under the lock" expect the caller to hold it, the others take it. The
  * lock is never held while a listener runs.
  */
-final class OfiRmaEngine {
+final class RdmaRmaEngine {
     /** Bytes of one bounce buffer: the chunk in which an operation on heap memory moves. */
     static final int BOUNCE_BYTES = 64 * 1024;
     /** Bounce buffers of a rank: operations on heap memory beyond these are back-pressured until one completes. */
     static final int BOUNCE_BUFFERS = 8;
 
-    private final OfiGuard guard;
-    private final OfiEndpoint endpoint;
-    private final OfiContexts contexts;
-    private final OfiRegistrations registrations;
-    private final OfiDeferred deferred;
-    private final OfiLiveness liveness;
+    private final RdmaGuard guard;
+    private final RdmaNic nic;
+    private final RdmaContexts contexts;
+    private final RdmaRegistrations registrations;
+    private final RdmaDeferred deferred;
+    private final RdmaLiveness liveness;
     private final int rank;
     private final int size;
     private final long maxMessageSize;
-    /** The provider addresses remote memory by virtual address ({@code FI_MR_VIRT_ADDR}), not offset. */
+    /** The provider addresses remote memory by virtual address ({@link RdmaNic#virtualAddresses}), not offset. */
     private final boolean virtualAddresses;
     /** Whether the CQ data of a put-with-immediate carries this rank in its high 32 bits. */
     private final boolean immediateInData;
-    private final OfiOperations operations;
+    private final RdmaOperations operations;
     // bounce buffers for operations on heap memory, registered once
     private final MemorySegment bounceMemory;
-    private final MemorySegment bounceDescriptor;
+    private final long bounceDescriptor;
     /** Bytes an operation on heap memory moves per chunk: a bounce buffer, or less if the provider's messages are. */
     private final int bounceChunk;
     private final int[] freeBounce;
@@ -64,24 +61,23 @@ final class OfiRmaEngine {
     private long[] segmentSize;
     private long[] segmentKey;
 
-    OfiRmaEngine(OfiGuard guard, OfiEndpoint endpoint, OfiContexts contexts, OfiRegistrations registrations,
-                 OfiDeferred deferred, OfiLiveness liveness, OfiFabric fabric, Arena arena, int rank, int size,
+    RdmaRmaEngine(RdmaGuard guard, RdmaNic nic, RdmaContexts contexts, RdmaRegistrations registrations,
+                  RdmaDeferred deferred, RdmaLiveness liveness, Arena arena, int rank, int size,
                  int capacity, boolean immediateInData) {
         this.guard = guard;
-        this.endpoint = endpoint;
+        this.nic = nic;
         this.contexts = contexts;
         this.registrations = registrations;
         this.deferred = deferred;
         this.liveness = liveness;
         this.rank = rank;
         this.size = size;
-        this.maxMessageSize = fabric.maxMessageSize;
-        this.virtualAddresses = fabric.requires(Fabric.FI_MR_VIRT_ADDR);
+        this.maxMessageSize = nic.maxMessageSize();
+        this.virtualAddresses = nic.virtualAddresses();
         this.immediateInData = immediateInData;
-        this.operations = new OfiOperations(capacity);
-        this.bounceMemory = arena.allocate((long) BOUNCE_BYTES * BOUNCE_BUFFERS, OfiConduit.PAGE);
-        this.bounceDescriptor = fabric.requires(Fabric.FI_MR_LOCAL)
-            ? FiDomain.descriptor(fabric.register(bounceMemory, registrations.key(), true)) : MemorySegment.NULL;
+        this.operations = new RdmaOperations(capacity);
+        this.bounceMemory = arena.allocate((long) BOUNCE_BYTES * BOUNCE_BUFFERS, RdmaEngine.PAGE);
+        this.bounceDescriptor = nic.localRegistration() ? nic.register(bounceMemory, false, true).descriptor() : 0;
         this.bounceChunk = (int) Math.min(BOUNCE_BYTES, maxMessageSize);
         this.freeBounce = new int[BOUNCE_BUFFERS];
         for (int i = 0; i < BOUNCE_BUFFERS; i++) {
@@ -109,8 +105,8 @@ final class OfiRmaEngine {
         if (peer < 0 || peer >= size) {
             throw new IllegalArgumentException("target rank " + peer + " outside [0, " + size + ")");
         }
-        RmaTransport.checkRanges("ofi", rank, segmentSize, peer, remoteOffset, local, localOffset, nbytes);
-        if (kind == OfiOperations.PUT_IMMEDIATE && nbytes > maxMessageSize) {
+        RmaTransport.checkRanges(nic.conduit(), rank, segmentSize, peer, remoteOffset, local, localOffset, nbytes);
+        if (kind == RdmaOperations.PUT_IMMEDIATE && nbytes > maxMessageSize) {
             throw new IllegalArgumentException("put with immediate of " + nbytes + " bytes: the provider's largest"
                 + " message is " + maxMessageSize);
         }
@@ -135,7 +131,7 @@ final class OfiRmaEngine {
             operations.submitted[slot] = 0;
             operations.outstanding[slot] = 0;
             operations.status[slot] = Conduit.OK;
-            if (nbytes == 0 && kind != OfiOperations.PUT_IMMEDIATE) {
+            if (nbytes == 0 && kind != RdmaOperations.PUT_IMMEDIATE) {
                 // nothing to move: reported by the next poll (under the lock: any thread may get here)
                 deferred.deferCompletion(operation, Conduit.OK);
                 operations.release(slot);
@@ -171,7 +167,8 @@ final class OfiRmaEngine {
                 if (e instanceof Error error) {
                     throw error;
                 }
-                System.err.println("gex: ofi rank " + rank + " failed an RMA operation to rank " + peer + " part way: "
+                System.err.println("gex: " + nic.conduit() + " rank " + rank + " failed an RMA operation to rank "
+                    + peer + " part way: "
                     + e);
                 return Conduit.OK;
             }
@@ -213,13 +210,13 @@ final class OfiRmaEngine {
             final long offset = operations.submitted[slot];
             final long chunk = Math.min(max, operations.total[slot] - offset);
             final long local = operations.localAddress[slot] + (staged ? 0 : offset);
-            if (staged && kind != OfiOperations.GET) {
+            if (staged && kind != RdmaOperations.GET) {
                 MemorySegment.copy(operations.heap[slot], operations.heapOffset[slot] + offset, bounceMemory,
                     local - bounceMemory.address(), chunk);
             }
             // a put with immediate carries it on its last chunk (staged, the chunks before it are plain writes, all
             // complete before the last is submitted, so the target sees the immediate after every byte)
-            final boolean data = kind == OfiOperations.PUT_IMMEDIATE && offset + chunk == operations.total[slot];
+            final boolean data = kind == RdmaOperations.PUT_IMMEDIATE && offset + chunk == operations.total[slot];
             if (!post(slot, data, local, offset, chunk)) {
                 return false;
             }
@@ -237,7 +234,7 @@ final class OfiRmaEngine {
      * {@code data} a write carrying the operation's immediate.
      *
      * @return false if the endpoint was busy
-     * @throws OfiException if the endpoint refused it for good
+     * @throws RuntimeException the NIC's failure, if the endpoint refused it for good
      */
     private boolean post(int slot, boolean data, long local, long offset, long chunk) {
         final int kind = operations.kind[slot];
@@ -245,16 +242,16 @@ final class OfiRmaEngine {
         final long remote = operations.remoteAddress[slot] + offset;
         final long context = contexts.operation(slot);
         final long rc = data
-            ? endpoint.writeData(local, chunk, operations.descriptor[slot], operations.immediate[slot], peer, remote,
+            ? nic.writeData(local, chunk, operations.descriptor[slot], operations.immediate[slot], peer, remote,
                 operations.key[slot], context)
-            : endpoint.transfer(kind == OfiOperations.GET, local, chunk, operations.descriptor[slot], peer, remote,
+            : nic.transfer(kind == RdmaOperations.GET, local, chunk, operations.descriptor[slot], peer, remote,
                 operations.key[slot], context);
-        if (rc == -FiErrno.FI_EAGAIN) {
+        if (rc == RdmaNic.AGAIN) {
             return false;
         }
         if (rc != 0) {
-            throw new OfiException((data ? "fi_writedata" : kind == OfiOperations.GET ? "fi_read" : "fi_write")
-                + " to rank " + peer, (int) rc, FiErrno.strerror((int) -rc));
+            throw nic.failure((data ? "write with data" : kind == RdmaOperations.GET ? "read" : "write")
+                + " to rank " + peer, rc);
         }
         return true;
     }
@@ -277,7 +274,7 @@ final class OfiRmaEngine {
                     if (!submit(slot)) {
                         return;
                     }
-                } catch (OfiException e) {
+                } catch (RuntimeException e) {
                     failUnsubmitted(slot, e);
                 }
                 operations.popResume();
@@ -291,8 +288,9 @@ final class OfiRmaEngine {
      * The provider refused a chunk of an operation for good: it submits nothing more and completes failed, now if no
      * chunk of it is in flight (through the deferred completions), else with its last one (under the lock).
      */
-    private void failUnsubmitted(int slot, OfiException e) {
-        System.err.println("gex: ofi rank " + rank + " failed an RMA operation to rank " + operations.peer[slot] + ": "
+    private void failUnsubmitted(int slot, RuntimeException e) {
+        System.err.println("gex: " + nic.conduit() + " rank " + rank + " failed an RMA operation to rank "
+            + operations.peer[slot] + ": "
             + e.getMessage());
         operations.status[slot] = RmaTransport.FAILED;
         operations.total[slot] = operations.submitted[slot];
@@ -349,7 +347,7 @@ final class OfiRmaEngine {
         if (operations.status[op] != Conduit.OK) {
             return false;
         }
-        if (operations.kind[op] == OfiOperations.GET) {
+        if (operations.kind[op] == RdmaOperations.GET) {
             final long end = operations.submitted[op];
             final long start = (end - 1) / bounceChunk * bounceChunk;
             MemorySegment.copy(bounceMemory, operations.localAddress[op] - bounceMemory.address(), operations.heap[op],
@@ -362,8 +360,9 @@ final class OfiRmaEngine {
             if (!submit(op)) {
                 operations.queueResume(op);
             }
-        } catch (OfiException e) {
-            System.err.println("gex: ofi rank " + rank + " failed an RMA operation to rank " + operations.peer[op]
+        } catch (RuntimeException e) {
+            System.err.println("gex: " + nic.conduit() + " rank " + rank + " failed an RMA operation to rank "
+                + operations.peer[op]
                 + ": " + e.getMessage());
             operations.status[op] = RmaTransport.FAILED;
             return false;
@@ -392,20 +391,20 @@ final class OfiRmaEngine {
      * The descriptor of local memory for an operation: none where the provider needs no local registration, else
      * that of the segment if it contains the memory, else a registration made for this operation.
      */
-    private MemorySegment localDescriptor(int slot, long address, long nbytes) {
-        final MemorySegment known = registrations.descriptor(address, nbytes);
-        if (known != null) {
+    private long localDescriptor(int slot, long address, long nbytes) {
+        final long known = registrations.descriptor(address, nbytes);
+        if (known != -1) {
             return known;
         }
-        final MemorySegment mr = registrations.registerOwn(address, nbytes);
-        operations.ownRegistration[slot] = mr;
-        return FiDomain.descriptor(mr);
+        final RdmaRegion region = registrations.registerOwn(address, nbytes);
+        operations.ownRegistration[slot] = region;
+        return region.descriptor();
     }
 
     private void closeOwnRegistration(int slot) {
-        final MemorySegment mr = operations.ownRegistration[slot];
-        if (mr != null) {
-            Fabric.close(mr, "memory region of one operation");
+        final RdmaRegion region = operations.ownRegistration[slot];
+        if (region != null) {
+            region.release().run();
         }
     }
 

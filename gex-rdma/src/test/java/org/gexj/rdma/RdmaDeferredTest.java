@@ -1,4 +1,4 @@
-package org.gexj.ofi;
+package org.gexj.rdma;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -14,8 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class OfiDeferredTest {
-    /** The per-frame bookkeeping OfiDeferred stores before each frame's bytes (length, channel, source). */
+class RdmaDeferredTest {
+    /** The per-frame bookkeeping RdmaDeferred stores before each frame's bytes (length, channel, source). */
     private static final int RECORD_HEADER = 12;
     private static final int CAPACITY = 4096;
 
@@ -36,7 +36,7 @@ class OfiDeferredTest {
         return b;
     }
 
-    private static void assertNext(OfiDeferred d, Frame expected, String where) {
+    private static void assertNext(RdmaDeferred d, Frame expected, String where) {
         assertEquals(expected.channel(), d.nextFrameChannel(), where + ": channel");
         assertEquals(expected.source(), d.nextFrameSource(), where + ": source");
         assertEquals(expected.bytes().length, d.nextFrameLength(), where + ": length");
@@ -48,7 +48,7 @@ class OfiDeferredTest {
 
     @Test
     void framesComeOutInOrderIntactAcrossManyFillAndDrainCycles() {
-        final OfiDeferred d = new OfiDeferred(CAPACITY);
+        final RdmaDeferred d = new RdmaDeferred(CAPACITY);
         assertTrue(d.isEmpty());
         assertEquals(-1, d.nextFrameChannel(), "no frame yet");
         final SplittableRandom random = new SplittableRandom(0x0F1DEFL);
@@ -83,7 +83,7 @@ class OfiDeferredTest {
 
     @Test
     void aFullStoreRefusesMoreAndStartsOverOnceEmpty() {
-        final OfiDeferred d = new OfiDeferred(CAPACITY);
+        final RdmaDeferred d = new RdmaDeferred(CAPACITY);
         final SplittableRandom random = new SplittableRandom(7);
         // four records of exactly a quarter each fill the store to the byte
         final int length = CAPACITY / 4 - RECORD_HEADER;
@@ -113,7 +113,7 @@ class OfiDeferredTest {
     @Test
     void framesOfBothChannelsKeepOneArrivalOrder() {
         // the poller delivers the oldest frame first whatever its channel; channels do not overtake each other here
-        final OfiDeferred d = new OfiDeferred(CAPACITY);
+        final RdmaDeferred d = new RdmaDeferred(CAPACITY);
         final int[] channels = {1, 0, 0, 1, 1, 0};
         for (int i = 0; i < channels.length; i++) {
             d.deferFrame(channels[i], i, new UnsafeBuffer(new byte[] {(byte) i}), 0, 1);
@@ -127,7 +127,7 @@ class OfiDeferredTest {
 
     @Test
     void writesComeOutInOrderThroughGrowthAndWrapAround() {
-        final OfiDeferred d = new OfiDeferred(CAPACITY);
+        final RdmaDeferred d = new RdmaDeferred(CAPACITY);
         final SplittableRandom random = new SplittableRandom(42);
         final ArrayDeque<long[]> model = new ArrayDeque<>();
         // bursts of pushes and pops: the ring wraps, and grows (past 64, 128, ... pairs) while its head is mid-array
@@ -159,7 +159,7 @@ class OfiDeferredTest {
 
     @Test
     void completionsComeOutInOrderPastSixtyFourWithTheHeadMidRing() {
-        final OfiDeferred d = new OfiDeferred(CAPACITY);
+        final RdmaDeferred d = new RdmaDeferred(CAPACITY);
         // advance the head, then outgrow 64 pairs while it is not at 0: growth must unroll the ring in order
         for (int i = 0; i < 40; i++) {
             d.deferCompletion(-i, i);
@@ -185,7 +185,7 @@ class OfiDeferredTest {
     @Test
     void isEmptyCoversFramesAndWritesAndCompletionsAreSeenApart() {
         // frames and writes are the poller's alone; completions come from any thread under the conduit's lock
-        final OfiDeferred d = new OfiDeferred(CAPACITY);
+        final RdmaDeferred d = new RdmaDeferred(CAPACITY);
         d.deferWrite(1, 2);
         d.deferCompletion(3, 4);
         d.deferFrame(0, 5, new UnsafeBuffer(new byte[3]), 0, 3);
@@ -210,7 +210,7 @@ class OfiDeferredTest {
      */
     @Test
     void aStoreThatNeverEmptiesKeepsAcceptingWhatFits() {
-        final OfiDeferred d = new OfiDeferred(4096);
+        final RdmaDeferred d = new RdmaDeferred(4096);
         final byte[] frame = new byte[1012]; // a 1024-byte record: at most 2 wait at once below
         final UnsafeBuffer source = new UnsafeBuffer(frame);
         int deferred = 0;

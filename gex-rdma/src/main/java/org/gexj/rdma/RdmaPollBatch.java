@@ -1,27 +1,25 @@
-package org.gexj.ofi;
-
-import org.gexj.ofi.ffm.FiCqEntries;
+package org.gexj.rdma;
 
 import java.lang.foreign.Arena;
 
 /**
  * The completion entries a poll read from the queue and has not processed yet: a handler's nested poll continues
  * where its caller was. Used by the polling thread alone (one at a time); the close takes what is left when no poll
- * runs, under the {@link OfiGuard} lock.
+ * runs, under the {@link RdmaGuard} lock.
  */
-final class OfiPollBatch {
+final class RdmaPollBatch {
     /** Entries read at once. */
     static final int CAPACITY = 32;
 
-    private final FiCqEntries entries;
+    private final RdmaCompletions entries;
     private int head;
     private int count;
 
-    OfiPollBatch(Arena arena) {
-        this.entries = new FiCqEntries(arena, CAPACITY);
+    RdmaPollBatch(RdmaNic nic, Arena arena) {
+        this.entries = nic.completions(arena, CAPACITY);
     }
 
-    FiCqEntries entries() {
+    RdmaCompletions entries() {
         return entries;
     }
 

@@ -1,4 +1,4 @@
-package org.gexj.ofi;
+package org.gexj.rdma;
 
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -11,8 +11,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * this rank's CLOSE), or with {@link #lockUnclosed()} for what the close's drain still needs (reposting a receive
  * buffer, an RMA chunk's completion). Any thread may call; the flags are volatile, written under the lock.
  */
-final class OfiGuard {
+final class RdmaGuard {
     private final ReentrantLock lock = new ReentrantLock();
+    private final String conduit;
     private final int rank;
     /**
      * Set by the close before it sends its CLOSE messages: from then on only the close sends or reads the completion
@@ -25,7 +26,8 @@ final class OfiGuard {
     /** Polls running (nested ones in handlers counted): only the polling thread writes it. */
     private volatile int polling;
 
-    OfiGuard(int rank) {
+    RdmaGuard(String conduit, int rank) {
+        this.conduit = conduit;
         this.rank = rank;
     }
 
@@ -72,7 +74,7 @@ final class OfiGuard {
     }
 
     IllegalStateException closedException() {
-        return new IllegalStateException("ofi conduit of rank " + rank + " is closed");
+        return new IllegalStateException(conduit + " conduit of rank " + rank + " is closed");
     }
 
     boolean closing() {

@@ -1,10 +1,7 @@
-package org.gexj.ofi;
+package org.gexj.rdma;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.gexj.ofi.ffm.Fabric;
-import org.gexj.ofi.ffm.FiDomain;
-import org.gexj.ofi.ffm.FiErrno;
-import org.gexj.ofi.wire.OfiHeaderFlyweight;
+import org.gexj.rdma.wire.RdmaHeaderFlyweight;
 import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 
@@ -16,40 +13,41 @@ import java.lang.foreign.MemorySegment;
  * and the backlog of frames the endpoint refused for now.
  *
  * <p>{@link #claim} hands out a send slot and reserves credits toward the target's channel; {@link #commit} prefixes
- * the {@link OfiHeaderFlyweight header} (with the credits this rank owes the target) and sends with {@code fi_inject}
- * when the message fits the provider's inject size (the slot is free at once), else with {@code fi_send} (free at its
- * completion). A frame the endpoint refuses ({@code -FI_EAGAIN}: verbs;ofi_rxm does while the target does not poll)
- * waits in a backlog per target, sent again by the next poll or claim, and until it has gone the target's path is
- * full: commit never waits, and an IMMEDIATE send finds the path back-pressured at claim. A receiver returns credits on
- * its own frames, or in a credit message ({@link #returnCredits}) once it owes an eighth of a window or finds nothing
- * else to do.
+ * the {@link RdmaHeaderFlyweight header} (with the credits this rank owes the target) and sends with
+ * {@link RdmaNic#inject} when the message fits the NIC's inject size (the slot is free at once), else with
+ * {@link RdmaNic#send} (free at its completion). A frame the endpoint refuses ({@link RdmaNic#AGAIN}: verbs;ofi_rxm
+ * does while the target does not poll) waits in a backlog per target, sent again by the next poll or claim, and until
+ * it has gone the target's path is full: commit never waits, and an IMMEDIATE send finds the path back-pressured at
+ * claim. A receiver returns credits on its own frames, or in a credit message ({@link #returnCredits}) once it owes an
+ * eighth of a window or finds nothing else to do.
  *
- * <p>Threads: any thread may claim, commit and abort. Every field is guarded by the {@link OfiGuard} lock; methods
+ * <p>Threads: any thread may claim, commit and abort. Every field is guarded by the {@link RdmaGuard} lock; methods
  * documented "under the lock" expect the caller to hold it, the others take it. Only {@link #backlogged} is read
  * without it (volatile) by a poll, to skip the backlog.
  */
-final class OfiSendPath {
-    private final OfiGuard guard;
-    private final OfiEndpoint endpoint;
-    private final OfiContexts contexts;
-    private final OfiLiveness liveness;
+final class RdmaSendPath {
+    private final RdmaGuard guard;
+    private final RdmaNic nic;
+    private final RdmaContexts contexts;
+    private final RdmaLiveness liveness;
     private final int rank;
     private final int size;
     private final long timeoutNanos;
-    private final String provider;
+    private final String description;
+    private final String timeoutSetting;
 
     private final int slots;
     private final int slotBytes;
     private final MemorySegment memory;
     private final UnsafeBuffer buffer;
-    private final MemorySegment descriptor;
+    private final long descriptor;
     private final int[] free;
     private int freeCount;
     private final int[] slotTarget;
     private final int[] slotUnits;
     /** Bytes of the committed message in each send slot, header included. */
     private final int[] slotLength;
-    // frames the endpoint refused for now (-FI_EAGAIN), per target in commit order: sent again by poll and claim
+    // frames the endpoint refused for now (AGAIN), per target in commit order: sent again by poll and claim
     private final int[] backlogNext;
     private final int[] backlogHead;
     private final int[] backlogTail;
@@ -57,31 +55,34 @@ final class OfiSendPath {
     private final long[] backlogSince;
     /** Frames in the backlogs; written under the lock, read without it by a poll to skip the backlog. */
     private volatile int backlogged;
-    private final OfiHeaderFlyweight header = new OfiHeaderFlyweight();
-    private final OfiHeaderFlyweight creditHeader = new OfiHeaderFlyweight();
+    private final RdmaHeaderFlyweight header = new RdmaHeaderFlyweight();
+    private final RdmaHeaderFlyweight creditHeader = new RdmaHeaderFlyweight();
     private final MemorySegment creditMessage;
     private final UnsafeBuffer creditBuffer;
 
     // credits, in units, by (peer << 1) | channel
     private final int windowUnits;
+    /** Whether a message costs its bytes in units (many per receive buffer), or one unit (a buffer of its own). */
+    private final boolean byteCredits;
     private final int[] credits;
     private final int[] owed;
 
-    OfiSendPath(OfiGuard guard, OfiEndpoint endpoint, OfiContexts contexts, OfiLiveness liveness, OfiFabric fabric,
-                OfiRegistrations registrations, Arena arena, int rank, int size, OfiSettings settings, int slots,
-                int slotBytes, int windowUnits) {
+    RdmaSendPath(RdmaGuard guard, RdmaNic nic, RdmaContexts contexts, RdmaLiveness liveness, Arena arena, int rank,
+                 int size, RdmaSettings settings, int slots, int slotBytes, int windowUnits) {
         this.guard = guard;
-        this.endpoint = endpoint;
+        this.nic = nic;
         this.contexts = contexts;
         this.liveness = liveness;
         this.rank = rank;
         this.size = size;
         this.timeoutNanos = settings.timeoutNanos();
-        this.provider = fabric.provider;
+        this.description = nic.description();
+        this.timeoutSetting = settings.timeoutSetting();
         this.slots = slots;
         this.slotBytes = slotBytes;
         this.windowUnits = windowUnits;
-        this.memory = arena.allocate((long) slotBytes * slots, OfiConduit.PAGE);
+        this.byteCredits = nic.multiReceive();
+        this.memory = arena.allocate((long) slotBytes * slots, RdmaEngine.PAGE);
         this.buffer = new UnsafeBuffer(memory.address(), (int) memory.byteSize());
         this.free = new int[slots];
         for (int i = 0; i < slots; i++) {
@@ -98,8 +99,7 @@ final class OfiSendPath {
         this.backlogSince = new long[size];
         this.creditMessage = arena.allocate(64, 64);
         this.creditBuffer = new UnsafeBuffer(creditMessage.address(), (int) creditMessage.byteSize());
-        this.descriptor = fabric.requires(Fabric.FI_MR_LOCAL)
-            ? FiDomain.descriptor(fabric.register(memory, registrations.key(), true)) : MemorySegment.NULL;
+        this.descriptor = nic.localRegistration() ? nic.register(memory, false, true).descriptor() : 0;
         this.credits = new int[2 * size];
         java.util.Arrays.fill(credits, windowUnits);
         this.owed = new int[2 * size];
@@ -113,7 +113,7 @@ final class OfiSendPath {
      *         are short, or the endpoint still refuses an earlier frame to the target
      */
     int claim(Claim claim, int target, int channel, int length) {
-        final int units = OfiHeaderFlyweight.units(OfiHeaderFlyweight.LENGTH + length);
+        final int units = units(RdmaHeaderFlyweight.LENGTH + length);
         final int path = (target << 1) | channel;
         guard.lockOpen();
         try {
@@ -126,7 +126,7 @@ final class OfiSendPath {
             final int slot = free[--freeCount];
             slotTarget[slot] = target;
             slotUnits[slot] = units;
-            claim.set(buffer, slot * slotBytes + OfiHeaderFlyweight.LENGTH, length, target, channel, slot);
+            claim.set(buffer, slot * slotBytes + RdmaHeaderFlyweight.LENGTH, length, target, channel, slot);
             return Conduit.OK;
         } finally {
             guard.unlock();
@@ -137,7 +137,7 @@ final class OfiSendPath {
     void commit(Claim claim) {
         final int slot = claimedSlot(claim);
         final int target = claim.target();
-        final long length = OfiHeaderFlyweight.LENGTH + (long) claim.length();
+        final long length = RdmaHeaderFlyweight.LENGTH + (long) claim.length();
         guard.lock();
         try {
             if (guard.closing()) {
@@ -150,7 +150,7 @@ final class OfiSendPath {
             final int reply = owed[(target << 1) | 1];
             owed[target << 1] = 0;
             owed[(target << 1) | 1] = 0;
-            header.wrap(buffer, slot * slotBytes).write(OfiHeaderFlyweight.KIND_FRAME, claim.channel(), rank,
+            header.wrap(buffer, slot * slotBytes).write(RdmaHeaderFlyweight.KIND_FRAME, claim.channel(), rank,
                 request, reply);
             slotLength[slot] = (int) length;
             if (backlogHead[target] >= 0 || !send(slot)) {
@@ -176,7 +176,7 @@ final class OfiSendPath {
     private int claimedSlot(Claim claim) {
         final long slot = claim.handle();
         if (claim.buffer() != buffer || slot < 0 || slot >= slots) {
-            throw new IllegalArgumentException("claim " + slot + " was not made by this ofi conduit");
+            throw new IllegalArgumentException("claim " + slot + " was not made by this " + nic.conduit() + " conduit");
         }
         return (int) slot;
     }
@@ -199,7 +199,7 @@ final class OfiSendPath {
     /** A send completed in error (under the lock): frees its slot and fails the job naming the target. */
     void failed(int slot, String text) {
         release(slot);
-        liveness.fail(slotTarget[slot], "a send to rank " + slotTarget[slot] + " failed over ofi (" + provider + "): "
+        liveness.fail(slotTarget[slot], "a send to rank " + slotTarget[slot] + " failed over " + description + ": "
             + text);
     }
 
@@ -214,26 +214,26 @@ final class OfiSendPath {
     }
 
     /**
-     * Sends the committed message of {@code slot} (under the lock): {@code fi_inject} when it fits the inject size,
-     * which frees the slot at once, else {@code fi_send}, which frees it at its completion.
+     * Sends the committed message of {@code slot} (under the lock): {@link RdmaNic#inject} when it fits the inject
+     * size, which frees the slot at once, else {@link RdmaNic#send}, which frees it at its completion.
      *
-     * @return false if the endpoint refused it for now ({@code -FI_EAGAIN})
+     * @return false if the endpoint refused it for now ({@link RdmaNic#AGAIN})
      */
     private boolean send(int slot) {
         final int target = slotTarget[slot];
         final long length = slotLength[slot];
         final long address = memory.address() + (long) slot * slotBytes;
-        final boolean inject = endpoint.injects(length);
+        final boolean inject = nic.injects(length);
         final long rc = inject
-            ? endpoint.inject(address, length, target)
-            : endpoint.send(address, length, descriptor, target, contexts.send(slot));
-        if (rc == -FiErrno.FI_EAGAIN) {
+            ? nic.inject(address, length, target)
+            : nic.send(address, length, descriptor, target, contexts.send(slot));
+        if (rc == RdmaNic.AGAIN) {
             return false;
         }
         if (rc != 0) {
             release(slot);
-            liveness.fail(target, (inject ? "fi_inject" : "fi_send") + " to rank " + target + " failed: "
-                + FiErrno.strerror((int) -rc) + " (" + rc + ")");
+            liveness.fail(target, (inject ? "inject" : "send") + " to rank " + target + " failed over " + description
+                + ": " + nic.strerror(rc) + " (" + rc + ")");
         }
         if (inject) {
             release(slot);
@@ -261,7 +261,7 @@ final class OfiSendPath {
 
     /**
      * Sends what the endpoint refused before, in order per target, as far as it now takes (under the lock). A target
-     * whose first frame stays refused for {@code GEX_OFI_TIMEOUT} while this rank keeps progressing is unreachable:
+     * whose first frame stays refused for the timeout setting while this rank keeps progressing is unreachable:
      * the job fails naming it.
      */
     void sendBacklog() {
@@ -273,9 +273,9 @@ final class OfiSendPath {
             while ((slot = backlogHead[target]) >= 0) {
                 if (!send(slot)) {
                     if (System.nanoTime() - backlogSince[target] > timeoutNanos) {
-                        liveness.fail(target, "rank " + target + " unreachable over ofi (" + provider + "): the"
+                        liveness.fail(target, "rank " + target + " unreachable over " + description + ": the"
                             + " endpoint refused a message to it for " + timeoutNanos / 1_000_000_000L
-                            + " s (" + OfiSettings.TIMEOUT + ")");
+                            + " s (" + timeoutSetting + ")");
                     }
                     break;
                 }
@@ -287,11 +287,11 @@ final class OfiSendPath {
     }
 
     /**
-     * The close's CLOSE message to {@code peer} (under the lock), sent with {@code fi_send} from a free slot once the
-     * peer's backlog has gone.
+     * The close's CLOSE message to {@code peer} (under the lock), sent with {@link RdmaNic#send} from a free slot once
+     * the peer's backlog has gone.
      *
-     * @return true if sent, false if it must be tried again (no free slot, a backlog, or {@code -FI_EAGAIN})
-     * @throws OfiException if the endpoint refused it for good
+     * @return true if sent, false if it must be tried again (no free slot, a backlog, or {@link RdmaNic#AGAIN})
+     * @throws RuntimeException (the NIC's failure) if the endpoint refused it for good
      */
     boolean trySendClose(int peer) {
         if (freeCount == 0 || backlogHead[peer] >= 0) {
@@ -299,15 +299,15 @@ final class OfiSendPath {
         }
         final int slot = free[--freeCount];
         slotTarget[slot] = peer;
-        header.wrap(buffer, slot * slotBytes).write(OfiHeaderFlyweight.KIND_CLOSE, 0, rank, 0, 0);
-        final long rc = endpoint.send(memory.address() + (long) slot * slotBytes, OfiHeaderFlyweight.LENGTH,
+        header.wrap(buffer, slot * slotBytes).write(RdmaHeaderFlyweight.KIND_CLOSE, 0, rank, 0, 0);
+        final long rc = nic.send(memory.address() + (long) slot * slotBytes, RdmaHeaderFlyweight.LENGTH,
             descriptor, peer, contexts.send(slot));
         if (rc == 0) {
             return true;
         }
         release(slot);
-        if (rc != -FiErrno.FI_EAGAIN) {
-            throw new OfiException("fi_send of CLOSE to rank " + peer, (int) rc, FiErrno.strerror((int) -rc));
+        if (rc != RdmaNic.AGAIN) {
+            throw nic.failure("send of CLOSE to rank " + peer, rc);
         }
         return false;
     }
@@ -331,7 +331,7 @@ final class OfiSendPath {
     void owe(int source, int channel, int messageLength) {
         guard.lock();
         try {
-            owed[(source << 1) | channel] += OfiHeaderFlyweight.units(messageLength);
+            owed[(source << 1) | channel] += units(messageLength);
         } finally {
             guard.unlock();
         }
@@ -356,20 +356,28 @@ final class OfiSendPath {
                 if (request < threshold && reply < threshold) {
                     continue;
                 }
-                creditHeader.wrap(creditBuffer, 0).write(OfiHeaderFlyweight.KIND_CREDIT, 0, rank, request,
+                creditHeader.wrap(creditBuffer, 0).write(RdmaHeaderFlyweight.KIND_CREDIT, 0, rank, request,
                     reply);
-                final long rc = endpoint.inject(creditMessage.address(), OfiHeaderFlyweight.LENGTH, peer);
+                final long rc = nic.inject(creditMessage.address(), RdmaHeaderFlyweight.LENGTH, peer);
                 if (rc == 0) {
                     owed[peer << 1] -= request;
                     owed[(peer << 1) | 1] -= reply;
-                } else if (rc != -FiErrno.FI_EAGAIN) {
-                    liveness.fail(peer, "fi_inject of credits to rank " + peer + " failed: "
-                        + FiErrno.strerror((int) -rc) + " (" + rc + ")");
+                } else if (rc != RdmaNic.AGAIN) {
+                    liveness.fail(peer, "inject of credits to rank " + peer + " failed over " + description + ": "
+                        + nic.strerror(rc) + " (" + rc + ")");
                 }
             }
         } finally {
             guard.unlock();
         }
+    }
+
+    /**
+     * The credit units a message of {@code length} bytes (header included) takes: its bytes in units where messages
+     * share receive buffers, else one, for the receive buffer it fills.
+     */
+    private int units(int length) {
+        return byteCredits ? RdmaHeaderFlyweight.units(length) : 1;
     }
 
     /** For tests: credits toward {@code peer}'s {@code channel}, in units (takes the lock). */

@@ -1,4 +1,4 @@
-package org.gexj.ofi;
+package org.gexj.rdma;
 
 import java.lang.foreign.MemorySegment;
 
@@ -9,7 +9,7 @@ import java.lang.foreign.MemorySegment;
  * buffer of the conduit, one chunk at a time. Not thread-safe: the conduit's lock guards it; only
  * {@link #mayResume()} may be read without it.
  */
-final class OfiOperations {
+final class RdmaOperations {
     static final int PUT = 1;
     static final int GET = 2;
     static final int PUT_IMMEDIATE = 3;
@@ -26,9 +26,9 @@ final class OfiOperations {
     final long[] submitted;
     final int[] outstanding;
     final int[] status;
-    final MemorySegment[] descriptor;
+    final long[] descriptor;
     /** A registration made for this operation alone (local memory outside every registered region), or null. */
-    final MemorySegment[] ownRegistration;
+    final RdmaRegion[] ownRegistration;
     /** The bounce buffer a staged operation moves through, or -1 (the operation reads or writes its memory itself). */
     final int[] bounce;
     /** A staged operation's heap memory and the offset of its first byte there; null when not staged. */
@@ -43,7 +43,7 @@ final class OfiOperations {
     private final int[] free;
     private int freeCount;
 
-    OfiOperations(int capacity) {
+    RdmaOperations(int capacity) {
         this.capacity = capacity;
         kind = new int[capacity];
         peer = new int[capacity];
@@ -56,8 +56,8 @@ final class OfiOperations {
         submitted = new long[capacity];
         outstanding = new int[capacity];
         status = new int[capacity];
-        descriptor = new MemorySegment[capacity];
-        ownRegistration = new MemorySegment[capacity];
+        descriptor = new long[capacity];
+        ownRegistration = new RdmaRegion[capacity];
         bounce = new int[capacity];
         heap = new MemorySegment[capacity];
         heapOffset = new long[capacity];
@@ -81,7 +81,7 @@ final class OfiOperations {
     }
 
     void release(int slot) {
-        descriptor[slot] = null;
+        descriptor[slot] = 0;
         ownRegistration[slot] = null;
         heap[slot] = null;
         bounce[slot] = -1;

@@ -1,9 +1,5 @@
-package org.gexj.ofi;
+package org.gexj.rdma;
 
-import org.gexj.ofi.ffm.Fabric;
-import org.gexj.ofi.ffm.FiCqEntries;
-import org.gexj.ofi.ffm.FiCqErrorEntry;
-import org.gexj.ofi.ffm.FiErrno;
 import org.gexj.spi.JobHealth;
 
 import java.lang.foreign.Arena;
@@ -15,43 +11,43 @@ import java.lang.foreign.Arena;
  * (a peer closes once it has heard every CLOSE, and then serves no operation); {@link #settle}, after a failure, only
  * waits a little for the sends in flight.
  *
- * <p>Threads: called by the closing thread, once {@link OfiGuard#startClosing()} has stopped every other thread from
- * sending or reading the completion queue; each round runs under the {@link OfiGuard} lock, and ends if another
+ * <p>Threads: called by the closing thread, once {@link RdmaGuard#startClosing()} has stopped every other thread from
+ * sending or reading the completion queue; each round runs under the {@link RdmaGuard} lock, and ends if another
  * thread's close tore the fabric down meanwhile. It reads the queue into entries of its own: a poll begun before the
- * close may still be processing its {@link OfiPollBatch} outside the lock.
+ * close may still be processing its {@link RdmaPollBatch} outside the lock.
  */
-final class OfiCloseHandshake {
+final class RdmaCloseHandshake {
     /** Longest a close waits for its peers' CLOSE messages (a peer that died needs no answer). */
     private static final long CLOSE_TIMEOUT_NS = 10_000_000_000L;
     /** How long a close after a failure waits for sends in flight to complete. */
     private static final long SETTLE_NS = 1_000_000_000L;
 
-    private final OfiGuard guard;
-    private final OfiEndpoint endpoint;
-    private final OfiContexts contexts;
-    private final OfiSendPath send;
-    private final OfiReceivePath receive;
-    private final OfiRmaEngine rma;
-    private final OfiPollBatch batch;
-    private final FiCqErrorEntry errorEntry;
-    private final FiCqEntries entries;
+    private final RdmaGuard guard;
+    private final RdmaNic nic;
+    private final RdmaContexts contexts;
+    private final RdmaSendPath send;
+    private final RdmaReceivePath receive;
+    private final RdmaRmaEngine rma;
+    private final RdmaPollBatch batch;
+    private final RdmaErrorEntry errorEntry;
+    private final RdmaCompletions entries;
     private final JobHealth health;
     private final int rank;
     private final int size;
     private final long timeoutNanos;
 
-    OfiCloseHandshake(OfiGuard guard, OfiEndpoint endpoint, OfiContexts contexts, OfiSendPath send,
-                      OfiReceivePath receive, OfiRmaEngine rma, OfiPollBatch batch, FiCqErrorEntry errorEntry,
+    RdmaCloseHandshake(RdmaGuard guard, RdmaNic nic, RdmaContexts contexts, RdmaSendPath send,
+                       RdmaReceivePath receive, RdmaRmaEngine rma, RdmaPollBatch batch, RdmaErrorEntry errorEntry,
                       JobHealth health, Arena arena, int rank, int size, long timeoutNanos) {
         this.guard = guard;
-        this.endpoint = endpoint;
+        this.nic = nic;
         this.contexts = contexts;
         this.send = send;
         this.receive = receive;
         this.rma = rma;
         this.batch = batch;
         this.errorEntry = errorEntry;
-        this.entries = new FiCqEntries(arena, OfiPollBatch.CAPACITY);
+        this.entries = nic.completions(arena, RdmaPollBatch.CAPACITY);
         this.health = health;
         this.rank = rank;
         this.size = size;
@@ -60,7 +56,7 @@ final class OfiCloseHandshake {
 
     /**
      * Sends CLOSE to every peer once this rank's RMA operations have completed, then progresses until all sends
-     * completed and every peer's CLOSE arrived, for at most {@code min(GEX_OFI_TIMEOUT, 10 s)}, or until the job
+     * completed and every peer's CLOSE arrived, for at most {@code min(timeout, 10 s)}, or until the job
      * fails. Operations still in flight when the close began complete unreported; their chunks not yet submitted
      * never are.
      */
@@ -102,8 +98,8 @@ final class OfiCloseHandshake {
                         toSend--;
                     }
                 }
-                final long n = endpoint.read(entries, OfiPollBatch.CAPACITY);
-                if (n == -FiErrno.FI_EAVAIL && endpoint.readError(errorEntry) == 1) {
+                final long n = nic.read(entries, RdmaPollBatch.CAPACITY);
+                if (n == RdmaNic.ERROR_AVAILABLE && nic.readError(errorEntry) == 1) {
                     final int index = contexts.decode(errorEntry.context());
                     if (contexts.isSend(index)) {
                         send.release(index);
@@ -138,8 +134,8 @@ final class OfiCloseHandshake {
         guard.lock();
         try {
             while (!guard.closed() && send.inFlight() > 0 && System.nanoTime() - deadline < 0) {
-                final long n = endpoint.read(entries, OfiPollBatch.CAPACITY);
-                if (n == -FiErrno.FI_EAVAIL && endpoint.readError(errorEntry) == 1) {
+                final long n = nic.read(entries, RdmaPollBatch.CAPACITY);
+                if (n == RdmaNic.ERROR_AVAILABLE && nic.readError(errorEntry) == 1) {
                     final int index = contexts.decode(errorEntry.context());
                     if (contexts.isSend(index)) {
                         send.release(index);
@@ -161,15 +157,14 @@ final class OfiCloseHandshake {
     }
 
     /** One completion during the drain (under the lock): frees what it names, and notes a peer's CLOSE. */
-    private void closeEntry(FiCqEntries from, int entry, boolean[] heard) {
+    private void closeEntry(RdmaCompletions from, int entry, boolean[] heard) {
         final int index = contexts.decode(from.context(entry));
-        final long flags = from.flags(entry);
         if (index < 0) {
             return;
         }
-        if ((flags & Fabric.FI_REMOTE_CQ_DATA) != 0) {
+        if (from.remoteData(entry)) {
             // a peer's remote write: nobody is told any more, but a receive buffer it released is posted again
-            if ((flags & Fabric.FI_MULTI_RECV) != 0 && contexts.isReceive(index)) {
+            if (from.releases(entry) && contexts.isReceive(index)) {
                 receive.post(contexts.receiveBufferOf(index));
             }
             return;
@@ -186,7 +181,7 @@ final class OfiCloseHandshake {
         if (source >= 0 && !heard[source]) {
             heard[source] = true;
         }
-        if ((flags & Fabric.FI_MULTI_RECV) != 0) {
+        if (from.releases(entry)) {
             receive.post(contexts.receiveBufferOf(index));
         }
     }

@@ -1,4 +1,4 @@
-package org.gexj.ofi.wire;
+package org.gexj.rdma.wire;
 
 import org.agrona.concurrent.AtomicBuffer;
 
@@ -22,7 +22,7 @@ import java.nio.ByteOrder;
  * Credits count units of {@link #CREDIT_UNIT} receive-buffer bytes ({@link #units}); a receiver returns a frame's
  * units once it has delivered the frame.
  */
-public final class OfiHeaderFlyweight {
+public final class RdmaHeaderFlyweight {
     public static final int LENGTH = 16;
     public static final byte VERSION = 1;
     public static final byte KIND_FRAME = 1;
@@ -43,7 +43,7 @@ public final class OfiHeaderFlyweight {
     private AtomicBuffer buffer;
     private int offset;
 
-    public OfiHeaderFlyweight wrap(AtomicBuffer buffer, int offset) {
+    public RdmaHeaderFlyweight wrap(AtomicBuffer buffer, int offset) {
         this.buffer = buffer;
         this.offset = offset;
         return this;
@@ -55,7 +55,7 @@ public final class OfiHeaderFlyweight {
         return (length + CREDIT_UNIT - 1) / CREDIT_UNIT + 1;
     }
 
-    public OfiHeaderFlyweight write(byte kind, int channel, int source, int requestCredits, int replyCredits) {
+    public RdmaHeaderFlyweight write(byte kind, int channel, int source, int requestCredits, int replyCredits) {
         if (channel != 0 && channel != 1) {
             throw new IllegalArgumentException("channel " + channel + " is neither 0 (request) nor 1 (reply)");
         }

@@ -1,13 +1,7 @@
-package org.gexj.ofi;
+package org.gexj.rdma;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.gexj.ofi.ffm.Fabric;
-import org.gexj.ofi.ffm.FiCqEntries;
-import org.gexj.ofi.ffm.FiDomain;
-import org.gexj.ofi.ffm.FiEq;
-import org.gexj.ofi.ffm.FiErrno;
-import org.gexj.ofi.ffm.FiMsg;
-import org.gexj.ofi.wire.OfiHeaderFlyweight;
+import org.gexj.rdma.wire.RdmaHeaderFlyweight;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.JobHealth;
@@ -16,23 +10,24 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The AM receive path: {@code FI_MULTI_RECV} buffers, reposted as soon as the provider releases them and their frames
- * have been delivered (or deferred, see {@link OfiDeferred}); delivery of frames and remote writes to the listener,
- * deferral of those of channels not polled, and the credits their delivery owes ({@link OfiSendPath#owe}). The
+ * The AM receive path: receive buffers (each taking many messages, as libfabric's {@code FI_MULTI_RECV}, or one),
+ * reposted as soon as the NIC releases them and their frames have been delivered (or deferred, see
+ * {@link RdmaDeferred}); delivery of frames and remote writes to the listener,
+ * deferral of those of channels not polled, and the credits their delivery owes ({@link RdmaSendPath#owe}). The
  * buffers are sized by the conduit from the credits, so that a flood never overruns them.
  *
  * <p>Threads: called by the polling thread alone (one at a time, the core's poll lock), which alone uses the
- * delivery copies, the deferred frames and remote writes and the drop counters; it takes the {@link OfiGuard} lock to
+ * delivery copies, the deferred frames and remote writes and the drop counters; it takes the {@link RdmaGuard} lock to
  * repost a buffer and to pop deferred RMA completions. {@link #post} is called under the lock (by the constructor of
  * the conduit and by the close's drain). The lock is never held while a listener runs, so handlers may send.
  */
-final class OfiReceivePath {
-    private final OfiGuard guard;
-    private final OfiEndpoint endpoint;
-    private final OfiContexts contexts;
-    private final OfiSendPath send;
-    private final OfiLiveness liveness;
-    private final OfiDeferred deferred;
+final class RdmaReceivePath {
+    private final RdmaGuard guard;
+    private final RdmaNic nic;
+    private final RdmaContexts contexts;
+    private final RdmaSendPath send;
+    private final RdmaLiveness liveness;
+    private final RdmaDeferred deferred;
     private final JobHealth health;
     private final int rank;
     private final int size;
@@ -46,10 +41,10 @@ final class OfiReceivePath {
     private final int messageBytes;
     private final MemorySegment memory;
     private final UnsafeBuffer buffer;
-    private final FiMsg message;
-    private final OfiHeaderFlyweight header = new OfiHeaderFlyweight();
+    private final long descriptor;
+    private final RdmaHeaderFlyweight header = new RdmaHeaderFlyweight();
     /** The close's own header flyweight: a poll that began before the close may still use {@link #header}. */
-    private final OfiHeaderFlyweight closeHeader = new OfiHeaderFlyweight();
+    private final RdmaHeaderFlyweight closeHeader = new RdmaHeaderFlyweight();
     private UnsafeBuffer[] deliveryCopies = new UnsafeBuffer[0];
     private int deliveryDepth;
     /** Peers whose CLOSE arrived, also during ordinary polls before this rank's own close. */
@@ -60,12 +55,11 @@ final class OfiReceivePath {
     /** Messages whose header names another rank than the AV entry the provider names as their source. */
     private long sourceMismatches;
 
-    OfiReceivePath(OfiGuard guard, OfiEndpoint endpoint, OfiContexts contexts, OfiSendPath send,
-                   OfiLiveness liveness, OfiDeferred deferred, JobHealth health, OfiFabric fabric,
-                   OfiRegistrations registrations, Arena arena, int rank, int size, OfiSettings settings,
-                   boolean immediateInData, int buffers, long bufferBytes, int messageBytes) {
+    RdmaReceivePath(RdmaGuard guard, RdmaNic nic, RdmaContexts contexts, RdmaSendPath send, RdmaLiveness liveness,
+                    RdmaDeferred deferred, JobHealth health, Arena arena, int rank, int size, long timeoutNanos,
+                    boolean immediateInData, int buffers, long bufferBytes, int messageBytes) {
         this.guard = guard;
-        this.endpoint = endpoint;
+        this.nic = nic;
         this.contexts = contexts;
         this.send = send;
         this.liveness = liveness;
@@ -73,15 +67,14 @@ final class OfiReceivePath {
         this.health = health;
         this.rank = rank;
         this.size = size;
-        this.timeoutNanos = settings.timeoutNanos();
+        this.timeoutNanos = timeoutNanos;
         this.immediateInData = immediateInData;
         this.buffers = buffers;
         this.bufferBytes = bufferBytes;
         this.messageBytes = messageBytes;
-        this.memory = arena.allocate(bufferBytes * buffers, OfiConduit.PAGE);
+        this.memory = arena.allocate(bufferBytes * buffers, RdmaEngine.PAGE);
         this.buffer = new UnsafeBuffer(memory.address(), (int) memory.byteSize());
-        this.message = new FiMsg(arena, fabric.requires(Fabric.FI_MR_LOCAL)
-            ? FiDomain.descriptor(fabric.register(memory, registrations.key(), true)) : MemorySegment.NULL);
+        this.descriptor = nic.localRegistration() ? nic.register(memory, false, true).descriptor() : 0;
         this.closeHeard = new boolean[size];
     }
 
@@ -94,19 +87,21 @@ final class OfiReceivePath {
 
     /** Posts receive buffer {@code b} (under the lock), driving progress while the endpoint is busy. */
     void post(int b) {
-        message.set(memory.address() + b * bufferBytes, bufferBytes, contexts.receive(b));
+        final long at = memory.address() + b * bufferBytes;
         long deadline = 0;
         long rc;
-        while ((rc = endpoint.receive(message)) == -FiErrno.FI_EAGAIN) {
+        while ((rc = nic.postReceive(at, bufferBytes, descriptor, contexts.receive(b))) == RdmaNic.AGAIN) {
             if (deadline == 0) {
                 deadline = System.nanoTime() + timeoutNanos;
             } else if (System.nanoTime() - deadline > 0) {
-                throw new OfiException("fi_recvmsg", (int) rc, "the endpoint stayed busy for "
-                    + timeoutNanos / 1_000_000_000L + " s");
+                throw nic.failure("posting a receive buffer (the endpoint stayed busy for "
+                    + timeoutNanos / 1_000_000_000L + " s)", rc);
             }
-            endpoint.progress();
+            nic.progress();
         }
-        FiErrno.check("fi_recvmsg(FI_MULTI_RECV)", rc);
+        if (rc != 0) {
+            throw nic.failure("posting a receive buffer", rc);
+        }
     }
 
     /** Reposts a released buffer (takes the lock, unclosed: the close's drain needs the buffers too). */
@@ -120,20 +115,20 @@ final class OfiReceivePath {
     }
 
     /**
-     * A remote write: entry {@code entry} carries {@code FI_REMOTE_CQ_DATA}. The conduit never sends messages with CQ
+     * A remote write: entry {@code entry} carries remote completion data. The conduit never sends messages with CQ
      * data, so this is a remote write whatever other flags a provider sets (one that lands it through a posted
      * receive may add {@code FI_RECV}, and release that buffer with it).
      *
      * @return 1 if delivered, 0 if deferred
      */
-    int remoteWrite(FiCqEntries entries, int entry, ConduitListener listener, int mask) {
+    int remoteWrite(RdmaCompletions entries, int entry, ConduitListener listener, int mask) {
         final long data = entries.data(entry);
         final int source = immediateInData ? (int) (data >>> 32) : ConduitListener.SOURCE_UNKNOWN;
         if (source >= 0 && source < size) {
             liveness.heard(source);
         }
         final long immediate = data & 0xFFFF_FFFFL;
-        if ((entries.flags(entry) & Fabric.FI_MULTI_RECV) != 0) {
+        if (entries.releases(entry)) {
             final int index = contexts.decode(entries.context(entry));
             if (contexts.isReceive(index)) {
                 repost(contexts.receiveBufferOf(index));
@@ -149,15 +144,15 @@ final class OfiReceivePath {
 
     /**
      * A message in receive buffer {@code b}, and/or its release (shm reports the release alone, without
-     * {@code FI_RECV}), named by entry {@code entry}, whose source is {@code entrySource} ({@code fi_addr_t}, or
-     * {@link OfiConduit#NO_SOURCE}).
+     * {@code FI_RECV}), named by entry {@code entry}, whose source is {@code entrySource} ({@link RdmaNic#address}, or
+     * {@link RdmaNic#UNKNOWN_SOURCE}).
      *
      * @return 1 if a frame was delivered, else 0
      */
-    int message(int b, FiCqEntries entries, int entry, long entrySource, ConduitListener listener, int mask) {
+    int message(int b, RdmaCompletions entries, int entry, long entrySource, ConduitListener listener, int mask) {
         final int length = (int) Math.min(entries.length(entry), messageBytes);
         final int offset = (int) (entries.buffer(entry) - memory.address());
-        if ((entries.flags(entry) & Fabric.FI_MULTI_RECV) == 0) {
+        if (!entries.releases(entry)) {
             return length > 0 ? received(buffer, offset, length, entrySource, listener, mask) : 0;
         }
         // the last message of a released buffer is delivered from a copy, so that the buffer is posted again
@@ -182,30 +177,31 @@ final class OfiReceivePath {
     /** A message landed at {@code offset} of {@code from}. */
     private int received(UnsafeBuffer from, int offset, int length, long entrySource, ConduitListener listener,
                          int mask) {
-        if (entrySource == FiEq.FI_ADDR_NOTAVAIL) {
+        if (entrySource == RdmaNic.FOREIGN_SOURCE) {
             // an endpoint outside the job's address vector: whatever it says, nothing of it is used
             if (droppedForeign++ == 0) {
-                System.err.println("gex: ofi rank " + rank + " dropped a message from an endpoint outside the job"
-                    + " (counted as ofi.dropped.foreign; only the first is reported)");
+                System.err.println("gex: " + nic.conduit() + " rank " + rank + " dropped a message from an endpoint"
+                    + " outside the job (counted as " + nic.conduit() + ".dropped.foreign; only the first is"
+                    + " reported)");
             }
             return 0;
         }
-        final OfiHeaderFlyweight h = header.wrap(from, offset);
+        final RdmaHeaderFlyweight h = header.wrap(from, offset);
         final String malformed = h.validate(length, size);
         if (malformed != null) {
             droppedMalformed++;
-            System.err.println("gex: ofi rank " + rank + " dropped a message: " + malformed);
+            System.err.println("gex: " + nic.conduit() + " rank " + rank + " dropped a message: " + malformed);
             return 0;
         }
         final int source = h.source();
-        if (entrySource != OfiConduit.NO_SOURCE && entrySource != endpoint.address(source)) {
+        if (entrySource != RdmaNic.UNKNOWN_SOURCE && entrySource != nic.address(source)) {
             // counted, not dropped: udp;ofi_rxd names another entry of the AV than the sender's for every message
             sourceMismatches++;
         }
         liveness.heard(source);
         send.returned(source, h.requestCredits(), h.replyCredits());
-        if (h.kind() != OfiHeaderFlyweight.KIND_FRAME) {
-            if (h.kind() == OfiHeaderFlyweight.KIND_CLOSE) {
+        if (h.kind() != RdmaHeaderFlyweight.KIND_FRAME) {
+            if (h.kind() == RdmaHeaderFlyweight.KIND_CLOSE) {
                 closeHeard[source] = true; // a peer closing before this rank started to: counted by its close
                 // its final barrier is behind it: a wait of this rank's that needs it ends after the core's grace,
                 // now and not when the launcher hears of it, which is only after that peer's close has ended
@@ -214,13 +210,13 @@ final class OfiReceivePath {
             return 0;
         }
         final int channel = h.channel();
-        final int frameLength = length - OfiHeaderFlyweight.LENGTH;
+        final int frameLength = length - RdmaHeaderFlyweight.LENGTH;
         if ((mask & (1 << channel)) == 0) {
-            deferred.deferFrame(channel, source, from, offset + OfiHeaderFlyweight.LENGTH, frameLength);
+            deferred.deferFrame(channel, source, from, offset + RdmaHeaderFlyweight.LENGTH, frameLength);
             return 0;
         }
         send.owe(source, channel, length);
-        listener.onFrame(channel, from, offset + OfiHeaderFlyweight.LENGTH, frameLength);
+        listener.onFrame(channel, from, offset + RdmaHeaderFlyweight.LENGTH, frameLength);
         return 1;
     }
 
@@ -241,7 +237,7 @@ final class OfiReceivePath {
             final UnsafeBuffer copy = deliveryCopy(deliveryDepth);
             copy.putBytes(0, deferred.frameBuffer(), deferred.nextFrameOffset(), length);
             deferred.popFrame();
-            send.owe(source, channel, length + OfiHeaderFlyweight.LENGTH);
+            send.owe(source, channel, length + RdmaHeaderFlyweight.LENGTH);
             deliveryDepth++;
             try {
                 listener.onFrame(channel, copy, 0, length);
@@ -303,11 +299,11 @@ final class OfiReceivePath {
      * address {@code at} of the receive memory, or -1 if it is no CLOSE.
      */
     int closeSource(long at, long length) {
-        if (length < OfiHeaderFlyweight.LENGTH) {
+        if (length < RdmaHeaderFlyweight.LENGTH) {
             return -1;
         }
-        final OfiHeaderFlyweight h = closeHeader.wrap(buffer, (int) (at - memory.address()));
-        return h.validate((int) length, size) == null && h.kind() == OfiHeaderFlyweight.KIND_CLOSE ? h.source() : -1;
+        final RdmaHeaderFlyweight h = closeHeader.wrap(buffer, (int) (at - memory.address()));
+        return h.validate((int) length, size) == null && h.kind() == RdmaHeaderFlyweight.KIND_CLOSE ? h.source() : -1;
     }
 
     long droppedForeign() {

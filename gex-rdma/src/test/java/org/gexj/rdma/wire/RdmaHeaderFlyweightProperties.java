@@ -1,4 +1,4 @@
-package org.gexj.ofi.wire;
+package org.gexj.rdma.wire;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -17,8 +17,8 @@ import static org.quicktheories.generators.SourceDSL.arbitrary;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.longs;
 
-class OfiHeaderFlyweightProperties {
-    private static final int LENGTH = OfiHeaderFlyweight.LENGTH;
+class RdmaHeaderFlyweightProperties {
+    private static final int LENGTH = RdmaHeaderFlyweight.LENGTH;
     private static final byte SENTINEL = (byte) 0xA5;
 
     /** One header's fields, as write() takes them. */
@@ -34,15 +34,15 @@ class OfiHeaderFlyweightProperties {
 
     /** Headers a job of 64 ranks accepts: every kind the conduit sends, a frame channel, a rank, credits >= 0. */
     private static Gen<Header> validHeader() {
-        return arbitrary().pick(OfiHeaderFlyweight.KIND_FRAME, OfiHeaderFlyweight.KIND_CREDIT,
-                OfiHeaderFlyweight.KIND_CLOSE)
+        return arbitrary().pick(RdmaHeaderFlyweight.KIND_FRAME, RdmaHeaderFlyweight.KIND_CREDIT,
+                RdmaHeaderFlyweight.KIND_CLOSE)
             .zip(integers().between(0, 1), integers().between(0, 63), longs().all(), (kind, channel, source, credits)
                 -> new Header(kind, channel, source, (int) (credits >>> 33),
                     (int) ((long) credits & Integer.MAX_VALUE)));
     }
 
-    private static OfiHeaderFlyweight written(UnsafeBuffer b, int offset, Header h) {
-        return new OfiHeaderFlyweight().wrap(b, offset).write(h.kind(), h.channel(), h.source(), h.requestCredits(),
+    private static RdmaHeaderFlyweight written(UnsafeBuffer b, int offset, Header h) {
+        return new RdmaHeaderFlyweight().wrap(b, offset).write(h.kind(), h.channel(), h.source(), h.requestCredits(),
             h.replyCredits());
     }
 
@@ -52,22 +52,22 @@ class OfiHeaderFlyweightProperties {
             final byte[] bytes = new byte[64 + LENGTH];
             Arrays.fill(bytes, SENTINEL);
             final UnsafeBuffer b = new UnsafeBuffer(bytes);
-            final OfiHeaderFlyweight f = written(b, offset, h);
-            assertEquals(OfiHeaderFlyweight.VERSION, f.version());
+            final RdmaHeaderFlyweight f = written(b, offset, h);
+            assertEquals(RdmaHeaderFlyweight.VERSION, f.version());
             assertEquals(h.kind(), f.kind());
             assertEquals(h.channel(), f.channel());
             assertEquals(h.source(), f.source());
             assertEquals(h.requestCredits(), f.requestCredits());
             assertEquals(h.replyCredits(), f.replyCredits());
             // a second flyweight over the same bytes reads the same: the state is in the buffer
-            assertEquals(h.source(), new OfiHeaderFlyweight().wrap(b, offset).source());
+            assertEquals(h.source(), new RdmaHeaderFlyweight().wrap(b, offset).source());
             for (int i = 0; i < bytes.length; i++) {
                 if (i < offset || i >= offset + LENGTH) {
                     assertEquals(SENTINEL, bytes[i], "byte " + i + " outside the header at " + offset);
                 }
             }
             // the documented little-endian layout: version, kind, channel, unused, source, credits, credits
-            assertEquals(OfiHeaderFlyweight.VERSION, bytes[offset]);
+            assertEquals(RdmaHeaderFlyweight.VERSION, bytes[offset]);
             assertEquals(h.kind(), bytes[offset + 1]);
             assertEquals((byte) h.channel(), bytes[offset + 2]);
             assertEquals(0, bytes[offset + 3], "the unused byte is zeroed, not left over");
@@ -91,16 +91,16 @@ class OfiHeaderFlyweightProperties {
         qt().withExamples(5000).forAll(fields, credits, integers().between(0, 40).mix(integers().between(0, 1 << 20)),
             integers().between(1, 64)).checkAssert((f, reply, length, ranks) -> {
                 final UnsafeBuffer b = new UnsafeBuffer(new byte[LENGTH]);
-                final OfiHeaderFlyweight h = new OfiHeaderFlyweight().wrap(b, 0).write((byte) f[1], 0, f[3], f[4],
+                final RdmaHeaderFlyweight h = new RdmaHeaderFlyweight().wrap(b, 0).write((byte) f[1], 0, f[3], f[4],
                     reply);
                 b.putByte(0, (byte) (int) f[0]);
                 b.putByte(2, (byte) (int) f[2]); // any channel byte as a peer may send it: write() takes only 0 and 1
                 final byte kind = (byte) (int) f[1];
                 final int channel = f[2] & 0xFF;
-                final boolean wellFormed = length >= LENGTH && f[0] == OfiHeaderFlyweight.VERSION
+                final boolean wellFormed = length >= LENGTH && f[0] == RdmaHeaderFlyweight.VERSION
                     && f[3] >= 0 && f[3] < ranks && f[4] >= 0 && reply >= 0
-                    && (kind == OfiHeaderFlyweight.KIND_FRAME ? channel == 0 || channel == 1
-                    : kind == OfiHeaderFlyweight.KIND_CREDIT || kind == OfiHeaderFlyweight.KIND_CLOSE);
+                    && (kind == RdmaHeaderFlyweight.KIND_FRAME ? channel == 0 || channel == 1
+                    : kind == RdmaHeaderFlyweight.KIND_CREDIT || kind == RdmaHeaderFlyweight.KIND_CLOSE);
                 final String why = h.validate(length, ranks);
                 assertEquals(wellFormed, why == null, () -> "version " + f[0] + " kind " + kind + " channel "
                     + channel + " source " + f[3] + " credits " + f[4] + "/" + reply + " length " + length + " ranks "
@@ -123,7 +123,7 @@ class OfiHeaderFlyweightProperties {
             new Spoiler("shorter", (b, h, ranks, seed) -> Math.floorMod(seed, LENGTH)),
             new Spoiler("version", (b, h, ranks, seed) -> {
                 final byte v = (byte) seed;
-                b.putByte(0, v == OfiHeaderFlyweight.VERSION ? (byte) (v + 1) : v);
+                b.putByte(0, v == RdmaHeaderFlyweight.VERSION ? (byte) (v + 1) : v);
                 return LENGTH;
             }),
             new Spoiler("source", (b, h, ranks, seed) -> {
@@ -141,14 +141,14 @@ class OfiHeaderFlyweightProperties {
                 return LENGTH;
             }),
             new Spoiler("channel", (b, h, ranks, seed) -> {
-                b.putByte(1, OfiHeaderFlyweight.KIND_FRAME);
+                b.putByte(1, RdmaHeaderFlyweight.KIND_FRAME);
                 b.putByte(2, (byte) (2 + Math.floorMod(seed, 254))); // 2..255
                 return LENGTH;
             }));
         qt().withExamples(3000).forAll(validHeader(), arbitrary().pick(spoilers), integers().all(),
             integers().between(0, 1 << 16)).checkAssert((h, spoiler, seed, extra) -> {
                 final UnsafeBuffer b = new UnsafeBuffer(new byte[LENGTH]);
-                final OfiHeaderFlyweight f = written(b, 0, h);
+                final RdmaHeaderFlyweight f = written(b, 0, h);
                 final int ranks = 64;
                 assertNull(f.validate(LENGTH + extra, ranks), "unspoiled " + h);
                 final int length = spoiler.spoil().apply(b, h, ranks, seed);
@@ -160,26 +160,26 @@ class OfiHeaderFlyweightProperties {
 
     @Test
     void creditUnitsCoverTheMessageWithOneUnitOfSlack() {
-        final int unit = OfiHeaderFlyweight.CREDIT_UNIT;
+        final int unit = RdmaHeaderFlyweight.CREDIT_UNIT;
         qt().withExamples(3000).forAll(integers().between(0, 1 << 30)).checkAssert(length -> {
-            final int units = OfiHeaderFlyweight.units(length);
+            final int units = RdmaHeaderFlyweight.units(length);
             // the bytes, rounded up to whole units, and exactly one unit more
             assertTrue((long) (units - 1) * unit >= length, units + " units for " + length + " bytes");
             assertTrue((long) (units - 2) * unit < Math.max(1, length), units + " units for " + length + " bytes");
-            assertTrue(OfiHeaderFlyweight.units(length + 1) >= units, "units grow with the length");
+            assertTrue(RdmaHeaderFlyweight.units(length + 1) >= units, "units grow with the length");
         });
-        assertEquals(1, OfiHeaderFlyweight.units(0));
-        assertEquals(2, OfiHeaderFlyweight.units(1));
-        assertEquals(2, OfiHeaderFlyweight.units(unit));
-        assertEquals(3, OfiHeaderFlyweight.units(unit + 1));
+        assertEquals(1, RdmaHeaderFlyweight.units(0));
+        assertEquals(2, RdmaHeaderFlyweight.units(1));
+        assertEquals(2, RdmaHeaderFlyweight.units(unit));
+        assertEquals(3, RdmaHeaderFlyweight.units(unit + 1));
     }
 
     @Test
     void writeRejectsChannelsOtherThanRequestAndReply() {
-        final OfiHeaderFlyweight f = new OfiHeaderFlyweight().wrap(new UnsafeBuffer(new byte[LENGTH]), 0);
+        final RdmaHeaderFlyweight f = new RdmaHeaderFlyweight().wrap(new UnsafeBuffer(new byte[LENGTH]), 0);
         for (int channel : new int[] {-1, 2, 256}) {
             final IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
-                IllegalArgumentException.class, () -> f.write(OfiHeaderFlyweight.KIND_FRAME, channel, 0, 0, 0));
+                IllegalArgumentException.class, () -> f.write(RdmaHeaderFlyweight.KIND_FRAME, channel, 0, 0, 0));
             org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("channel " + channel), e.getMessage());
         }
     }

@@ -1,31 +1,31 @@
-package org.gexj.ofi;
+package org.gexj.rdma;
 
 import org.gexj.spi.RmaTransport;
 
 import java.lang.foreign.MemorySegment;
 
-/** The ofi conduit's native RMA: {@code fi_write}, {@code fi_read}, {@code fi_writedata} (see {@link OfiRmaEngine}). */
-final class OfiRmaTransport implements RmaTransport {
-    private final OfiRmaEngine engine;
+/** The engine's native RMA: RDMA write, read and write with data (see {@link RdmaRmaEngine}). */
+final class RdmaRmaTransport implements RmaTransport {
+    private final RdmaRmaEngine engine;
 
-    OfiRmaTransport(OfiRmaEngine engine) {
+    RdmaRmaTransport(RdmaRmaEngine engine) {
         this.engine = engine;
     }
 
     @Override
     public int put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, long operation) {
-        return engine.start(OfiOperations.PUT, peer, remoteOffset, src, srcOffset, nbytes, 0, operation);
+        return engine.start(RdmaOperations.PUT, peer, remoteOffset, src, srcOffset, nbytes, 0, operation);
     }
 
     @Override
     public int get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, long operation) {
-        return engine.start(OfiOperations.GET, peer, remoteOffset, dst, dstOffset, nbytes, 0, operation);
+        return engine.start(RdmaOperations.GET, peer, remoteOffset, dst, dstOffset, nbytes, 0, operation);
     }
 
     @Override
     public int putWithImmediate(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes,
                                 long immediate, long operation) {
-        return engine.start(OfiOperations.PUT_IMMEDIATE, peer, remoteOffset, src, srcOffset, nbytes, immediate,
+        return engine.start(RdmaOperations.PUT_IMMEDIATE, peer, remoteOffset, src, srcOffset, nbytes, immediate,
             operation);
     }
 }

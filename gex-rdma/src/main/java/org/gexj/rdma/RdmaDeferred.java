@@ -1,4 +1,4 @@
-package org.gexj.ofi;
+package org.gexj.rdma;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -19,7 +19,7 @@ import java.nio.ByteBuffer;
  * completions are pushed by any thread and popped by the poller, both under the conduit's lock, and only
  * {@link #mayHaveCompletion()} is read without it.
  */
-final class OfiDeferred {
+final class RdmaDeferred {
     private static final int RECORD_HEADER = 12;
 
     private final int frameBytes;
@@ -33,7 +33,7 @@ final class OfiDeferred {
     private volatile int completionsWaiting;
 
     /** @param frameBytes the most frame bytes (credits) that can be outstanding toward this rank */
-    OfiDeferred(int frameBytes) {
+    RdmaDeferred(int frameBytes) {
         this.frameBytes = frameBytes;
     }
 
@@ -52,7 +52,7 @@ final class OfiDeferred {
             // move what waits to the front: nothing else refers into the store (frames are delivered from copies)
             final int live = frameTail - frameHead;
             if (live + record > frames.capacity()) {
-                throw new IllegalStateException("ofi: more deferred frame bytes than the credits allow ("
+                throw new IllegalStateException("RDMA engine: more deferred frame bytes than the credits allow ("
                     + frames.capacity() + ")");
             }
             frames.putBytes(0, frames, frameHead, live);

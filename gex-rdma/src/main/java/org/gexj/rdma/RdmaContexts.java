@@ -1,4 +1,4 @@
-package org.gexj.ofi;
+package org.gexj.rdma;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
  * then {@code receiveSlots} receive buffers, then the RMA operation slots. A completion's {@code op_context} is
  * decoded here alone, by {@link #decode}. Immutable after construction; any thread.
  */
-final class OfiContexts {
+final class RdmaContexts {
     /** Bytes of the context passed with each operation: an {@code fi_context2}, enough for either context mode. */
     static final int CONTEXT_BYTES = 64;
 
@@ -18,7 +18,7 @@ final class OfiContexts {
     private final int receiveSlots;
     private final int count;
 
-    OfiContexts(Arena arena, int sendSlots, int receiveSlots, int operations) {
+    RdmaContexts(Arena arena, int sendSlots, int receiveSlots, int operations) {
         this.sendSlots = sendSlots;
         this.receiveSlots = receiveSlots;
         this.count = sendSlots + receiveSlots + operations;

@@ -1,0 +1,235 @@
+package org.gexj.ofi;
+
+import org.gexj.ofi.ffm.Fabric;
+import org.gexj.ofi.ffm.FiCm;
+import org.gexj.ofi.ffm.FiCqEntries;
+import org.gexj.ofi.ffm.FiCqErrorEntry;
+import org.gexj.ofi.ffm.FiDomain;
+import org.gexj.ofi.ffm.FiEndpoint;
+import org.gexj.ofi.ffm.FiEq;
+import org.gexj.ofi.ffm.FiErrno;
+import org.gexj.ofi.ffm.FiMsg;
+import org.gexj.ofi.ffm.FiRma;
+import org.gexj.ofi.wire.OfiAddressCodec;
+import org.gexj.rdma.RdmaCompletions;
+import org.gexj.rdma.RdmaErrorEntry;
+import org.gexj.rdma.RdmaNic;
+import org.gexj.rdma.RdmaRegion;
+import org.gexj.spi.Bootstrap;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * One libfabric RDM endpoint and its completion queue as the RDMA engine's NIC: the only class of the conduit that
+ * calls libfabric's data-path functions (send, inject, multi-receive, RMA, CQ reads), each behind one method that
+ * returns libfabric's code ({@code 0}, {@code -FI_EAGAIN} = {@link RdmaNic#AGAIN}, another negative code) and
+ * allocates nothing. Peers are named by rank; their {@code fi_addr_t} are learnt once by {@link #learnAddresses}.
+ *
+ * <p>Threads: not thread-safe; the engine makes every call under its lock (the endpoint is {@code FI_THREAD_DOMAIN}).
+ */
+final class OfiNic implements RdmaNic {
+    private final OfiFabric fabric;
+    private final MemorySegment ep;
+    private final MemorySegment cq;
+    private final MemorySegment sendFn;
+    private final MemorySegment injectFn;
+    private final MemorySegment recvMsgFn;
+    private final MemorySegment cqReadFn;
+    /** {@code fi_cq_readfrom} where the endpoint has {@code FI_SOURCE}, else null. */
+    private final MemorySegment cqReadFromFn;
+    private final MemorySegment writeFn;
+    private final MemorySegment readFn;
+    private final MemorySegment writeDataFn;
+    private final long[] peerAddress;
+    /** Entries of a read of none, which only drives progress. */
+    private final FiCqEntries none;
+    private final FiMsg message;
+    private final String description;
+    /** The key the next registration asks for (where the provider does not choose keys itself). */
+    private long nextKey = 1;
+
+    OfiNic(OfiFabric fabric, int size, Arena arena) {
+        this.fabric = fabric;
+        this.ep = fabric.ep;
+        this.cq = fabric.cq;
+        // the provider may have swapped the ops tables while the endpoint was bound and enabled: read them now
+        this.sendFn = FiEndpoint.sendFunction(ep);
+        this.injectFn = FiEndpoint.injectFunction(ep);
+        this.recvMsgFn = FiEndpoint.recvMsgFunction(ep);
+        this.cqReadFn = FiEq.readFunction(cq);
+        this.cqReadFromFn = fabric.sourceKnown ? FiEq.readFromFunction(cq) : null;
+        this.writeFn = FiRma.writeFunction(ep);
+        this.readFn = FiRma.readFunction(ep);
+        this.writeDataFn = FiRma.writeDataFunction(ep);
+        this.peerAddress = new long[size];
+        this.none = new FiCqEntries(arena, 1);
+        this.message = new FiMsg(arena);
+        this.description = "ofi (" + fabric.provider + ")";
+    }
+
+    /** Collective over the job: publishes this endpoint's name and inserts every rank's into the address vector. */
+    void learnAddresses(Bootstrap bootstrap, int rank) {
+        final byte[][] blobs = bootstrap.allgather(OfiAddressCodec.encode(
+            new OfiAddressCodec.Endpoint(fabric.provider, FiCm.getName(ep))));
+        try (Arena scratch = Arena.ofConfined()) {
+            for (int r = 0; r < peerAddress.length; r++) {
+                final OfiAddressCodec.Endpoint peer = OfiAddressCodec.decodeEndpoint(blobs[r], r);
+                if (!peer.provider().equals(fabric.provider)) {
+                    throw new OfiException("rank " + r + " chose libfabric provider " + peer.provider()
+                        + " and rank " + rank + " chose " + fabric.provider + ": set GEX_OFI_PROVIDER for the job");
+                }
+                final MemorySegment name = scratch.allocate(Math.max(1, peer.name().length));
+                MemorySegment.copy(peer.name(), 0, name, ValueLayout.JAVA_BYTE, 0, peer.name().length);
+                peerAddress[r] = FiDomain.insertAddress(fabric.av, name);
+            }
+        }
+    }
+
+    @Override
+    public String description() {
+        return description;
+    }
+
+    @Override
+    public String conduit() {
+        return "ofi";
+    }
+
+    @Override
+    public long maxMessageSize() {
+        return fabric.maxMessageSize;
+    }
+
+    @Override
+    public boolean injects(long length) {
+        return length <= fabric.injectSize;
+    }
+
+    @Override
+    public long completionDataBytes() {
+        return fabric.cqDataSize;
+    }
+
+    @Override
+    public boolean localRegistration() {
+        return fabric.requires(Fabric.FI_MR_LOCAL);
+    }
+
+    @Override
+    public boolean virtualAddresses() {
+        return fabric.requires(Fabric.FI_MR_VIRT_ADDR);
+    }
+
+    /** {@code FI_MULTI_RECV}: many messages land in one buffer. */
+    @Override
+    public boolean multiReceive() {
+        return true;
+    }
+
+    @Override
+    public boolean namesSources() {
+        return cqReadFromFn != null;
+    }
+
+    /** The {@code fi_addr_t} of {@code peer}. */
+    @Override
+    public long address(int peer) {
+        return peerAddress[peer];
+    }
+
+    @Override
+    public RdmaRegion register(MemorySegment memory, boolean remote, boolean untilClose) {
+        final MemorySegment mr = fabric.register(memory, nextKey++, untilClose);
+        final Runnable release = untilClose ? () -> { } : () -> Fabric.close(mr, "memory region of one operation");
+        return new RdmaRegion(FiDomain.descriptor(mr).address(), FiDomain.key(mr), release);
+    }
+
+    /** {@code fi_send}: completes with {@code context}. */
+    @Override
+    public long send(long buffer, long length, long descriptor, int peer, long context) {
+        return FiEndpoint.send(sendFn, ep, buffer, length, descriptor, peerAddress[peer], context);
+    }
+
+    /** {@code fi_inject}: the buffer is free on return; no completion. */
+    @Override
+    public long inject(long buffer, long length, int peer) {
+        return FiEndpoint.inject(injectFn, ep, buffer, length, peerAddress[peer]);
+    }
+
+    /** {@code fi_recvmsg(FI_MULTI_RECV)}: many messages land in the buffer; the last entry releases it. */
+    @Override
+    public long postReceive(long buffer, long length, long descriptor, long context) {
+        return FiEndpoint.recvMsg(recvMsgFn, ep, message.set(buffer, length, descriptor, context).segment(),
+            Fabric.FI_MULTI_RECV);
+    }
+
+    /** {@code fi_write}, or {@code fi_read} with {@code read}, of one chunk. */
+    @Override
+    public long transfer(boolean read, long local, long length, long descriptor, int peer, long remote, long key,
+                         long context) {
+        return FiRma.transfer(read ? readFn : writeFn, ep, local, length, descriptor, peerAddress[peer], remote, key,
+            context);
+    }
+
+    /** {@code fi_writedata} of one chunk carrying {@code data} as remote CQ data. */
+    @Override
+    public long writeData(long local, long length, long descriptor, long data, int peer, long remote, long key,
+                          long context) {
+        return FiRma.writeData(writeDataFn, ep, local, length, descriptor, data, peerAddress[peer], remote, key,
+            context);
+    }
+
+    @Override
+    public RdmaCompletions completions(Arena arena, int capacity) {
+        return new FiCqEntries(arena, capacity);
+    }
+
+    /** {@code fi_cq_readfrom} where the provider names sources, else {@code fi_cq_read}. */
+    @Override
+    public long read(RdmaCompletions entries, int count) {
+        final FiCqEntries e = (FiCqEntries) entries;
+        return cqReadFromFn != null ? e.readFrom(cqReadFromFn, cq, count) : e.read(cqReadFn, cq, count);
+    }
+
+    /** {@code fi_cq_read} of no entry: drives the provider's progress. */
+    @Override
+    public void progress() {
+        none.read(cqReadFn, cq, 0);
+    }
+
+    @Override
+    public RdmaErrorEntry errorEntry(Arena arena) {
+        return new ErrorEntry(new FiCqErrorEntry(arena), cq);
+    }
+
+    /** {@code fi_cq_readerr}: 1 if an error entry was read. */
+    @Override
+    public long readError(RdmaErrorEntry entry) {
+        return ((ErrorEntry) entry).entry.read(cq);
+    }
+
+    /** An {@code fi_cq_err_entry} of this endpoint's completion queue, whose text the queue gives. */
+    private record ErrorEntry(FiCqErrorEntry entry, MemorySegment cq) implements RdmaErrorEntry {
+        @Override
+        public long context() {
+            return entry.context();
+        }
+
+        @Override
+        public String text() {
+            return entry.text(cq);
+        }
+    }
+
+    @Override
+    public String strerror(long code) {
+        return FiErrno.strerror((int) -code);
+    }
+
+    @Override
+    public RuntimeException failure(String call, long code) {
+        return code == ERROR_AVAILABLE ? new OfiException(call) : new OfiException(call, (int) code, strerror(code));
+    }
+}

@@ -1,0 +1,95 @@
+package org.gexj.rdma.loopback;
+
+import org.gexj.rdma.RdmaEngine;
+import org.gexj.rdma.RdmaSettings;
+import org.gexj.spi.AttachedSegments;
+import org.gexj.spi.Capabilities;
+import org.gexj.spi.Claim;
+import org.gexj.spi.Conduit;
+import org.gexj.spi.ConduitContext;
+import org.gexj.spi.ConduitListener;
+import org.gexj.spi.RmaTransport;
+
+import java.lang.foreign.Arena;
+import java.util.Map;
+
+/**
+ * For tests ({@code GEX_CONDUIT=rdma-loopback}): the RDMA engine over a {@link LoopbackNic}, so that the conformance
+ * kits run against the engine alone, with no libfabric and no device. {@code GEX_RDMA_LOOPBACK_MULTI=false} gives a
+ * NIC with one message per receive buffer (the shape of verbs' shared receive queue), the default the shape of
+ * libfabric's multi-receive buffers. Small frames, windows and chunks make the kits exercise back-pressure, credit
+ * returns and RMA chunking.
+ */
+final class LoopbackRdmaConduit implements Conduit {
+    static final String MULTI = "GEX_RDMA_LOOPBACK_MULTI";
+    private static final int FRAME = 16 << 10;
+
+    private final RdmaEngine engine;
+    private final Capabilities capabilities;
+
+    LoopbackRdmaConduit(ConduitContext context) {
+        final boolean multi = context.config().getBoolean(MULTI, true);
+        final RdmaSettings settings = new RdmaSettings(FRAME, 8L * FRAME, 4, 64, 64, 30_000_000_000L,
+            "GEX_RDMA_LOOPBACK_FRAME", "GEX_RDMA_LOOPBACK_CREDITS", "GEX_RDMA_LOOPBACK_TIMEOUT");
+        final LoopbackFabric fabric = LoopbackFabric.join(context.jobId(), context.size(), multi,
+            RdmaEngine.slotBytes(settings));
+        final LoopbackNic nic = new LoopbackNic(fabric, context.jobId(), context.rank());
+        this.engine = new RdmaEngine(nic, nic, Arena.ofShared(), settings, context.rank(), context.size(),
+            context.health(), context.bootstrap(), nic.completionDataBytes(), false);
+        this.capabilities = Capabilities.builder("rdma-loopback").maxFrameLength(FRAME).maxMedium(FRAME, FRAME)
+            .maxLong(LoopbackNic.MAX_MESSAGE, LoopbackNic.MAX_MESSAGE).maxPackedLong(FRAME)
+            .immediateBits(engine.immediateBits()).nativeRma(true).crossMapped(false)
+            .deferredLocalCompletion(true).conduitBarrier(false).orderedChannels(false).build();
+        context.bootstrap().barrier(); // every rank's receive buffers are posted before anyone sends
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public int claim(Claim claim, int target, int channel, int length) {
+        return engine.claim(claim, target, channel, length);
+    }
+
+    @Override
+    public void commit(Claim claim) {
+        engine.commit(claim);
+    }
+
+    @Override
+    public void abort(Claim claim) {
+        engine.abort(claim);
+    }
+
+    @Override
+    public int poll(ConduitListener listener, int channelMask, int limit) {
+        return engine.poll(listener, channelMask, limit);
+    }
+
+    @Override
+    public RmaTransport rma() {
+        return engine.rma();
+    }
+
+    @Override
+    public AttachedSegments attachSegment(long bytes) {
+        return engine.attachSegment(bytes);
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public Map<String, Long> counters() {
+        return engine.counters();
+    }
+
+    @Override
+    public String toString() {
+        return "rdma-loopback conduit: " + engine.describe();
+    }
+}
