@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Timeout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -35,10 +36,15 @@ class EmuLatencyAmTest {
     private static final int PING_LONG = 142;
     private static final int PONG_LONG = 143;
 
-    /** Per round: when rank 0 sent, when rank 1's request handler ran, when rank 0's reply handler ran. */
-    private record Times(AtomicLongArray sent, AtomicLongArray handled, AtomicLongArray answered) {
+    /**
+     * Per round: when rank 0 sent, when rank 1's request handler ran, when rank 0's reply handler ran, when rank 0's
+     * request call returned.
+     */
+    private record Times(AtomicLongArray sent, AtomicLongArray handled, AtomicLongArray answered,
+                         AtomicLongArray returned) {
         Times() {
-            this(new AtomicLongArray(ROUNDS), new AtomicLongArray(ROUNDS), new AtomicLongArray(ROUNDS));
+            this(new AtomicLongArray(ROUNDS), new AtomicLongArray(ROUNDS), new AtomicLongArray(ROUNDS),
+                new AtomicLongArray(ROUNDS));
         }
 
         long least(AtomicLongArray to) {
@@ -81,6 +87,7 @@ class EmuLatencyAmTest {
                     } else {
                         am.requestShort(1, PING_SHORT, i);
                     }
+                    times.returned().set(i, System.nanoTime());
                     while (times.answered().get(i) == 0) {
                         client.poll();
                     }
@@ -105,10 +112,25 @@ class EmuLatencyAmTest {
         assertTrue(t.least(t.answered()) >= 6 * L, "Long reply after " + t.least(t.answered()) + " ns");
     }
 
+    /**
+     * Also: the envelope travels beside the payload even with {@link Lc#NOW}, whose call waits for the put's round
+     * trip after sending both, so the handler runs before the call returns. Asserted for one round of {@value #ROUNDS}
+     * (the target's thread could be descheduled for L in one), and never the case if the envelope waited for the put
+     * (then the handler ran 3 L after the call, 1 L after its return).
+     */
     @Test
     void aReassembledLongIsHandledAfterOneLatencyItsRoundTripAfterTwo() {
         final Times t = roundTrips("reassembly", true);
         assertTrue(t.least(t.handled()) >= L, "handled after " + t.least(t.handled()) + " ns");
         assertTrue(t.least(t.answered()) >= 2 * L, "Long reply after " + t.least(t.answered()) + " ns");
+        final StringBuilder rounds = new StringBuilder();
+        boolean beforeReturn = false;
+        for (int i = 0; i < ROUNDS; i++) {
+            beforeReturn |= t.handled().get(i) < t.returned().get(i);
+            final long sent = t.sent().get(i);
+            rounds.append(String.format(Locale.ROOT, " [handled %.2f L, returned %.2f L]",
+                (t.handled().get(i) - sent) / (double) L, (t.returned().get(i) - sent) / (double) L));
+        }
+        assertTrue(beforeReturn, "no request handler ran before its Lc.NOW call returned:" + rounds);
     }
 }
