@@ -51,8 +51,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * is sent put-sync-send.
  *
  * <p>Local completion: a reassembled payload is read by the conduit after the call, so {@link Lc#NOW} waits for the
- * put's completion, {@link Lc#GROUP} is counted in the thread's NBI AM event, and an event option gets an event that
- * completes with the put. Threads: sends from any thread; {@link #onEnvelope}, {@link #onRemoteWrite} and
+ * put's completion, once the envelope is committed ({@link #afterCommit}: waiting before would cost the put's round
+ * trip, as put-sync-send does), {@link Lc#GROUP} is counted in the thread's NBI AM event, and an event option gets an
+ * event that completes with the put. Threads: sends from any thread; {@link #onEnvelope}, {@link #onRemoteWrite} and
  * {@link #onRmaCompletion} from the polling thread.
  */
 final class AmLongEngine implements ConduitListener {
@@ -121,6 +122,8 @@ final class AmLongEngine implements ConduitListener {
      */
     private final ThreadLocal<Claim[]> envelopes =
         ThreadLocal.withInitial(() -> new Claim[] {new Claim(), new Claim()});
+    /** Per thread and channel: the local event an {@link Lc#NOW} reassembled send awaits after its commit, or null. */
+    private final ThreadLocal<Event[]> awaitAfterCommit = ThreadLocal.withInitial(() -> new Event[2]);
     private final Event[] opEvents;
     private final OperationSlots ops;
     private long badTags;
@@ -314,7 +317,9 @@ final class AmLongEngine implements ConduitListener {
                 | (reassemble ? AmFrameFlyweight.TYPE_REASSEMBLY : 0), handler, nargs, rank, nbytes, dest);
         AmFrameFlyweight.encodeCredit(claim.buffer(), claim.offset(), request ? slot : AmSender.creditOf(token));
         AmFrameFlyweight.encodeNonce(claim.buffer(), claim.offset(), nonce);
-        if (reassemble) {
+        final boolean awaitLater = reassemble && (lc == null || lc == Lc.NOW);
+        awaitAfterCommit.get()[channel] = awaitLater ? local : null;
+        if (reassemble && !awaitLater) {
             try {
                 completeLocally(lc, local);
             } catch (RuntimeException | Error e) {
@@ -394,6 +399,19 @@ final class AmLongEngine implements ConduitListener {
         if (lc != null && lc.isEvent()) {
             CORE.setLastEvent(lc, local);
         } else if (lc == null || lc == Lc.NOW) {
+            awaitLocally(local);
+        }
+    }
+
+    /**
+     * Called by the sender once it has committed the claim {@link #beginApart} returned for {@code channel}: a
+     * reassembled payload sent with {@link Lc#NOW} is awaited here, while its envelope travels beside it.
+     */
+    void afterCommit(int channel) {
+        final Event[] pending = awaitAfterCommit.get();
+        final Event local = pending[channel];
+        if (local != null) {
+            pending[channel] = null;
             awaitLocally(local);
         }
     }

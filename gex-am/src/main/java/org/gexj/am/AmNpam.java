@@ -161,6 +161,9 @@ final class AmNpam {
             AmFrameFlyweight.encodeArg(c.buffer(), c.offset(), i, args[i]);
         }
         claims.commit(c);
+        if (c != sd.claim) {
+            sender.longEngine.afterCommit(sd.channel); // a reassembled payload's local completion, envelope sent
+        }
         if (sd.token != null) {
             sd.token.replied = true;
         }

@@ -64,9 +64,15 @@ final class AmSender {
     int send(Token token, int peer, int category, int handler, MemorySegment src, long srcOffset, long nbytes,
              long dest, Lc lc, int flags, int nargs, int a0, int a1, int a2, int a3) {
         AmChecks.sendContext(client, token);
-        final Claim c = begin(claims.sendClaim(), token, peer, token == null ? Conduit.REQUEST : Conduit.REPLY,
-            category, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
-        return c == null ? Am.BACK_PRESSURED : putArgsAndCommit(c, token, nargs, a0, a1, a2, a3);
+        final Claim mine = claims.sendClaim();
+        final int channel = token == null ? Conduit.REQUEST : Conduit.REPLY;
+        final Claim c = begin(mine, token, peer, channel, category, handler, nargs, flags, src, srcOffset, nbytes, dest,
+            lc);
+        if (c == null) {
+            return Am.BACK_PRESSURED;
+        }
+        putArgsAndCommit(c, token, nargs, a0, a1, a2, a3);
+        return afterCommit(c, mine, channel);
     }
 
     /** As the fixed-arity {@code send}, with {@code nargs} args taken from {@code args}. */
@@ -74,9 +80,26 @@ final class AmSender {
              long dest, Lc lc, int flags, int[] args, int nargs) {
         AmChecks.sendContext(client, token);
         AmChecks.args(args, nargs);
-        final Claim c = begin(claims.sendClaim(), token, peer, token == null ? Conduit.REQUEST : Conduit.REPLY,
-            category, handler, nargs, flags, src, srcOffset, nbytes, dest, lc);
-        return c == null ? Am.BACK_PRESSURED : putArgsAndCommit(c, token, args, nargs);
+        final Claim mine = claims.sendClaim();
+        final int channel = token == null ? Conduit.REQUEST : Conduit.REPLY;
+        final Claim c = begin(mine, token, peer, channel, category, handler, nargs, flags, src, srcOffset, nbytes, dest,
+            lc);
+        if (c == null) {
+            return Am.BACK_PRESSURED;
+        }
+        putArgsAndCommit(c, token, args, nargs);
+        return afterCommit(c, mine, channel);
+    }
+
+    /**
+     * A claim that is not the sender's own came from the Long engine (payload apart), which may still have to wait for
+     * the payload's local completion now that the envelope is on its way. @return {@link Am#OK}
+     */
+    private int afterCommit(Claim c, Claim mine, int channel) {
+        if (c != mine) {
+            longEngine.afterCommit(channel);
+        }
+        return Am.OK;
     }
 
     /**

@@ -15,6 +15,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -44,6 +45,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * request handlers (the SPI's poll contract). The same settings and the same
  * arrivals give the same order; {@link #toString()} (printed by rank 0 when a job opens) names them.
  *
+ * <p><b>Wire latency.</b> With {@code GEX_EMU_LATENCY_US} = L > 0, everything sent between ranks (a frame, an RMA
+ * operation to its target, a completion back to its initiator) arrives no earlier than L after it was sent, and a poll
+ * sees it only from then on. An operation's completion is sent when it lands, so it reaches its initiator no earlier
+ * than 2 L after the call: a round trip, as a reliable-connection NIC's acknowledgement. A landed put-with-immediate's
+ * report stays at its target and costs no latency. Time passes without anyone waiting for it: a poll reads the clock
+ * and lets in what is due.
+ *
  * <p><b>Closed peers.</b> Once a rank has closed, {@link #claim} and the RMA calls towards it return
  * {@link #NO_ROOM}, as a network conduit sees a peer whose credits never come back; a frame committed to it is
  * dropped. Its close hands back what it had not delivered: frames to their senders' pools, completions to their
@@ -69,6 +77,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *       the slot's next use), so that the AM layer's duplicate counting can be tested.</li>
  *   <li>{@code GEX_EMU_HIDE_SOURCE}: 1 reports remote writes with {@link ConduitListener#SOURCE_UNKNOWN} as their
  *       source, as libfabric's verbs;ofi_rxm does, so that the AM layer must take it from the tag; default 0.</li>
+ *   <li>{@code GEX_EMU_LATENCY_US}: one-way wire latency in microseconds, [0, 1000000], default 0 (items arrive when
+ *       sent); a model of a network's latency, for comparing protocols by the round trips they need.</li>
  * </ul>
  *
  * <p>Threads (as the SPI requires): claim, commit, abort and the RMA calls from any threads;
@@ -123,7 +133,8 @@ public final class EmuConduit implements Conduit {
             throw new IllegalArgumentException(EmuSettings.CREDITS + "=" + settings.credits() + " for " + size
                 + " ranks lets " + capacity + " items wait at one rank, more than " + MAX_INBOX);
         }
-        this.inbox = new EmuInbox((int) capacity, random, settings.delay());
+        this.inbox = new EmuInbox((int) capacity, random, settings.delay(),
+            TimeUnit.MICROSECONDS.toNanos(settings.latencyUs()));
         this.framePools = new AtomicReferenceArray<>(2 * size);
         this.rmaPools = new AtomicReferenceArray<>(size);
         this.notes = new EmuPool(size * settings.credits(), 0);

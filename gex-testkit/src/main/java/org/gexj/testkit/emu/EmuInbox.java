@@ -16,33 +16,67 @@ import java.util.SplittableRandom;
  * <p>Reproducible: every choice comes from one {@link SplittableRandom}, so the same seed, arrivals and polls give the
  * same order. Reentrant: a listener may poll again from inside a delivery (a handler waiting to send drains replies),
  * because an item leaves the pending set before it is delivered. One polling thread at a time.
+ *
+ * <p>Wire latency: with a latency L > 0, {@link #offer} stamps each item with the time it arrives, L after the offer,
+ * and a poll lets into the pending set only items whose time has come; until then they wait on the wire, a FIFO in
+ * offer order. Nothing sleeps or spins for them: a poll reads the clock once. An item offered after a later-stamped
+ * one (its sender was descheduled between stamp and offer) waits behind it: arrivals are never early, at worst late.
+ * L = 0 skips the wire and the clock.
  */
 final class EmuInbox {
     private final ManyToOneConcurrentArrayQueue<EmuItem> inbound;
     private final EmuItem[] pending;
     private final SplittableRandom random;
     private final int delay;
+    private final long latencyNs;
+    /** Items offered whose arrival time has not come, a ring in offer order; as large as {@link #pending}. */
+    private final EmuItem[] wire;
+    private int wireHead;
+    private int wireCount;
     private int count;
     private long polls;
 
-    /** @param capacity the most items that can be here at once, arrived and pending (the senders' credits) */
-    EmuInbox(int capacity, SplittableRandom random, int delay) {
+    /**
+     * @param capacity  the most items that can be here at once, on the wire, arrived and pending (the senders' credits)
+     * @param latencyNs one-way latency every offered item has before a poll may see it, 0 for none
+     */
+    EmuInbox(int capacity, SplittableRandom random, int delay, long latencyNs) {
         this.inbound = new ManyToOneConcurrentArrayQueue<>(capacity);
         this.pending = new EmuItem[inbound.capacity()];
+        this.wire = latencyNs > 0 ? new EmuItem[inbound.capacity()] : null;
         this.random = random;
         this.delay = delay;
+        this.latencyNs = latencyNs;
     }
 
-    /** Any thread. @return false if full, which the credits rule out */
+    /** Any thread; the item arrives {@code latencyNs} from now. @return false if full, which the credits rule out */
     boolean offer(EmuItem item) {
+        if (latencyNs > 0) {
+            item.dueAt = System.nanoTime() + latencyNs;
+        }
         return inbound.offer(item);
     }
 
-    /** Counts a poll and moves what arrived since the last one into the pending set, each with its hold. */
+    /** Counts a poll and moves what has arrived since the last one into the pending set, each with its hold. */
     void beginPoll() {
         polls++;
         EmuItem item;
+        if (wire == null) {
+            while ((item = inbound.poll()) != null) {
+                hold(item, 0);
+            }
+            return;
+        }
+        final int mask = wire.length - 1; // a power of two, as the inbound queue's capacity
         while ((item = inbound.poll()) != null) {
+            wire[(wireHead + wireCount++) & mask] = item;
+        }
+        final long now = System.nanoTime();
+        while (wireCount > 0 && wire[wireHead].dueAt - now <= 0) {
+            item = wire[wireHead];
+            wire[wireHead] = null;
+            wireHead = (wireHead + 1) & mask;
+            wireCount--;
             hold(item, 0);
         }
     }
@@ -108,16 +142,23 @@ final class EmuInbox {
         };
     }
 
-    /** Items arrived or pending; exact only when no sender is offering. */
+    /** Items offered, on the wire or pending; exact only when no sender is offering. */
     int size() {
-        return count + inbound.size();
+        return count + wireCount + inbound.size();
     }
 
-    /** At close: takes any item, ready or not, arrived or pending. @return null when none is left */
+    /** At close: takes any item, ready or not, on the wire, arrived or pending. @return null when none is left */
     EmuItem takeAny() {
         if (count > 0) {
             final EmuItem item = pending[--count];
             pending[count] = null;
+            return item;
+        }
+        if (wireCount > 0) {
+            final EmuItem item = wire[wireHead];
+            wire[wireHead] = null;
+            wireHead = (wireHead + 1) & (wire.length - 1);
+            wireCount--;
             return item;
         }
         return inbound.poll();

@@ -54,6 +54,8 @@ final class EmuItem {
     int status;
     /** The receiver's poll count from which it may deliver the item. */
     long readyAt;
+    /** {@link System#nanoTime()} from which it has arrived at its receiver, with {@code GEX_EMU_LATENCY_US} > 0. */
+    long dueAt;
 
     EmuItem(EmuPool pool, int index, int frameLength) {
         this.pool = pool;

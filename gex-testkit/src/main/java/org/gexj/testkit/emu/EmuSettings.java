@@ -15,9 +15,10 @@ import org.gexj.Config;
  * @param seed          {@code GEX_EMU_SEED}: the job's seed, before it is mixed with the rank
  * @param duplicateTags {@code GEX_EMU_DUPLICATE_TAGS}: probability that a put-with-immediate is reported twice
  * @param hideSource    {@code GEX_EMU_HIDE_SOURCE}: report remote writes without their source, as verbs;ofi_rxm does
+ * @param latencyUs     {@code GEX_EMU_LATENCY_US}: one-way wire latency, microseconds (0: items arrive at once)
  */
 record EmuSettings(int frameLength, int credits, int delay, int immediateBits, long seed, double duplicateTags,
-                   boolean hideSource) {
+                   boolean hideSource, int latencyUs) {
     static final String FRAME = "GEX_EMU_FRAME";
     static final String CREDITS = "GEX_EMU_CREDITS";
     static final String DELAY = "GEX_EMU_DELAY";
@@ -25,6 +26,7 @@ record EmuSettings(int frameLength, int credits, int delay, int immediateBits, l
     static final String SEED = "GEX_EMU_SEED";
     static final String DUPLICATE_TAGS = "GEX_EMU_DUPLICATE_TAGS";
     static final String HIDE_SOURCE = "GEX_EMU_HIDE_SOURCE";
+    static final String LATENCY_US = "GEX_EMU_LATENCY_US";
 
     static final int DEFAULT_FRAME = 8192;
     /** The smallest frame {@link org.gexj.spi.Capabilities} accepts. */
@@ -34,6 +36,8 @@ record EmuSettings(int frameLength, int credits, int delay, int immediateBits, l
     static final int MAX_CREDITS = 4096;
     static final int DEFAULT_DELAY = 4;
     static final int MAX_DELAY = 1000;
+    /** One second: far above any network's one-way latency, far below the library's timeouts. */
+    static final int MAX_LATENCY_US = 1_000_000;
     /** Any fixed value: runs without {@code GEX_EMU_SEED} repeat the same choices. */
     static final long DEFAULT_SEED = 0x6765_786a_656d_7521L;
 
@@ -47,7 +51,7 @@ record EmuSettings(int frameLength, int credits, int delay, int immediateBits, l
         }
         final long seed = config.getLong(SEED, DEFAULT_SEED, Long.MIN_VALUE, Long.MAX_VALUE);
         return new EmuSettings(frame, credits, delay, bits, seed, probability(config, DUPLICATE_TAGS),
-            config.getBoolean(HIDE_SOURCE, false));
+            config.getBoolean(HIDE_SOURCE, false), config.getInt(LATENCY_US, 0, 0, MAX_LATENCY_US));
     }
 
     /** {@link Config} has no floating-point getter: the same checks, in the same words. */
@@ -84,6 +88,6 @@ record EmuSettings(int frameLength, int credits, int delay, int immediateBits, l
     public String toString() {
         return SEED + "=" + seed + " " + DELAY + "=" + delay + " " + CREDITS + "=" + credits + " " + FRAME + "="
             + frameLength + " " + IMM_BITS + "=" + immediateBits + " " + DUPLICATE_TAGS + "=" + duplicateTags + " "
-            + HIDE_SOURCE + "=" + (hideSource ? 1 : 0);
+            + HIDE_SOURCE + "=" + (hideSource ? 1 : 0) + " " + LATENCY_US + "=" + latencyUs;
     }
 }

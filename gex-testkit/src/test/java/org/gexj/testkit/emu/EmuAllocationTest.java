@@ -35,4 +35,15 @@ class EmuAllocationTest extends AllocationKit {
     void putSyncSendBesidePackedLongsAllocatesNothingEither() {
         assertEveryPathAllocatesNothing(Map.of("GEX_AMLONG_PROTOCOL", "putsyncsend"));
     }
+
+    /**
+     * With a wire latency every item waits on the receiver's wire and each poll reads the clock: still nothing
+     * allocated (1 us: the same code as any latency, without slowing the measurement down; 4 KiB Longs packed,
+     * 64 KiB ones reassembled).
+     */
+    @Test
+    @Timeout(value = 170, unit = TimeUnit.SECONDS)
+    void withAWireLatencyEveryPathAllocatesNothingEither() {
+        assertEveryPathAllocatesNothing(Map.of("GEX_EMU_LATENCY_US", "1"));
+    }
 }

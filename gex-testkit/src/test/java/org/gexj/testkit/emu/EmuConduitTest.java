@@ -95,7 +95,7 @@ class EmuConduitTest {
     }
 
     /** Attaches a segment of every rank (collective: one thread each) and returns rank 1's, the tests' target. */
-    private static MemorySegment attach(EmuTestJob job) throws InterruptedException {
+    static MemorySegment attach(EmuTestJob job) throws InterruptedException {
         final MemorySegment[] mine = new MemorySegment[job.conduits.length];
         final Thread[] threads = new Thread[job.conduits.length];
         for (int r = 0; r < threads.length; r++) {
@@ -138,10 +138,11 @@ class EmuConduitTest {
     @Test
     void badSettingsAreRejectedNamingTheValueAndTheRange() {
         final Map<String, String> bad = Map.of("GEX_EMU_IMM_BITS", "48", "GEX_EMU_DUPLICATE_TAGS", "1.5",
-            "GEX_EMU_CREDITS", "0", "GEX_EMU_DELAY", "-1", "GEX_EMU_FRAME", "100", "GEX_EMU_SEED", "x12");
+            "GEX_EMU_CREDITS", "0", "GEX_EMU_DELAY", "-1", "GEX_EMU_FRAME", "100", "GEX_EMU_SEED", "x12",
+            "GEX_EMU_LATENCY_US", "1000001");
         final Map<String, String> named = Map.of("GEX_EMU_IMM_BITS", "48", "GEX_EMU_DUPLICATE_TAGS", "[0, 1]",
             "GEX_EMU_CREDITS", "[1, 4096]", "GEX_EMU_DELAY", "[0, 1000]", "GEX_EMU_FRAME", "[1024, 1048576]",
-            "GEX_EMU_SEED", "x12");
+            "GEX_EMU_SEED", "x12", "GEX_EMU_LATENCY_US", "1000001 outside [0, 1000000]");
         for (Map.Entry<String, String> e : bad.entrySet()) {
             final IllegalArgumentException thrown = assertThrows(IllegalArgumentException.class,
                 () -> EmuSettings.from(Config.of(Map.of(e.getKey(), e.getValue()))));
@@ -151,7 +152,7 @@ class EmuConduitTest {
         assertThrows(IllegalArgumentException.class,
             () -> EmuSettings.from(Config.of(Map.of("GEX_EMU_DUPLICATE_TAGS", "NaN"))));
         final EmuSettings defaults = EmuSettings.from(Config.of(Map.of()));
-        assertEquals(new EmuSettings(8192, 32, 4, 64, EmuSettings.DEFAULT_SEED, 0, false), defaults);
+        assertEquals(new EmuSettings(8192, 32, 4, 64, EmuSettings.DEFAULT_SEED, 0, false, 0), defaults);
         assertNotEquals(defaults.rankSeed(0), defaults.rankSeed(1));
     }
 
