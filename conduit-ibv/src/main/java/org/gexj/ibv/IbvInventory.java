@@ -71,7 +71,8 @@ public record IbvInventory(List<Device> devices) {
                     final MemorySegment context = Verbs.openDevice(device);
                     try {
                         final List<Port> ports = new ArrayList<>();
-                        for (int p = 1; p <= Verbs.portCount(context); p++) {
+                        final int portCount = Verbs.portCount(context);
+                        for (int p = 1; p <= portCount; p++) {
                             Verbs.queryPort(context, p, attr);
                             ports.add(new Port(p, attr.get(JAVA_INT, PORT_STATE),
                                 Byte.toUnsignedInt(attr.get(JAVA_BYTE, PORT_LINK_LAYER))));
