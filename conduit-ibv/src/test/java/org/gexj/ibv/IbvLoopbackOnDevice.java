@@ -7,6 +7,7 @@ import org.gexj.ibv.ffm.VerbsLayouts;
 import org.gexj.ibv.ffm.VerbsOps;
 import org.gexj.ibv.ffm.VerbsQp;
 import org.gexj.ibv.ffm.WorkCompletions;
+import org.gexj.testkit.AllocationMeasureKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -256,6 +257,80 @@ class IbvLoopbackOnDevice {
         } finally {
             pair.destroy();
         }
+    }
+
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void controlPathFailuresAreIbvExceptionsNamingTheCallAndTheErrno() {
+        // rxe's max_cqe is 32767: a CQ of 2^24 entries is refused with an errno, not a NULL dereference
+        final IbvException cq = assertThrows(IbvException.class, () -> Verbs.createCq(context, 1 << 24));
+        System.out.println("oversized CQ: " + cq.getMessage());
+        assertTrue(cq.getMessage().startsWith("ibv_create_cq: "), cq.getMessage());
+        assertNotEquals(0, cq.errno(), cq.getMessage());
+        assertTrue(cq.getMessage().endsWith(" (errno " + cq.errno() + ")"), cq.getMessage());
+        // RESET -> RTS skips INIT and RTR: the kernel refuses the transition
+        final MemorySegment lone = Verbs.createCq(context, 4);
+        final MemorySegment qp = VerbsQp.createRc(pd, lone, lone, srq, new VerbsQp.Capacity(4, 0, 1, 1, 0));
+        try {
+            final IbvException rts = assertThrows(IbvException.class, () -> VerbsQp.toRts(qp, 0, 14, 7, 7, 1));
+            System.out.println("RESET -> RTS: " + rts.getMessage());
+            assertTrue(rts.getMessage().startsWith("ibv_modify_qp(RTS): "), rts.getMessage());
+            assertNotEquals(0, rts.errno(), rts.getMessage());
+        } finally {
+            VerbsQp.destroy(qp);
+            Verbs.destroyCq(lone);
+        }
+    }
+
+    @Test
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
+    void postingAndPollingThroughTheOpsTableAllocatesNothing() {
+        final RecvWr recv = new RecvWr(ARENA).set(400, memoryB.address() + 786432, 64, Verbs.lkey(mrB));
+        final SendWr send = new SendWr(ARENA).send(401, memoryA.address(), 8, 0,
+            Verbs.IBV_SEND_SIGNALED | Verbs.IBV_SEND_INLINE);
+        final WorkCompletions wcA = new WorkCompletions(ARENA, 1);
+        final WorkCompletions wcB = new WorkCompletions(ARENA, 1);
+        // warm-up first (C2 compiles the loop), then three windows, the least kept
+        assertEquals(0, roundTrips(12_000, recv, send, wcA, wcB), "warm-up failed");
+        final long[] windows = new long[3];
+        for (int w = 0; w < windows.length; w++) {
+            final long before = AllocationMeasureKit.allocatedBytes();
+            final int failed = roundTrips(1_000, recv, send, wcA, wcB);
+            windows[w] = AllocationMeasureKit.allocatedBytes() - before;
+            assertEquals(0, failed, "window " + w + ": a post, poll or completion failed");
+        }
+        System.out.println("bytes allocated by 1000 x (post_srq_recv, post_send, 2 x poll_cq): "
+            + java.util.Arrays.toString(windows));
+        assertEquals(0, java.util.Arrays.stream(windows).min().orElseThrow(), java.util.Arrays.toString(windows));
+    }
+
+    /**
+     * Inline 8-byte sends through the SRQ, each waited for on both sides (60 s at most each); the number of failed
+     * posts, polls and completions, 0 if none.
+     */
+    private static int roundTrips(int count, RecvWr recv, SendWr send, WorkCompletions wcA, WorkCompletions wcB) {
+        int failed = 0;
+        for (int i = 0; i < count; i++) {
+            final long deadline = System.nanoTime() + WAIT_NANOS;
+            failed += ops.postSrqRecv(srq, recv) == 0 ? 0 : 1;
+            failed += ops.postSend(main.a(), send) == 0 ? 0 : 1;
+            failed += spin(main.cqA(), wcA, deadline) && wcA.status(0) == Verbs.IBV_WC_SUCCESS ? 0 : 1;
+            failed += spin(main.cqB(), wcB, deadline) && wcB.status(0) == Verbs.IBV_WC_SUCCESS ? 0 : 1;
+            if (failed > 0) {
+                return failed;
+            }
+        }
+        return failed;
+    }
+
+    private static boolean spin(MemorySegment cq, WorkCompletions wc, long deadline) {
+        while (System.nanoTime() < deadline) {
+            final int n = ops.pollCq(cq, wc);
+            if (n != 0) {
+                return n == 1;
+            }
+        }
+        return false;
     }
 
     @Test
