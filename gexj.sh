@@ -47,6 +47,25 @@ need_libfabric() {
   exit 2
 }
 
+# the ibv conduit binds libibverbs.so.1 at run time (FFM), and IbvLayoutTest compiles <infiniband/verbs.h> with gcc to
+# check the bindings' struct layouts: both run on every machine (no RDMA device needed), so they are installed like
+# libfabric. libibverbs-dev brings libibverbs1 (the library) with the header.
+need_verbs() {
+  local m=()
+  { ldconfig -p 2>/dev/null | grep -q 'libibverbs\.so\.1 ' && [ -e /usr/include/infiniband/verbs.h ]; } \
+    || m+=(libibverbs-dev)
+  command -v gcc >/dev/null || m+=(gcc)
+  [ ${#m[@]} = 0 ] && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq >/dev/null 2>&1 || true
+    apt-get install -y -qq "${m[@]}" >/dev/null 2>&1 && return 0
+  fi
+  echo "gexj.sh: missing Debian package(s) ${m[*]}: the ibv conduit needs libibverbs.so.1 (libibverbs1, which" >&2
+  echo "         libibverbs-dev brings), and IbvLayoutTest compiles <infiniband/verbs.h> (libibverbs-dev) with gcc;" >&2
+  echo "         install them with apt-get install ${m[*]} (needs root)" >&2
+  exit 2
+}
+
 # the udp conduit's tests put ranks in network namespaces (ip, from iproute2) and drop datagrams there with iptables:
 # they run wherever the suite runs as root, so a new machine gets both as it gets Maven. Not root: they skip themselves.
 netns_tools_missing() {
@@ -163,6 +182,7 @@ build() { mvn_ -q package -DskipTests; }
 need_jdk
 need_maven
 need_libfabric
+need_verbs
 need_netns_tools
 need_ssh_tools
 need_pmix_tools

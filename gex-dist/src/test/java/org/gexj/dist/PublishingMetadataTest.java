@@ -23,7 +23,7 @@ class PublishingMetadataTest {
     private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
     private static final List<String> PUBLISHED = List.of("gex-core", "gex-launch",
         "gex-bootstrap-pmix", "gex-benchutil", "gex-am", "gex-rma", "conduit-smp", "gex-rdma", "conduit-ofi",
-        "conduit-udp", "testam", "testqueue", "testrma", "gex-plot", "gex-all");
+        "conduit-ibv", "conduit-udp", "testam", "testqueue", "testrma", "gex-plot", "gex-all");
 
     @Test
     void theParentAndTheBomCarryWhatCentralRequires() throws Exception {
