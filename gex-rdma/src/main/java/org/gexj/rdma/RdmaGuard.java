@@ -5,10 +5,10 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The lock of one conduit's endpoint and the state of its close, shared by the conduit's parts.
  *
- * <p>One lock serialises the endpoint ({@code FI_THREAD_DOMAIN}) and guards every part's shared state (send slots,
- * credits, backlog, RMA operations, bounce buffers, registrations, deferred completions). A section that calls into
- * libfabric takes it with {@link #lockOpen()}, which fails from the start of the close (nothing goes to a peer after
- * this rank's CLOSE), or with {@link #lockUnclosed()} for what the close's drain still needs (reposting a receive
+ * <p>One lock serialises the NIC (a libfabric endpoint is {@code FI_THREAD_DOMAIN}; verbs queues are used by one
+ * thread at a time) and guards every part's shared state (send slots, credits, backlog, RMA operations, bounce
+ * buffers, registrations, deferred completions). A section that calls the NIC takes it with {@link #lockOpen()},
+ * which fails from the start of the close (nothing goes to a peer after this rank's CLOSE), or with {@link #lockUnclosed()} for what the close's drain still needs (reposting a receive
  * buffer, an RMA chunk's completion). Any thread may call; the flags are volatile, written under the lock.
  */
 final class RdmaGuard {
