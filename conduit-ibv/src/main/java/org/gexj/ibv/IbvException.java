@@ -11,6 +11,13 @@ public final class IbvException extends GexException {
     private final String call;
     private final int errno;
 
+    /** A failure the message alone describes (a completion in error), with no errno. */
+    public IbvException(String message) {
+        super(message);
+        this.call = message;
+        this.errno = 0;
+    }
+
     public IbvException(String call, int errno, String text) {
         super(call + ": " + text + " (errno " + errno + ")");
         this.call = call;

@@ -183,7 +183,7 @@ public final class RdmaEngine {
      * credit messages that return at most as many units as this rank's frames to it took, a CLOSE, and its writes
      * with data in flight (a verbs write with immediate takes a posted receive too), at most its RMA operations.
      */
-    private static int singleReceiveBuffers(RdmaSettings settings, int size) {
+    public static int singleReceiveBuffers(RdmaSettings settings, int size) {
         return (int) Math.min(1 << 20, size * (4L * settings.messageCredits() + 2 + settings.rmaOperations()));
     }
 
@@ -518,9 +518,11 @@ public final class RdmaEngine {
 
     /** The engine's sizes, for the conduit's start-up line. */
     public String describe() {
-        return "frame " + settings.frameLength() + " B, credits " + send.windowUnits() * RdmaHeaderFlyweight.CREDIT_UNIT
-            + " B per peer and channel, receive buffers " + receiveSlots + " x " + receiveBufferBytes + " B, immediate "
-            + immediateBits + " bits";
+        // a window counts bytes where messages share buffers, else messages
+        final String window = nic.multiReceive() ? send.windowUnits() * RdmaHeaderFlyweight.CREDIT_UNIT + " B"
+            : send.windowUnits() + " messages";
+        return "frame " + settings.frameLength() + " B, credits " + window + " per peer and channel, receive buffers "
+            + receiveSlots + " x " + receiveBufferBytes + " B, immediate " + immediateBits + " bits";
     }
 
     /**

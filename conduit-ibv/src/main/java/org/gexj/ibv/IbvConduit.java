@@ -1,0 +1,164 @@
+package org.gexj.ibv;
+
+import org.gexj.Config;
+import org.gexj.rdma.RdmaEngine;
+import org.gexj.rdma.RdmaSettings;
+import org.gexj.spi.AttachedSegments;
+import org.gexj.spi.Capabilities;
+import org.gexj.spi.Claim;
+import org.gexj.spi.Conduit;
+import org.gexj.spi.ConduitContext;
+import org.gexj.spi.ConduitListener;
+import org.gexj.spi.RmaTransport;
+
+import java.lang.foreign.Arena;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * GEX/J over InfiniBand/RoCE verbs ({@code GEX_CONDUIT=ibv}); see the module README for the design and the settings
+ * ({@link IbvSettings}, {@link IbvConduitSettings}). An adapter of the RDMA engine ({@link RdmaEngine}, module
+ * gex-rdma), which holds everything that is not about verbs: send slots, credits (counting messages, as each fills a
+ * buffer of the shared receive queue), the backlog, deferral, completion dispatch, RMA chunking and the close's
+ * handshake, with their threading rules. This class opens the device ({@link IbvDevice}), wraps its queues as the
+ * engine's NIC ({@link IbvNic}), connects every peer's queue pair, and states the capabilities.
+ */
+final class IbvConduit implements Conduit {
+    private final int rank;
+    private final int size;
+    private final IbvConduitSettings settings;
+    private final IbvDevice device;
+    private final IbvNic nic;
+    private final RdmaEngine engine;
+    private final Capabilities capabilities;
+
+    private IbvConduit(ConduitContext context) {
+        this.rank = context.rank();
+        this.size = context.size();
+        final Config config = context.config();
+        this.settings = IbvConduitSettings.from(config);
+        final IbvSettings.Choice choice = deviceSettings(config).choose(IbvInventory.scan());
+        // creditBytes is unused: each message fills a receive buffer of its own, and credits count messages
+        final RdmaSettings engineSettings = new RdmaSettings(settings.frameLength(), 0, settings.credits(),
+            settings.sendBuffers(), settings.rmaOperations(), settings.timeoutNanos(), IbvConduitSettings.FRAME,
+            IbvConduitSettings.CREDITS, IbvConduitSettings.TIMEOUT);
+        this.device = IbvDevice.open(choice);
+        final Arena arena = Arena.ofShared();
+        try {
+            nic = new IbvNic(device, settings, rank, size, arena,
+                RdmaEngine.completionQueueEntries(engineSettings, size, false),
+                RdmaEngine.singleReceiveBuffers(engineSettings, size));
+            nic.connectStatic(context.bootstrap());
+        } catch (RuntimeException | Error e) {
+            device.close();
+            arena.close();
+            throw e;
+        }
+        this.engine = new RdmaEngine(nic, nic, arena, engineSettings, rank, size, context.health(),
+            context.bootstrap(), nic.completionDataBytes(), config.getBoolean("GEX_EXIT_ON_FAILURE", false));
+        // a reassembled Long's payload is one write carrying its immediate: at most one message
+        final long maxLong = nic.maxMessageSize();
+        final int frame = settings.frameLength();
+        this.capabilities = Capabilities.builder("ibv").maxFrameLength(frame).maxMedium(frame, frame)
+            .maxLong(maxLong, maxLong).maxPackedLong(frame)
+            .immediateBits(engine.immediateBits()).nativeRma(true).crossMapped(false)
+            .deferredLocalCompletion(true).conduitBarrier(false).orderedChannels(false).build();
+        try {
+            context.bootstrap().barrier(); // every rank's receive buffers are posted before anyone sends
+        } catch (RuntimeException | Error e) {
+            engine.close();
+            throw e;
+        }
+        if (rank == 0) {
+            System.err.println("gex: " + this);
+        }
+    }
+
+    /** The device and port settings of {@code config} ({@code GEX_IBV_DEVICE}, {@code GEX_IBV_PORT}). */
+    private static IbvSettings deviceSettings(Config config) {
+        final Map<String, String> env = new HashMap<>();
+        for (String key : new String[] {IbvSettings.DEVICE, IbvSettings.PORT}) {
+            final String value = config.get(key, null);
+            if (value != null) {
+                env.put(key, value);
+            }
+        }
+        return IbvSettings.from(env);
+    }
+
+    /** Collective over the job: opens this rank's device and queues and connects a queue pair to every rank. */
+    static IbvConduit open(ConduitContext context) {
+        return new IbvConduit(context);
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return capabilities;
+    }
+
+    /**
+     * @return {@link #OK}, or {@link #NO_ROOM} when no send buffer is free, the target's credits are short, or
+     *         the send queue still refuses an earlier frame to the target
+     */
+    @Override
+    public int claim(Claim claim, int target, int channel, int length) {
+        return engine.claim(claim, target, channel, length);
+    }
+
+    @Override
+    public void commit(Claim claim) {
+        engine.commit(claim);
+    }
+
+    @Override
+    public void abort(Claim claim) {
+        engine.abort(claim);
+    }
+
+    @Override
+    public int poll(ConduitListener listener, int channelMask, int limit) {
+        return engine.poll(listener, channelMask, limit);
+    }
+
+    @Override
+    public RmaTransport rma() {
+        return engine.rma();
+    }
+
+    @Override
+    public AttachedSegments attachSegment(long bytes) {
+        return engine.attachSegment(bytes);
+    }
+
+    /**
+     * Closes the queue pairs and every verbs object, newest first, then frees the memory. Idempotent. Unless the job
+     * failed, first exchanges CLOSE messages with every peer while polling.
+     */
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    /** Device, port, GID and the limits that follow from them, printed by rank 0 at start-up. */
+    @Override
+    public String toString() {
+        return "ibv conduit rank " + rank + " of " + size + ": device " + device.name + " port " + device.port
+            + ", GID index " + device.gidIndex + " (" + device.gidType() + "), connect " + settings.connect()
+            + ", max inline " + nic.maxInline() + " B, max message " + nic.maxMessageSize() + " B, send queue "
+            + nic.sendQueueDepth() + " per QP, " + engine.describe();
+    }
+
+    /**
+     * The engine's counters ({@link RdmaEngine#counters}: {@code ibv.staged.operations}, {@code ibv.staged.bytes},
+     * {@code ibv.dropped.foreign}, {@code ibv.dropped.malformed}, {@code ibv.source-mismatch}), {@code ibv.qps}: queue
+     * pairs of this rank (one per rank, two toward itself), and {@code ibv.registered.bytes}: memory registered now.
+     * Also readable after {@link #close()}.
+     */
+    @Override
+    public Map<String, Long> counters() {
+        final Map<String, Long> m = engine.counters();
+        m.put("ibv.qps", (long) nic.queuePairs());
+        m.put("ibv.registered.bytes", nic.registeredBytes());
+        return m;
+    }
+}

@@ -1,0 +1,366 @@
+package org.gexj.ibv;
+
+import org.gexj.ibv.ffm.Errno;
+import org.gexj.ibv.ffm.RecvWr;
+import org.gexj.ibv.ffm.SendWr;
+import org.gexj.ibv.ffm.Verbs;
+import org.gexj.ibv.ffm.VerbsLayouts;
+import org.gexj.ibv.ffm.VerbsOps;
+import org.gexj.ibv.ffm.VerbsQp;
+import org.gexj.ibv.ffm.WorkCompletions;
+import org.gexj.ibv.wire.IbvConnectionCodec;
+import org.gexj.rdma.RdmaCompletions;
+import org.gexj.rdma.RdmaErrorEntry;
+import org.gexj.rdma.RdmaNic;
+import org.gexj.rdma.RdmaRegion;
+import org.gexj.spi.Bootstrap;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ThreadLocalRandom;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * One rank's verbs objects as the RDMA engine's NIC: one CQ for sends and receives, one shared receive queue (one
+ * message per buffer, so the engine's credits count messages), and one RC queue pair per peer (toward itself, a pair
+ * of QPs connected to each other). The only class of the conduit that posts work requests and polls the CQ, through
+ * the device's ops table ({@link VerbsOps}); each data-path method allocates nothing and returns {@code 0},
+ * {@link RdmaNic#AGAIN} for a full send or receive queue ({@code ENOMEM}) or {@code -errno}.
+ *
+ * <p>Every send is signaled, an inline one with {@code wr_id} 0 (the engine ignores context 0), so that the send
+ * queues drain. A completion in error stops a read there: it and the entries after it wait in {@link #carry} for
+ * {@link #readError} and the next reads, in the CQ's order. Its text names the verbs status and the peer.
+ *
+ * <p>Threads: not thread-safe; the engine makes every call under its lock.
+ */
+final class IbvNic implements RdmaNic, AutoCloseable {
+    private static final int SIGNALED = Verbs.IBV_SEND_SIGNALED;
+    private static final int INLINE = Verbs.IBV_SEND_SIGNALED | Verbs.IBV_SEND_INLINE;
+    private static final long WC_BYTES = VerbsLayouts.IBV_WC.byteSize();
+    /** 4.096 us * 2^14 = 67 ms before a lost packet is sent again; 7 tries before the QP fails. */
+    private static final int TIMEOUT = 14;
+    private static final int RETRIES = 7;
+    /** A peer without receive buffers is retried for ever: it posts more as it polls. */
+    private static final int RNR_FOREVER = 7;
+
+    private final IbvDevice device;
+    private final int rank;
+    private final int maxInline;
+    private final int sendQueueDepth;
+    private final VerbsOps ops;
+    private final MemorySegment cq;
+    private final MemorySegment srq;
+    private final MemorySegment[] qps;
+    /** The second QP of the pair toward this rank itself, which receives what {@code qps[rank]} sends. */
+    private final MemorySegment mirror;
+    private final IbvQpTable qpRanks;
+    private final SendWr sendWr;
+    private final RecvWr recvWr;
+    private final String description;
+    /** Entries of a poll from an error on, handed out by later reads ({@code carryHead} to {@code carryEnd}). */
+    private WorkCompletions carry;
+    private int carryHead;
+    private int carryEnd;
+    private volatile long registeredBytes;
+
+    /**
+     * Creates the CQ, the SRQ and the QPs (in INIT) on {@code device}, which the NIC's close closes.
+     *
+     * @param cqEntries  completions that may be pending at once (capped at the device's maximum)
+     * @param srqEntries receive buffers the engine posts
+     */
+    IbvNic(IbvDevice device, IbvConduitSettings settings, int rank, int size, Arena arena, long cqEntries,
+           int srqEntries) {
+        this.device = device;
+        this.rank = rank;
+        this.maxInline = settings.maxInline();
+        // every frame, RMA chunk and credit message toward one peer may be in its queue at once
+        this.sendQueueDepth = (int) Math.min(device.maxQpWr,
+            settings.sendBuffers() + settings.rmaOperations() + 4L * settings.credits() + 64);
+        final long sendCompletions = (long) (size + 1) * sendQueueDepth;
+        device.createQueues((int) Math.min(Integer.MAX_VALUE, cqEntries + sendCompletions), srqEntries);
+        this.cq = device.cq();
+        this.srq = device.srq();
+        this.ops = new VerbsOps(device.context);
+        this.qps = new MemorySegment[size];
+        this.qpRanks = new IbvQpTable(size + 1);
+        for (int r = 0; r < size; r++) {
+            qps[r] = device.createQp(sendQueueDepth, maxInline);
+            qpRanks.put(VerbsQp.qpNum(qps[r]), r);
+        }
+        this.mirror = device.createQp(sendQueueDepth, maxInline);
+        qpRanks.put(VerbsQp.qpNum(mirror), rank);
+        this.sendWr = new SendWr(arena);
+        this.recvWr = new RecvWr(arena);
+        this.description = "ibv (" + device.name + " port " + device.port + ")";
+    }
+
+    /**
+     * Collective over the job ({@code GEX_IBV_CONNECT=static}): publishes (LID, GID, PSN, a QP number per rank) in
+     * one allgather, and moves the QP toward each peer to RTR and RTS against the peer's QP toward this rank; the
+     * pair toward this rank itself is connected locally.
+     */
+    void connectStatic(Bootstrap bootstrap) {
+        final int size = qps.length;
+        final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
+        final int[] mine = new int[size];
+        for (int r = 0; r < size; r++) {
+            mine[r] = VerbsQp.qpNum(qps[r]);
+        }
+        final byte[][] blobs = bootstrap.allgather(IbvConnectionCodec.encode(
+            new IbvConnectionCodec.Endpoint(device.lid, device.activeMtu, device.gid, psn, mine)));
+        try (Arena scratch = Arena.ofConfined()) {
+            final MemorySegment gid = scratch.allocate(16, 8);
+            for (int r = 0; r < size; r++) {
+                final IbvConnectionCodec.Endpoint peer = IbvConnectionCodec.decode(blobs[r], r, size);
+                MemorySegment.copy(MemorySegment.ofArray(peer.gid()), 0, gid, 0, 16);
+                final int mtu = Math.min(device.activeMtu, peer.mtu());
+                if (r == rank) {
+                    connect(qps[r], VerbsQp.qpNum(mirror), psn, gid, peer.lid(), mtu, psn);
+                    connect(mirror, VerbsQp.qpNum(qps[r]), psn, gid, peer.lid(), mtu, psn);
+                } else {
+                    connect(qps[r], peer.qpns()[rank], peer.psn(), gid, peer.lid(), mtu, psn);
+                }
+            }
+        }
+    }
+
+    private void connect(MemorySegment qp, int remoteQpn, int remotePsn, MemorySegment gid, int lid, int mtu,
+                         int psn) {
+        VerbsQp.toRtr(qp, device.port, remoteQpn, remotePsn, gid, device.gidIndex, lid, mtu, device.readsInFlight);
+        VerbsQp.toRts(qp, psn, TIMEOUT, RETRIES, RNR_FOREVER, device.readsInFlight);
+    }
+
+    int queuePairs() {
+        return qpRanks.size();
+    }
+
+    int maxInline() {
+        return maxInline;
+    }
+
+    int sendQueueDepth() {
+        return sendQueueDepth;
+    }
+
+    long registeredBytes() {
+        return registeredBytes;
+    }
+
+    @Override
+    public String description() {
+        return description;
+    }
+
+    @Override
+    public String conduit() {
+        return "ibv";
+    }
+
+    @Override
+    public long maxMessageSize() {
+        return device.maxMessage;
+    }
+
+    @Override
+    public boolean injects(long length) {
+        return length <= maxInline;
+    }
+
+    /** The engine's 8 bytes: the sender's rank (from the QP) and the 32-bit immediate. */
+    @Override
+    public long completionDataBytes() {
+        return Long.BYTES;
+    }
+
+    @Override
+    public boolean localRegistration() {
+        return true;
+    }
+
+    @Override
+    public boolean virtualAddresses() {
+        return true;
+    }
+
+    /** An SRQ receive takes one message. */
+    @Override
+    public boolean multiReceive() {
+        return false;
+    }
+
+    @Override
+    public boolean namesSources() {
+        return true;
+    }
+
+    @Override
+    public long address(int peer) {
+        return peer;
+    }
+
+    @Override
+    public RdmaRegion register(MemorySegment memory, boolean remote, boolean untilClose) {
+        final MemorySegment mr = device.register(memory, remote, untilClose);
+        final long bytes = memory.byteSize();
+        registeredBytes += bytes;
+        final Runnable release = untilClose ? () -> { } : () -> {
+            IbvDevice.deregister(mr);
+            registeredBytes -= bytes;
+        };
+        return new RdmaRegion(Integer.toUnsignedLong(Verbs.lkey(mr)), Integer.toUnsignedLong(Verbs.rkey(mr)),
+            release);
+    }
+
+    @Override
+    public long send(long buffer, long length, long descriptor, int peer, long context) {
+        return post(peer, sendWr.send(context, buffer, (int) length, (int) descriptor,
+            length <= maxInline ? INLINE : SIGNALED));
+    }
+
+    /** An inline send: the buffer is free on return; its completion has context 0. */
+    @Override
+    public long inject(long buffer, long length, int peer) {
+        return post(peer, sendWr.send(0, buffer, (int) length, 0, INLINE));
+    }
+
+    /** {@code ibv_post_srq_recv}; the buffer's address goes into the context slot, for {@link IbvCompletions}. */
+    @Override
+    public long postReceive(long buffer, long length, long descriptor, long context) {
+        IbvCompletions.EVERYWHERE.set(JAVA_LONG, context, buffer);
+        return code(ops.postSrqRecv(srq, recvWr.set(context, buffer, (int) length, (int) descriptor)));
+    }
+
+    @Override
+    public long transfer(boolean read, long local, long length, long descriptor, int peer, long remote, long key,
+                         long context) {
+        return post(peer, read
+            ? sendWr.rdmaRead(context, local, (int) length, (int) descriptor, remote, (int) key, SIGNALED)
+            : sendWr.rdmaWrite(context, local, (int) length, (int) descriptor, remote, (int) key, SIGNALED));
+    }
+
+    /** RDMA WRITE_WITH_IMM: the immediate is {@code data}'s low 32 bits; the target learns the rank from the QP. */
+    @Override
+    public long writeData(long local, long length, long descriptor, long data, int peer, long remote, long key,
+                          long context) {
+        return post(peer, sendWr.rdmaWriteWithImm(context, local, (int) length, (int) descriptor, remote, (int) key,
+            SIGNALED, (int) data));
+    }
+
+    private long post(int peer, SendWr wr) {
+        return code(ops.postSend(qps[peer], wr));
+    }
+
+    private static long code(int rc) {
+        return rc == 0 ? 0 : rc == Errno.ENOMEM ? AGAIN : -rc;
+    }
+
+    @Override
+    public RdmaCompletions completions(Arena arena, int capacity) {
+        if (carry == null || carry.capacity() < capacity) {
+            carry = new WorkCompletions(arena, capacity);
+            carryHead = 0;
+            carryEnd = 0;
+        }
+        return new IbvCompletions(new WorkCompletions(arena, capacity), qpRanks);
+    }
+
+    /** Entries carried from an earlier poll first; else {@code ibv_poll_cq}, up to the first entry in error. */
+    @Override
+    public long read(RdmaCompletions entries, int count) {
+        final WorkCompletions wc = ((IbvCompletions) entries).wc;
+        final int max = Math.min(count, wc.capacity());
+        if (carryHead < carryEnd) {
+            if (carry.status(carryHead) != Verbs.IBV_WC_SUCCESS) {
+                return ERROR_AVAILABLE;
+            }
+            int n = 0;
+            while (n < max && carryHead + n < carryEnd && carry.status(carryHead + n) == Verbs.IBV_WC_SUCCESS) {
+                n++;
+            }
+            MemorySegment.copy(carry.segment(), carryHead * WC_BYTES, wc.segment(), 0, n * WC_BYTES);
+            carryHead += n;
+            return n;
+        }
+        final int n = ops.pollCq(cq, max, wc.segment());
+        if (n < 0) {
+            return n;
+        }
+        if (n == 0) {
+            return AGAIN;
+        }
+        for (int i = 0; i < n; i++) {
+            if (wc.status(i) != Verbs.IBV_WC_SUCCESS) {
+                MemorySegment.copy(wc.segment(), i * WC_BYTES, carry.segment(), 0, (n - i) * WC_BYTES);
+                carryHead = 0;
+                carryEnd = n - i;
+                return i == 0 ? ERROR_AVAILABLE : i;
+            }
+        }
+        return n;
+    }
+
+    /** Nothing: the device progresses on its own; completions are taken by {@link #read}. */
+    @Override
+    public void progress() {
+    }
+
+    @Override
+    public RdmaErrorEntry errorEntry(Arena arena) {
+        return new ErrorEntry();
+    }
+
+    /** The carried entry in error: 1 if there was one. */
+    @Override
+    public long readError(RdmaErrorEntry entry) {
+        if (carryHead >= carryEnd || carry.status(carryHead) == Verbs.IBV_WC_SUCCESS) {
+            return 0;
+        }
+        final ErrorEntry e = (ErrorEntry) entry;
+        e.wrId = carry.wrId(carryHead);
+        e.status = carry.status(carryHead);
+        e.vendorErr = carry.vendorErr(carryHead);
+        e.qpNum = carry.qpNum(carryHead);
+        carryHead++;
+        return 1;
+    }
+
+    /** A work completion in error: its text names the verbs status and the peer of its QP. */
+    private final class ErrorEntry implements RdmaErrorEntry {
+        long wrId;
+        int status;
+        int vendorErr;
+        int qpNum;
+
+        @Override
+        public long context() {
+            return wrId;
+        }
+
+        @Override
+        public String text() {
+            final int peer = qpRanks.rank(qpNum);
+            return Verbs.wcStatusText(status) + " (ibv_wc_status " + status + ", vendor_err 0x"
+                + Integer.toHexString(vendorErr) + ") on the QP " + qpNum
+                + (peer >= 0 ? " to rank " + peer : " of no known peer") + " over " + description;
+        }
+    }
+
+    @Override
+    public String strerror(long code) {
+        return code == ERROR_AVAILABLE ? "completion in error" : Errno.text((int) -code);
+    }
+
+    @Override
+    public RuntimeException failure(String call, long code) {
+        return code == ERROR_AVAILABLE ? new IbvException(call) : new IbvException(call, (int) -code,
+            strerror(code));
+    }
+
+    /** Destroys the QPs, registrations, queues, PD and device context, newest first. */
+    @Override
+    public void close() {
+        device.close();
+    }
+}

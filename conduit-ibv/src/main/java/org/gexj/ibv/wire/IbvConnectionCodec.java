@@ -1,0 +1,115 @@
+package org.gexj.ibv.wire;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.HexFormat;
+
+/**
+ * The blob a rank publishes through the bootstrap's allgather when the ibv conduit connects statically: how to reach
+ * its port, and the number of the queue pair it made for each rank.
+ * <pre>
+ *  | version:8 | lid:16 | active MTU (enum ibv_mtu):8 | GID:16 bytes | first PSN:32 | ranks:32 | qpn:32 per rank |
+ * </pre>
+ * Rank {@code p} connects its QP toward rank {@code r} to {@code qpns[p]} of {@code r}'s blob.
+ */
+public final class IbvConnectionCodec {
+    public static final byte VERSION = 1;
+    /** Bytes before the QP numbers. */
+    public static final int HEADER = 1 + 2 + 1 + 16 + 4 + 4;
+    private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+
+    private IbvConnectionCodec() {
+    }
+
+    /**
+     * One rank's port and queue pairs.
+     *
+     * @param lid  the port's LID (InfiniBand; 0 on RoCE)
+     * @param mtu  the port's active MTU as {@code enum ibv_mtu} (1 = 256 ... 5 = 4096)
+     * @param gid  the GID of the entry its QPs route through, 16 bytes
+     * @param psn  the first packet sequence number its QPs send (24 bits)
+     * @param qpns the QP number it made for each rank, indexed by rank
+     */
+    public record Endpoint(int lid, int mtu, byte[] gid, int psn, int[] qpns) {
+        public Endpoint {
+            if (lid < 0 || lid > 0xFFFF) {
+                throw new IllegalArgumentException("lid " + lid + " outside [0, 65535]");
+            }
+            if (mtu < 0 || mtu > 0xFF) {
+                throw new IllegalArgumentException("mtu " + mtu + " outside [0, 255]");
+            }
+            if (gid.length != 16) {
+                throw new IllegalArgumentException("GID of " + gid.length + " bytes: a GID has 16");
+            }
+            if (psn < 0 || psn > 0xFFFFFF) {
+                throw new IllegalArgumentException("PSN " + psn + " outside [0, 16777215] (24 bits)");
+            }
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Endpoint e && e.lid == lid && e.mtu == mtu && Arrays.equals(e.gid, gid)
+                && e.psn == psn && Arrays.equals(e.qpns, qpns);
+        }
+
+        @Override
+        public int hashCode() {
+            return ((lid * 31 + mtu) * 31 + Arrays.hashCode(gid)) * 31 + Arrays.hashCode(qpns) + psn;
+        }
+
+        @Override
+        public String toString() {
+            return "lid " + lid + ", mtu enum " + mtu + ", GID " + HexFormat.of().formatHex(gid) + ", PSN " + psn
+                + ", QPs " + Arrays.toString(qpns);
+        }
+    }
+
+    public static byte[] encode(Endpoint e) {
+        final ByteBuffer b = ByteBuffer.allocate(HEADER + 4 * e.qpns().length).order(ORDER).put(VERSION)
+            .putShort((short) e.lid()).put((byte) e.mtu()).put(e.gid()).putInt(e.psn()).putInt(e.qpns().length);
+        for (int qpn : e.qpns()) {
+            b.putInt(qpn);
+        }
+        return b.array();
+    }
+
+    /**
+     * The endpoint in the blob of {@code rank} in a job of {@code size} ranks.
+     *
+     * @throws IllegalArgumentException naming {@code rank} and what is wrong with its blob
+     */
+    public static Endpoint decode(byte[] blob, int rank, int size) {
+        try {
+            final ByteBuffer b = ByteBuffer.wrap(blob).order(ORDER);
+            final byte version = b.get();
+            if (version != VERSION) {
+                throw new IllegalArgumentException("rank " + rank + " sent an ibv connection blob of version "
+                    + version + ", this rank speaks " + VERSION);
+            }
+            final int lid = Short.toUnsignedInt(b.getShort());
+            final int mtu = Byte.toUnsignedInt(b.get());
+            final byte[] gid = new byte[16];
+            b.get(gid);
+            final int psn = b.getInt();
+            final int count = b.getInt();
+            if (count != size || b.remaining() != 4L * size) {
+                throw new IllegalArgumentException("rank " + rank + "'s ibv connection blob names " + count
+                    + " queue pairs in " + b.remaining() + " bytes; a job of " + size + " ranks needs " + size);
+            }
+            final int[] qpns = new int[size];
+            for (int r = 0; r < size; r++) {
+                qpns[r] = b.getInt();
+            }
+            if (psn < 0 || psn > 0xFFFFFF) {
+                throw new IllegalArgumentException("rank " + rank + "'s ibv connection blob has PSN " + psn
+                    + " outside 24 bits");
+            }
+            return new Endpoint(lid, mtu, gid, psn, qpns);
+        } catch (BufferUnderflowException e) {
+            throw new IllegalArgumentException("rank " + rank + "'s ibv connection blob of " + blob.length
+                + " bytes is truncated");
+        }
+    }
+}

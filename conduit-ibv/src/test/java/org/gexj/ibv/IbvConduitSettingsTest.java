@@ -1,0 +1,66 @@
+package org.gexj.ibv;
+
+import org.gexj.Config;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** The {@code GEX_IBV_*} settings of the data path: defaults, and each bad value named with the allowed range. */
+class IbvConduitSettingsTest {
+    private static IbvConduitSettings read(Map<String, String> values) {
+        return IbvConduitSettings.from(Config.of(values));
+    }
+
+    private static String refused(Map<String, String> values) {
+        return assertThrows(IllegalArgumentException.class, () -> read(values)).getMessage();
+    }
+
+    @Test
+    void defaultsAreStaticWith32MessageCredits() {
+        final IbvConduitSettings s = read(Map.of(IbvConduitSettings.CONNECT, "", IbvConduitSettings.CREDITS, ""));
+        assertEquals("static", s.connect());
+        assertEquals(32, s.credits());
+        assertEquals(16 << 10, s.frameLength());
+        assertEquals(64, s.maxInline());
+        assertEquals(30_000_000_000L, s.timeoutNanos());
+    }
+
+    @Test
+    void valuesInRangeAreTaken() {
+        final IbvConduitSettings s = read(Map.of(IbvConduitSettings.CONNECT, "STATIC", IbvConduitSettings.CREDITS,
+            "2", IbvConduitSettings.FRAME, "4K", IbvConduitSettings.INLINE, "16", IbvConduitSettings.TIMEOUT, "5"));
+        assertEquals("static", s.connect());
+        assertEquals(2, s.credits());
+        assertEquals(4096, s.frameLength());
+        assertEquals(16, s.maxInline());
+        assertEquals(5_000_000_000L, s.timeoutNanos());
+    }
+
+    @Test
+    void ondemandIsNamedAsNotBuiltYet() {
+        assertEquals("GEX_IBV_CONNECT=ondemand is not built yet: the ibv conduit connects every peer's queue pair at"
+            + " open; use GEX_IBV_CONNECT=static (the default)", refused(Map.of("GEX_IBV_CONNECT", "ondemand")));
+        assertEquals("GEX_IBV_CONNECT=udqp is not one of: static (ondemand is not built yet)",
+            refused(Map.of("GEX_IBV_CONNECT", "udqp")));
+    }
+
+    @Test
+    void badCreditsAreNamedWithTheRange() {
+        assertEquals("GEX_IBV_CREDITS=1 outside [2, 4096]", refused(Map.of("GEX_IBV_CREDITS", "1")));
+        assertEquals("GEX_IBV_CREDITS=4097 outside [2, 4096]", refused(Map.of("GEX_IBV_CREDITS", "4097")));
+        assertEquals("GEX_IBV_CREDITS=many is not a number (suffixes K, M, G allowed); range [2, 4096]",
+            refused(Map.of("GEX_IBV_CREDITS", "many")));
+    }
+
+    @Test
+    void otherBadValuesAreNamedWithTheirRanges() {
+        assertEquals("GEX_IBV_INLINE=8 outside [16, 1024]", refused(Map.of("GEX_IBV_INLINE", "8")));
+        assertEquals("GEX_IBV_FRAME=512 outside [1024, 1048576]", refused(Map.of("GEX_IBV_FRAME", "512")));
+        assertEquals("GEX_IBV_TIMEOUT=0 outside [1, 3600]", refused(Map.of("GEX_IBV_TIMEOUT", "0")));
+        assertEquals("GEX_IBV_RMA_OPS=3 outside [4, 65536]", refused(Map.of("GEX_IBV_RMA_OPS", "3")));
+        assertEquals("GEX_IBV_SEND_BUFFERS=3 outside [4, 65536]", refused(Map.of("GEX_IBV_SEND_BUFFERS", "3")));
+    }
+}
