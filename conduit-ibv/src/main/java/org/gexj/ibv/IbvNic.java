@@ -4,7 +4,6 @@ import org.gexj.ibv.ffm.Errno;
 import org.gexj.ibv.ffm.RecvWr;
 import org.gexj.ibv.ffm.SendWr;
 import org.gexj.ibv.ffm.Verbs;
-import org.gexj.ibv.ffm.VerbsLayouts;
 import org.gexj.ibv.ffm.VerbsOps;
 import org.gexj.ibv.ffm.VerbsQp;
 import org.gexj.ibv.ffm.WorkCompletions;
@@ -29,15 +28,15 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@link RdmaNic#AGAIN} for a full send or receive queue ({@code ENOMEM}) or {@code -errno}.
  *
  * <p>Every send is signaled, an inline one with {@code wr_id} 0 (the engine ignores context 0), so that the send
- * queues drain. A completion in error stops a read there: it and the entries after it wait in {@link #carry} for
- * {@link #readError} and the next reads, in the CQ's order. Its text names the verbs status and the peer.
+ * queues drain. A completion in error stops a read there: it and the entries after it wait (in
+ * {@link IbvCompletionReader}) for {@link #readError} and the next reads, in the CQ's order. Its text names the verbs
+ * status and the peer.
  *
  * <p>Threads: not thread-safe; the engine makes every call under its lock.
  */
 final class IbvNic implements RdmaNic, AutoCloseable {
     private static final int SIGNALED = Verbs.IBV_SEND_SIGNALED;
     private static final int INLINE = Verbs.IBV_SEND_SIGNALED | Verbs.IBV_SEND_INLINE;
-    private static final long WC_BYTES = VerbsLayouts.IBV_WC.byteSize();
     /** 4.096 us * 2^14 = 67 ms before a lost packet is sent again; 7 tries before the QP fails. */
     private static final int TIMEOUT = 14;
     private static final int RETRIES = 7;
@@ -58,10 +57,8 @@ final class IbvNic implements RdmaNic, AutoCloseable {
     private final SendWr sendWr;
     private final RecvWr recvWr;
     private final String description;
-    /** Entries of a poll from an error on, handed out by later reads ({@code carryHead} to {@code carryEnd}). */
-    private WorkCompletions carry;
-    private int carryHead;
-    private int carryEnd;
+    /** Polls the CQ; keeps an entry in error, and those after it, for {@link #readError} and the next reads. */
+    private final IbvCompletionReader reader;
     private volatile long registeredBytes;
 
     /**
@@ -83,6 +80,7 @@ final class IbvNic implements RdmaNic, AutoCloseable {
         this.cq = device.cq();
         this.srq = device.srq();
         this.ops = new VerbsOps(device.context);
+        this.reader = new IbvCompletionReader((max, wc) -> ops.pollCq(cq, max, wc));
         this.qps = new MemorySegment[size];
         this.qpRanks = new IbvQpTable(size + 1);
         for (int r = 0; r < size; r++) {
@@ -258,47 +256,14 @@ final class IbvNic implements RdmaNic, AutoCloseable {
 
     @Override
     public RdmaCompletions completions(Arena arena, int capacity) {
-        if (carry == null || carry.capacity() < capacity) {
-            carry = new WorkCompletions(arena, capacity);
-            carryHead = 0;
-            carryEnd = 0;
-        }
+        reader.reserve(arena, capacity);
         return new IbvCompletions(new WorkCompletions(arena, capacity), qpRanks);
     }
 
-    /** Entries carried from an earlier poll first; else {@code ibv_poll_cq}, up to the first entry in error. */
+    /** {@code ibv_poll_cq}, up to the first entry in error ({@link IbvCompletionReader}). */
     @Override
     public long read(RdmaCompletions entries, int count) {
-        final WorkCompletions wc = ((IbvCompletions) entries).wc;
-        final int max = Math.min(count, wc.capacity());
-        if (carryHead < carryEnd) {
-            if (carry.status(carryHead) != Verbs.IBV_WC_SUCCESS) {
-                return ERROR_AVAILABLE;
-            }
-            int n = 0;
-            while (n < max && carryHead + n < carryEnd && carry.status(carryHead + n) == Verbs.IBV_WC_SUCCESS) {
-                n++;
-            }
-            MemorySegment.copy(carry.segment(), carryHead * WC_BYTES, wc.segment(), 0, n * WC_BYTES);
-            carryHead += n;
-            return n;
-        }
-        final int n = ops.pollCq(cq, max, wc.segment());
-        if (n < 0) {
-            return n;
-        }
-        if (n == 0) {
-            return AGAIN;
-        }
-        for (int i = 0; i < n; i++) {
-            if (wc.status(i) != Verbs.IBV_WC_SUCCESS) {
-                MemorySegment.copy(wc.segment(), i * WC_BYTES, carry.segment(), 0, (n - i) * WC_BYTES);
-                carryHead = 0;
-                carryEnd = n - i;
-                return i == 0 ? ERROR_AVAILABLE : i;
-            }
-        }
-        return n;
+        return reader.read(((IbvCompletions) entries).wc, count);
     }
 
     /** Nothing: the device progresses on its own; completions are taken by {@link #read}. */
@@ -311,18 +276,20 @@ final class IbvNic implements RdmaNic, AutoCloseable {
         return new ErrorEntry();
     }
 
-    /** The carried entry in error: 1 if there was one. */
+    /** The entry in error a {@link #read} stopped at: 1 if there was one. */
     @Override
     public long readError(RdmaErrorEntry entry) {
-        if (carryHead >= carryEnd || carry.status(carryHead) == Verbs.IBV_WC_SUCCESS) {
+        final int i = reader.pendingError();
+        if (i < 0) {
             return 0;
         }
+        final WorkCompletions carry = reader.carry();
         final ErrorEntry e = (ErrorEntry) entry;
-        e.wrId = carry.wrId(carryHead);
-        e.status = carry.status(carryHead);
-        e.vendorErr = carry.vendorErr(carryHead);
-        e.qpNum = carry.qpNum(carryHead);
-        carryHead++;
+        e.wrId = carry.wrId(i);
+        e.status = carry.status(i);
+        e.vendorErr = carry.vendorErr(i);
+        e.qpNum = carry.qpNum(i);
+        reader.errorTaken();
         return 1;
     }
 
