@@ -6,7 +6,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * The table of operation contexts (libfabric's {@code op_context}, verbs' {@code wr_id}), one per operation a
  * completion can name: {@code [0, sendSlots)} the send buffers, then {@code receiveSlots} receive buffers, then the
- * RMA operation slots. A completion's context is decoded here alone, by {@link #decode}. Immutable after construction; any thread.
+ * RMA operation slots. A completion's context is decoded here alone, by {@link #decode}. Immutable after
+ * construction; any thread.
  */
 final class RdmaContexts {
     /** Bytes of the context passed with each operation: an {@code fi_context2}, enough for either context mode. */

@@ -8,8 +8,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>One lock serialises the NIC (a libfabric endpoint is {@code FI_THREAD_DOMAIN}; verbs queues are used by one
  * thread at a time) and guards every part's shared state (send slots, credits, backlog, RMA operations, bounce
  * buffers, registrations, deferred completions). A section that calls the NIC takes it with {@link #lockOpen()},
- * which fails from the start of the close (nothing goes to a peer after this rank's CLOSE), or with {@link #lockUnclosed()} for what the close's drain still needs (reposting a receive
- * buffer, an RMA chunk's completion). Any thread may call; the flags are volatile, written under the lock.
+ * which fails from the start of the close (nothing goes to a peer after this rank's CLOSE), or with
+ * {@link #lockUnclosed()} for what the close's drain still needs (reposting a receive buffer, an RMA chunk's
+ * completion). Any thread may call; the flags are volatile, written under the lock.
  */
 final class RdmaGuard {
     private final ReentrantLock lock = new ReentrantLock();
