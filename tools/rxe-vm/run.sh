@@ -106,8 +106,11 @@ secs() { printf '%d.%01d' $(($1 / 1000)) $((($1 % 1000) / 100)); }
 
 # --- boot -------------------------------------------------------------------------------------------------------
 HARD=$((BOOT_TIMEOUT + RXE_TIMEOUT + TIMEOUT + 120))
+# thread=single: one host thread runs every vCPU. With multi-threaded TCG the guest JVMs died at random of SIGILL or
+# SIGSEGV in JIT-compiled code (HotSpot patches code while other threads run it; TCG then ran stale translations),
+# with C2 or C1 alone, with -cpu max or Nehalem; single-threaded TCG ran the ibv kits clean, with the default JVM.
 # shellcheck disable=SC2206  # RXE_VM_ACCEL is a list of QEMU options on purpose
-ACCEL=(${RXE_VM_ACCEL:--accel tcg -cpu max})
+ACCEL=(${RXE_VM_ACCEL:--accel tcg,thread=single -cpu max})
 # -nic none: the guest needs no network (rxe runs on an in-guest dummy netdev). -no-reboot: the guest's power-off
 # (or a panic, with panic=-1) ends QEMU. The outer timeout bounds QEMU even if this script is killed with SIGKILL.
 T0=$(now_ms)
