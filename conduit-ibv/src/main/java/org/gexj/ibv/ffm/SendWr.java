@@ -28,6 +28,9 @@ public final class SendWr {
     static final long IMM_DATA = offset(IBV_SEND_WR, "imm_data");
     static final long REMOTE_ADDR = offset(IBV_SEND_WR, "wr", "rdma", "remote_addr");
     static final long RKEY = offset(IBV_SEND_WR, "wr", "rdma", "rkey");
+    static final long UD_AH = offset(IBV_SEND_WR, "wr", "ud", "ah");
+    static final long UD_REMOTE_QPN = offset(IBV_SEND_WR, "wr", "ud", "remote_qpn");
+    static final long UD_REMOTE_QKEY = offset(IBV_SEND_WR, "wr", "ud", "remote_qkey");
     static final long SGE_ADDR = offset(IBV_SGE, "addr");
     static final long SGE_LENGTH = offset(IBV_SGE, "length");
     static final long SGE_LKEY = offset(IBV_SGE, "lkey");
@@ -54,6 +57,25 @@ public final class SendWr {
     /** {@code IBV_WR_SEND_WITH_IMM}: the receiver's completion carries {@code imm}. */
     public SendWr sendWithImm(long wrId, long address, int length, int lkey, int flags, int imm) {
         return set(wrId, Verbs.IBV_WR_SEND_WITH_IMM, flags, address, length, lkey, 0L, 0, imm);
+    }
+
+    /**
+     * {@code IBV_WR_SEND} on a UD QP: one datagram of {@code length} bytes at {@code address} (registered under
+     * {@code lkey}; with {@code IBV_SEND_INLINE} up to the QP's inline size, any {@code lkey}) to the QP
+     * {@code remoteQpn} behind the address handle {@code ah} ({@link VerbsAh#create}), which accepts it if
+     * {@code remoteQkey} is its Q_Key. At most the path MTU's bytes ({@link Verbs#mtuBytes}). Unreliable: the send's
+     * completion says it left, not that it arrived (a receiver without a posted receive drops it).
+     *
+     * <p>It writes {@code wr.ud}, the union that {@code wr.rdma} shares: the RC methods overwrite the same bytes.
+     */
+    public SendWr sendUd(long wrId, long address, int length, int lkey, int flags, MemorySegment ah, int remoteQpn,
+                         int remoteQkey) {
+        set(wrId, Verbs.IBV_WR_SEND, flags, address, length, lkey, 0L, 0, 0);
+        // after set(): wr.rdma's remote_addr and rkey lie where wr.ud's ah and remote_qpn are
+        wr.set(ADDRESS, UD_AH, ah);
+        wr.set(JAVA_INT, UD_REMOTE_QPN, remoteQpn);
+        wr.set(JAVA_INT, UD_REMOTE_QKEY, remoteQkey);
+        return this;
     }
 
     /** {@code IBV_WR_RDMA_WRITE} of local bytes to {@code remoteAddress} of the peer's region {@code rkey}. */

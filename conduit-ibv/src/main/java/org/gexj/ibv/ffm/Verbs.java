@@ -55,12 +55,15 @@ public final class Verbs {
     public static final int IBV_GID_TYPE_IB = 0;
     public static final int IBV_GID_TYPE_ROCE_V1 = 1;
     public static final int IBV_GID_TYPE_ROCE_V2 = 2;
+    public static final int IBV_MTU_256 = 1;
     public static final int IBV_MTU_1024 = 3;
+    public static final int IBV_MTU_4096 = 5;
     public static final int IBV_ACCESS_LOCAL_WRITE = 1;
     public static final int IBV_ACCESS_REMOTE_WRITE = 2;
     public static final int IBV_ACCESS_REMOTE_READ = 4;
     public static final int IBV_ACCESS_REMOTE_ATOMIC = 8;
     public static final int IBV_QPT_RC = 2;
+    public static final int IBV_QPT_UD = 4;
     public static final int IBV_QPS_RESET = 0;
     public static final int IBV_QPS_INIT = 1;
     public static final int IBV_QPS_RTR = 2;
@@ -70,6 +73,7 @@ public final class Verbs {
     public static final int IBV_QP_ACCESS_FLAGS = 0x8;
     public static final int IBV_QP_PKEY_INDEX = 0x10;
     public static final int IBV_QP_PORT = 0x20;
+    public static final int IBV_QP_QKEY = 0x40;
     public static final int IBV_QP_AV = 0x80;
     public static final int IBV_QP_PATH_MTU = 0x100;
     public static final int IBV_QP_TIMEOUT = 0x200;
@@ -99,7 +103,14 @@ public final class Verbs {
     public static final int IBV_WC_RDMA_READ = 2;
     public static final int IBV_WC_RECV = 128;
     public static final int IBV_WC_RECV_RDMA_WITH_IMM = 129;
+    public static final int IBV_WC_GRH = 1;
     public static final int IBV_WC_WITH_IMM = 2;
+
+    /**
+     * {@code sizeof(struct ibv_grh)}, 40: a UD receive's buffer begins with these bytes (the global route header, or
+     * room for it), the datagram's payload after them, and its completion's {@code byte_len} counts them.
+     */
+    public static final int UD_GRH_BYTES = (int) VerbsLayouts.IBV_GRH.byteSize();
 
     static final long DEVICE_ATTR_PHYS_PORT_CNT = VerbsLayouts.offset(VerbsLayouts.IBV_DEVICE_ATTR, "phys_port_cnt");
     static final long MR_LKEY = VerbsLayouts.offset(VerbsLayouts.IBV_MR, "lkey");
@@ -344,6 +355,20 @@ public final class Verbs {
     /** {@code ibv_destroy_srq}. */
     public static void destroySrq(MemorySegment srq) {
         intCall("ibv_destroy_srq", Exported.DESTROY_SRQ, srq);
+    }
+
+    /**
+     * The bytes of an {@code enum ibv_mtu} ({@code IBV_MTU_256} 256 ... {@code IBV_MTU_4096} 4096): the largest UD
+     * payload on a port whose {@code active_mtu} it is (the receive buffer needs {@link #UD_GRH_BYTES} more).
+     *
+     * @throws IllegalArgumentException if {@code mtu} is not 1..5
+     */
+    public static int mtuBytes(int mtu) {
+        if (mtu < IBV_MTU_256 || mtu > IBV_MTU_4096) {
+            throw new IllegalArgumentException("enum ibv_mtu " + mtu + ": expected " + IBV_MTU_256 + ".."
+                + IBV_MTU_4096);
+        }
+        return 128 << mtu;
     }
 
     /** {@code ibv_wc_status_str}, e.g. "remote access error" for {@code IBV_WC_REM_ACCESS_ERR}. */

@@ -150,6 +150,18 @@ public final class VerbsLayouts {
         IBV_GLOBAL_ROUTE.withName("grh"), i16("dlid"), i8("sl"), i8("src_path_bits"), i8("static_rate"),
         i8("is_global"), i8("port_num"), pad(1)).withName("struct ibv_ah_attr");
 
+    /** {@code struct ibv_ah}: what {@code ibv_create_ah} returns; only passed back (in a UD send, to destroy). */
+    public static final StructLayout IBV_AH = MemoryLayout.structLayout(ptr("context"), ptr("pd"), i32("handle"),
+        pad(4)).withName("struct ibv_ah");
+
+    /**
+     * {@code struct ibv_grh}: the 40 bytes a UD receive buffer starts with, before the payload. On RoCE v2 over IPv4
+     * the first 20 are undefined and the last 20 hold the IPv4 header.
+     */
+    public static final StructLayout IBV_GRH = MemoryLayout.structLayout(
+        i32("version_tclass_flow"), i16("paylen"), i8("next_hdr"), i8("hop_limit"), IBV_GID.withName("sgid"),
+        IBV_GID.withName("dgid")).withName("struct ibv_grh");
+
     public static final StructLayout IBV_QP_ATTR = MemoryLayout.structLayout(
         i32("qp_state"), i32("cur_qp_state"), i32("path_mtu"), i32("path_mig_state"), i32("qkey"), i32("rq_psn"),
         i32("sq_psn"), i32("dest_qp_num"), i32("qp_access_flags"), IBV_QP_CAP.withName("cap"),
@@ -194,8 +206,8 @@ public final class VerbsLayouts {
     /** Every top-level layout above: what {@code IbvLayoutTest} compares with the header. */
     public static final java.util.List<GroupLayout> ALL = java.util.List.of(IBV_CONTEXT_OPS, IBV_CONTEXT, IBV_DEVICE,
         IBV_DEVICE_ATTR, IBV_PORT_ATTR, IBV_GID, IBV_GID_ENTRY, IBV_PD, IBV_MR, IBV_CQ, IBV_SRQ_ATTR,
-        IBV_SRQ_INIT_ATTR, IBV_SRQ, IBV_QP_CAP, IBV_QP_INIT_ATTR, IBV_QP, IBV_GLOBAL_ROUTE, IBV_AH_ATTR, IBV_QP_ATTR,
-        IBV_SGE, IBV_SEND_WR, IBV_RECV_WR, IBV_WC);
+        IBV_SRQ_INIT_ATTR, IBV_SRQ, IBV_QP_CAP, IBV_QP_INIT_ATTR, IBV_QP, IBV_GLOBAL_ROUTE, IBV_AH_ATTR, IBV_AH,
+        IBV_GRH, IBV_QP_ATTR, IBV_SGE, IBV_SEND_WR, IBV_RECV_WR, IBV_WC);
 
     /**
      * Byte offset of a member, by its C path: {@code offset(IBV_QP_ATTR, "ah_attr", "grh", "sgid_index")}. Members of

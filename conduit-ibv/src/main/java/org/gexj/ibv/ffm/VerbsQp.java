@@ -17,7 +17,9 @@ import static org.gexj.ibv.ffm.VerbsLayouts.offset;
 /**
  * The queue-pair functions of {@code <infiniband/verbs.h>}: {@code ibv_create_qp}, {@code ibv_modify_qp},
  * {@code ibv_destroy_qp}, and the three transitions that connect a reliable-connected (RC) QP to its peer:
- * RESET → INIT → RTR (ready to receive: the peer's QP number, GID and first PSN) → RTS (ready to send).
+ * RESET → INIT → RTR (ready to receive: the peer's QP number, GID and first PSN) → RTS (ready to send). An
+ * unreliable-datagram (UD) QP has no peer: it goes through the same states with only its port and Q_Key, and each send
+ * names its destination ({@link VerbsAh}, {@link SendWr#sendUd}).
  */
 public final class VerbsQp {
     static final long QP_NUM = offset(IBV_QP, "qp_num");
@@ -32,6 +34,7 @@ public final class VerbsQp {
     private static final long INIT_MAX_INLINE = offset(IBV_QP_INIT_ATTR, "cap", "max_inline_data");
     private static final long INIT_QP_TYPE = offset(IBV_QP_INIT_ATTR, "qp_type");
     private static final long ATTR_STATE = offset(IBV_QP_ATTR, "qp_state");
+    static final long ATTR_QKEY = offset(IBV_QP_ATTR, "qkey");
     private static final long ATTR_PATH_MTU = offset(IBV_QP_ATTR, "path_mtu");
     private static final long ATTR_RQ_PSN = offset(IBV_QP_ATTR, "rq_psn");
     private static final long ATTR_SQ_PSN = offset(IBV_QP_ATTR, "sq_psn");
@@ -59,6 +62,11 @@ public final class VerbsQp {
         | Verbs.IBV_QP_DEST_QPN | Verbs.IBV_QP_RQ_PSN | Verbs.IBV_QP_MAX_DEST_RD_ATOMIC | Verbs.IBV_QP_MIN_RNR_TIMER;
     public static final int RTS_MASK = Verbs.IBV_QP_STATE | Verbs.IBV_QP_TIMEOUT | Verbs.IBV_QP_RETRY_CNT
         | Verbs.IBV_QP_RNR_RETRY | Verbs.IBV_QP_SQ_PSN | Verbs.IBV_QP_MAX_QP_RD_ATOMIC;
+    /** The masks of a UD QP's transitions: INIT sets the Q_Key, RTR nothing but the state, RTS the first PSN. */
+    public static final int UD_INIT_MASK = Verbs.IBV_QP_STATE | Verbs.IBV_QP_PKEY_INDEX | Verbs.IBV_QP_PORT
+        | Verbs.IBV_QP_QKEY;
+    public static final int UD_RTR_MASK = Verbs.IBV_QP_STATE;
+    public static final int UD_RTS_MASK = Verbs.IBV_QP_STATE | Verbs.IBV_QP_SQ_PSN;
 
     private static final class Exported {
         static final MethodHandle CREATE_QP = Verbs.exported("ibv_create_qp",
@@ -72,7 +80,7 @@ public final class VerbsQp {
     private VerbsQp() {
     }
 
-    /** What an RC QP is created with ({@code struct ibv_qp_cap}). */
+    /** What a QP is created with ({@code struct ibv_qp_cap}). */
     public record Capacity(int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData) {
     }
 
@@ -83,6 +91,23 @@ public final class VerbsQp {
      */
     public static MemorySegment createRc(MemorySegment pd, MemorySegment sendCq, MemorySegment recvCq,
                                          MemorySegment srq, Capacity cap) {
+        return create(pd, sendCq, recvCq, srq, cap, Verbs.IBV_QPT_RC);
+    }
+
+    /**
+     * {@code ibv_create_qp} of a UD QP on {@code pd} with a receive queue of its own ({@code srq} NULL: post with
+     * {@link VerbsOps#postRecv(MemorySegment, RecvWr)}), completing sends on {@code sendCq} and receives on
+     * {@code recvCq} (may be the same CQ). Only signaled work requests complete ({@code sq_sig_all} 0). A datagram
+     * carries at most the port's active MTU ({@link Verbs#mtuBytes}); each receive buffer needs
+     * {@link Verbs#UD_GRH_BYTES} more. Then {@link #toInitUd}, {@link #toRtrUd}, {@link #toRtsUd}.
+     */
+    public static MemorySegment createUd(MemorySegment pd, MemorySegment sendCq, MemorySegment recvCq,
+                                         Capacity cap) {
+        return create(pd, sendCq, recvCq, MemorySegment.NULL, cap, Verbs.IBV_QPT_UD);
+    }
+
+    private static MemorySegment create(MemorySegment pd, MemorySegment sendCq, MemorySegment recvCq,
+                                        MemorySegment srq, Capacity cap, int qpType) {
         try (Arena arena = Arena.ofConfined()) {
             final MemorySegment attr = arena.allocate(IBV_QP_INIT_ATTR);
             attr.set(ADDRESS, INIT_SEND_CQ, sendCq);
@@ -93,7 +118,7 @@ public final class VerbsQp {
             attr.set(JAVA_INT, INIT_MAX_SEND_SGE, cap.maxSendSge());
             attr.set(JAVA_INT, INIT_MAX_RECV_SGE, cap.maxRecvSge());
             attr.set(JAVA_INT, INIT_MAX_INLINE, cap.maxInlineData());
-            attr.set(JAVA_INT, INIT_QP_TYPE, Verbs.IBV_QPT_RC);
+            attr.set(JAVA_INT, INIT_QP_TYPE, qpType);
             final MemorySegment capture = Errno.capture(arena);
             return Errno.checkPointer("ibv_create_qp", (MemorySegment) Exported.CREATE_QP.invokeExact(capture, pd,
                 attr), capture).reinterpret(IBV_QP.byteSize());
@@ -177,6 +202,41 @@ public final class VerbsQp {
             attr.set(JAVA_BYTE, ATTR_RNR_RETRY, (byte) rnrRetry);
             attr.set(JAVA_BYTE, ATTR_MAX_RD_ATOMIC, (byte) readsInFlight);
             modify(qp, attr, RTS_MASK, "RTS");
+        }
+    }
+
+    /**
+     * A UD QP's RESET → INIT on {@code port}, pkey index 0, accepting datagrams sent with {@code qkey}: a datagram
+     * whose {@code remote_qkey} differs is dropped by the receiving device (no completion). A Q_Key with the high bit
+     * set is a controlled one, which only privileged processes may set: use one below {@code 0x80000000}.
+     */
+    public static void toInitUd(MemorySegment qp, int port, int qkey) {
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment attr = arena.allocate(IBV_QP_ATTR);
+            attr.set(JAVA_INT, ATTR_STATE, Verbs.IBV_QPS_INIT);
+            attr.set(JAVA_SHORT, ATTR_PKEY_INDEX, (short) 0);
+            attr.set(JAVA_BYTE, ATTR_PORT, (byte) port);
+            attr.set(JAVA_INT, ATTR_QKEY, qkey);
+            modify(qp, attr, UD_INIT_MASK, "UD INIT");
+        }
+    }
+
+    /** A UD QP's INIT → RTR: it receives from then on (post receives before, or datagrams are dropped). */
+    public static void toRtrUd(MemorySegment qp) {
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment attr = arena.allocate(IBV_QP_ATTR);
+            attr.set(JAVA_INT, ATTR_STATE, Verbs.IBV_QPS_RTR);
+            modify(qp, attr, UD_RTR_MASK, "UD RTR");
+        }
+    }
+
+    /** A UD QP's RTR → RTS, first send PSN {@code psn} (24 bits): it sends from then on. */
+    public static void toRtsUd(MemorySegment qp, int psn) {
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment attr = arena.allocate(IBV_QP_ATTR);
+            attr.set(JAVA_INT, ATTR_STATE, Verbs.IBV_QPS_RTS);
+            attr.set(JAVA_INT, ATTR_SQ_PSN, psn & 0xFFFFFF);
+            modify(qp, attr, UD_RTS_MASK, "UD RTS");
         }
     }
 

@@ -21,6 +21,7 @@ public final class WorkCompletions {
     static final long BYTE_LEN = offset(IBV_WC, "byte_len");
     static final long IMM_DATA = offset(IBV_WC, "imm_data");
     static final long QP_NUM = offset(IBV_WC, "qp_num");
+    static final long SRC_QP = offset(IBV_WC, "src_qp");
     static final long WC_FLAGS = offset(IBV_WC, "wc_flags");
     private static final long SIZE = IBV_WC.byteSize();
 
@@ -62,7 +63,10 @@ public final class WorkCompletions {
         return wc.get(JAVA_INT, i * SIZE + VENDOR_ERR);
     }
 
-    /** Bytes received (receive completions). */
+    /**
+     * Bytes received (receive completions). On a UD QP it counts the {@link Verbs#UD_GRH_BYTES} at the start of the
+     * buffer: the payload is {@code byteLen - UD_GRH_BYTES} bytes from offset {@code UD_GRH_BYTES}.
+     */
     public int byteLen(int i) {
         return wc.get(JAVA_INT, i * SIZE + BYTE_LEN);
     }
@@ -77,6 +81,15 @@ public final class WorkCompletions {
         return wc.get(JAVA_INT, i * SIZE + QP_NUM);
     }
 
+    /** The sending QP's number (UD receive completions): with the source's address, who sent the datagram. */
+    public int srcQp(int i) {
+        return wc.get(JAVA_INT, i * SIZE + SRC_QP);
+    }
+
+    /**
+     * {@code IBV_WC_*} flags: {@code IBV_WC_WITH_IMM} (see {@link #immData}); {@code IBV_WC_GRH} on a UD receive
+     * whose buffer's first {@link Verbs#UD_GRH_BYTES} hold a global route header (always on RoCE).
+     */
     public int wcFlags(int i) {
         return wc.get(JAVA_INT, i * SIZE + WC_FLAGS);
     }

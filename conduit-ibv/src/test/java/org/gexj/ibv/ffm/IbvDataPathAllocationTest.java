@@ -4,6 +4,7 @@ import org.gexj.testkit.AllocationMeasureKit;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,6 +24,8 @@ class IbvDataPathAllocationTest {
             final RecvWr recv = new RecvWr(arena);
             final WorkCompletions wc = new WorkCompletions(arena, 4);
             wc.segment().set(JAVA_INT, WorkCompletions.IMM_DATA, 0x78563412);
+            // an address handle is only stored: any address does
+            final MemorySegment ah = MemorySegment.ofAddress(0x10000);
             long least = Long.MAX_VALUE;
             long sink = 0;
             for (int window = 0; window < 4; window++) {
@@ -31,10 +34,11 @@ class IbvDataPathAllocationTest {
                     send.send(i, 4096L * i, 64, 7, Verbs.IBV_SEND_SIGNALED | Verbs.IBV_SEND_INLINE);
                     send.rdmaWriteWithImm(i, 4096L * i, 128, 7, 8192L * i, 9, Verbs.IBV_SEND_SIGNALED, i);
                     send.rdmaRead(i, 4096L * i, 128, 7, 8192L * i, 9, 0);
+                    send.sendUd(i, 4096L * i, 256, 7, Verbs.IBV_SEND_SIGNALED, ah, i, 0x11111111);
                     recv.set(i, 4096L * i, 4096, 7);
                     final int k = i & 3;
                     sink += wc.wrId(k) + wc.status(k) + wc.opcode(k) + wc.byteLen(k) + wc.immData(k) + wc.qpNum(k)
-                        + wc.wcFlags(k) + wc.vendorErr(k);
+                        + wc.wcFlags(k) + wc.vendorErr(k) + wc.srcQp(k);
                 }
                 final long bytes = AllocationMeasureKit.allocatedBytes() - before;
                 if (window > 0) {

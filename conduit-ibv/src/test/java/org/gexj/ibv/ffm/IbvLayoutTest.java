@@ -179,6 +179,36 @@ class IbvLayoutTest {
     }
 
     @Test
+    void theUnreliableDatagramOffsetsAreTheHeaders() {
+        // the members a UD channel writes and reads, by the constants the bindings use (not by layout paths)
+        final Map<String, Long> used = new LinkedHashMap<>();
+        used.put("offsetof(struct ibv_send_wr, wr.ud.ah)", SendWr.UD_AH);
+        used.put("offsetof(struct ibv_send_wr, wr.ud.remote_qpn)", SendWr.UD_REMOTE_QPN);
+        used.put("offsetof(struct ibv_send_wr, wr.ud.remote_qkey)", SendWr.UD_REMOTE_QKEY);
+        used.put("offsetof(struct ibv_wc, src_qp)", WorkCompletions.SRC_QP);
+        used.put("offsetof(struct ibv_wc, byte_len)", WorkCompletions.BYTE_LEN);
+        used.put("offsetof(struct ibv_wc, wc_flags)", WorkCompletions.WC_FLAGS);
+        used.put("offsetof(struct ibv_qp_attr, qkey)", VerbsQp.ATTR_QKEY);
+        used.put("offsetof(struct ibv_ah_attr, grh.dgid)", VerbsAh.DGID);
+        used.put("offsetof(struct ibv_ah_attr, grh.sgid_index)", VerbsAh.SGID_INDEX);
+        used.put("offsetof(struct ibv_ah_attr, grh.hop_limit)", VerbsAh.HOP_LIMIT);
+        used.put("offsetof(struct ibv_ah_attr, dlid)", VerbsAh.DLID);
+        used.put("offsetof(struct ibv_ah_attr, is_global)", VerbsAh.IS_GLOBAL);
+        used.put("offsetof(struct ibv_ah_attr, port_num)", VerbsAh.PORT_NUM);
+        used.put("sizeof(struct ibv_grh)", (long) Verbs.UD_GRH_BYTES);
+        used.put("sizeof(struct ibv_ah_attr)", VerbsLayouts.IBV_AH_ATTR.byteSize());
+        used.put("sizeof(struct ibv_ah)", VerbsLayouts.IBV_AH.byteSize());
+        final List<String> wrong = new ArrayList<>();
+        used.forEach((key, ours) -> {
+            if (!ours.equals(measured.get(key))) {
+                wrong.add(key + ": header " + measured.get(key) + ", ours " + ours);
+            }
+        });
+        assertEquals(List.of(), wrong);
+        assertEquals(40, Verbs.UD_GRH_BYTES, "the GRH before every UD payload");
+    }
+
+    @Test
     void everyConstantHasTheHeadersValue() throws IllegalAccessException {
         final List<String> wrong = new ArrayList<>();
         final Map<String, Long> constants = constants();
