@@ -21,7 +21,8 @@ import java.util.Map;
  * gex-rdma), which holds everything that is not about verbs: send slots, credits (counting messages, as each fills a
  * buffer of the shared receive queue), the backlog, deferral, completion dispatch, RMA chunking and the close's
  * handshake, with their threading rules. This class opens the device ({@link IbvDevice}), wraps its queues as the
- * engine's NIC ({@link IbvNic}), connects every peer's queue pair, and states the capabilities.
+ * engine's NIC ({@link IbvNic}), connects the queue pairs (at open, or on demand: {@link IbvConnector}), and states
+ * the capabilities.
  */
 final class IbvConduit implements Conduit {
     private final int rank;
@@ -32,7 +33,11 @@ final class IbvConduit implements Conduit {
     private final RdmaEngine engine;
     private final Capabilities capabilities;
 
+    /** Nanoseconds the open took, from the device's opening to the connections' (static) or their start (ondemand). */
+    private final long openNanos;
+
     private IbvConduit(ConduitContext context) {
+        final long start = System.nanoTime();
         this.rank = context.rank();
         this.size = context.size();
         final Config config = context.config();
@@ -47,8 +52,12 @@ final class IbvConduit implements Conduit {
         try {
             nic = new IbvNic(device, settings, rank, size, arena,
                 RdmaEngine.completionQueueEntries(engineSettings, size, false),
-                RdmaEngine.singleReceiveBuffers(engineSettings, size));
-            nic.connectStatic(context.bootstrap());
+                RdmaEngine.singleReceiveBuffers(engineSettings, size), context.health());
+            if (settings.connectsStatically()) {
+                nic.connectStatic(context.bootstrap());
+            } else {
+                nic.connectOnDemand(context.bootstrap(), arena);
+            }
         } catch (RuntimeException | Error e) {
             device.close();
             arena.close();
@@ -69,6 +78,7 @@ final class IbvConduit implements Conduit {
             engine.close();
             throw e;
         }
+        this.openNanos = System.nanoTime() - start;
         if (rank == 0) {
             System.err.println("gex: " + this);
         }
@@ -86,7 +96,10 @@ final class IbvConduit implements Conduit {
         return IbvSettings.from(env);
     }
 
-    /** Collective over the job: opens this rank's device and queues and connects a queue pair to every rank. */
+    /**
+     * Collective over the job: opens this rank's device and queues, and connects a queue pair to every rank
+     * ({@code GEX_IBV_CONNECT=static}) or only to itself, the others on demand (the default).
+     */
     static IbvConduit open(ConduitContext context) {
         return new IbvConduit(context);
     }
@@ -150,15 +163,26 @@ final class IbvConduit implements Conduit {
 
     /**
      * The engine's counters ({@link RdmaEngine#counters}: {@code ibv.staged.operations}, {@code ibv.staged.bytes},
-     * {@code ibv.dropped.foreign}, {@code ibv.dropped.malformed}, {@code ibv.source-mismatch}), {@code ibv.qps}: queue
-     * pairs of this rank (one per rank, two toward itself), and {@code ibv.registered.bytes}: memory registered now.
-     * Also readable after {@link #close()}.
+     * {@code ibv.dropped.foreign}, {@code ibv.dropped.malformed}, {@code ibv.source-mismatch}), {@code ibv.qps}: RC
+     * queue pairs of this rank (one per peer connected, two toward itself; the UD QP of on-demand connections not
+     * counted), {@code ibv.registered.bytes}: memory registered now (pinned), {@code ibv.open.micros}: how long the
+     * open took, and of the connections: {@code ibv.connections} (peers with a QP), {@code ibv.connect.requests}
+     * (connections this rank asked for), {@code ibv.connect.retries} (datagrams sent again),
+     * {@code ibv.connect.dropped} (stale or foreign datagrams), {@code ibv.connect.lost} (datagrams that found no
+     * room to go). Also readable after {@link #close()}.
      */
     @Override
     public Map<String, Long> counters() {
         final Map<String, Long> m = engine.counters();
         m.put("ibv.qps", (long) nic.queuePairs());
         m.put("ibv.registered.bytes", nic.registeredBytes());
+        m.put("ibv.open.micros", openNanos / 1000);
+        final IbvConnector c = nic.connector();
+        m.put("ibv.connections", (long) c.connections());
+        m.put("ibv.connect.requests", c.requests());
+        m.put("ibv.connect.retries", c.retries());
+        m.put("ibv.connect.dropped", c.dropped() + nic.datagramsForeign());
+        m.put("ibv.connect.lost", nic.datagramsLost());
         return m;
     }
 }

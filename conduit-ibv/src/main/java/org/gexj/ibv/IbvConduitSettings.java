@@ -7,8 +7,9 @@ import org.gexj.Config;
  * port are {@link IbvSettings}). A bad value is an {@link IllegalArgumentException} naming the variable, the value and
  * the allowed range.
  *
- * @param connect       {@code GEX_IBV_CONNECT}: how queue pairs are connected; {@code static} (every peer's QP at
- *                      open, one allgather) is the only one built
+ * @param connect       {@code GEX_IBV_CONNECT}: how queue pairs are connected: {@code ondemand} (the default: a
+ *                      peer's QP when first used, numbers exchanged over a UD QP) or {@code static} (every peer's
+ *                      QP at open, one allgather)
  * @param frameLength   {@code GEX_IBV_FRAME}: largest AM frame in bytes (header, arguments and Medium payload)
  * @param credits       {@code GEX_IBV_CREDITS}: messages each peer may send per channel before this rank returns
  *                      credits; each takes a receive buffer of the shared receive queue
@@ -20,6 +21,11 @@ import org.gexj.Config;
  */
 record IbvConduitSettings(String connect, int frameLength, int credits, int sendBuffers, int rmaOperations,
                           int maxInline, long timeoutNanos) {
+    /** Whether every peer's QP is connected at open. */
+    boolean connectsStatically() {
+        return connect.equals(STATIC);
+    }
+
     static final String CONNECT = "GEX_IBV_CONNECT";
     static final String FRAME = "GEX_IBV_FRAME";
     static final String CREDITS = "GEX_IBV_CREDITS";
@@ -32,14 +38,10 @@ record IbvConduitSettings(String connect, int frameLength, int credits, int send
 
     /** The settings of {@code config}. */
     static IbvConduitSettings from(Config config) {
-        final String connect = config.get(CONNECT, STATIC).toLowerCase(java.util.Locale.ROOT);
-        if (connect.equals(ONDEMAND)) {
-            throw new IllegalArgumentException(CONNECT + "=ondemand is not built yet: the ibv conduit connects every"
-                + " peer's queue pair at open; use " + CONNECT + "=static (the default)");
-        }
-        if (!connect.equals(STATIC)) {
-            throw new IllegalArgumentException(CONNECT + "=" + connect + " is not one of: static (ondemand is not"
-                + " built yet)");
+        final String connect = config.get(CONNECT, ONDEMAND).toLowerCase(java.util.Locale.ROOT);
+        if (!connect.equals(STATIC) && !connect.equals(ONDEMAND)) {
+            throw new IllegalArgumentException(CONNECT + "=" + connect + " is not one of: " + ONDEMAND + ", "
+                + STATIC);
         }
         final int frame = config.getInt(FRAME, 16 << 10, 1024, 1 << 20);
         final int credits = config.getInt(CREDITS, 32, 2, 4096);

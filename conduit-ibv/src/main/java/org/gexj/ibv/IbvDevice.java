@@ -1,6 +1,7 @@
 package org.gexj.ibv;
 
 import org.gexj.ibv.ffm.Verbs;
+import org.gexj.ibv.ffm.VerbsAh;
 import org.gexj.ibv.ffm.VerbsLayouts;
 import org.gexj.ibv.ffm.VerbsQp;
 
@@ -153,6 +154,37 @@ final class IbvDevice implements AutoCloseable {
         VerbsQp.toInit(qp, port, Verbs.IBV_ACCESS_LOCAL_WRITE | Verbs.IBV_ACCESS_REMOTE_WRITE
             | Verbs.IBV_ACCESS_REMOTE_READ);
         return qp;
+    }
+
+    /** A completion queue of {@code entries} (at most the device's), destroyed by the close. */
+    MemorySegment createCq(int entries) {
+        final MemorySegment c = Verbs.createCq(context, Math.min(entries, maxCqe));
+        closers.push(() -> Verbs.destroyCq(c));
+        return c;
+    }
+
+    /**
+     * A UD QP completing sends and receives on {@code cq}, with a receive queue of its own, brought to RTS with
+     * {@code qkey}; destroyed by the close.
+     */
+    MemorySegment createUdQp(MemorySegment cq, int sends, int receives, int qkey) {
+        final MemorySegment qp = VerbsQp.createUd(pd, cq, cq, new VerbsQp.Capacity(sends, receives, 1, 1, 0));
+        closers.push(() -> VerbsQp.destroy(qp));
+        VerbsQp.toInitUd(qp, port, qkey);
+        VerbsQp.toRtrUd(qp);
+        VerbsQp.toRtsUd(qp, 0);
+        return qp;
+    }
+
+    /** An address handle to the port of GID {@code gid} (16 bytes) and LID {@code lid}; destroyed by the close. */
+    MemorySegment createAh(byte[] gid, int lid) {
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment g = arena.allocate(16, 8);
+            MemorySegment.copy(MemorySegment.ofArray(gid), 0, g, 0, 16);
+            final MemorySegment ah = VerbsAh.create(pd, port, g, gidIndex, lid);
+            closers.push(() -> VerbsAh.destroy(ah));
+            return ah;
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package org.gexj.ibv;
 
+import org.gexj.PeerFailedException;
 import org.gexj.ibv.ffm.Errno;
 import org.gexj.ibv.ffm.RecvWr;
 import org.gexj.ibv.ffm.SendWr;
@@ -13,6 +14,7 @@ import org.gexj.rdma.RdmaErrorEntry;
 import org.gexj.rdma.RdmaNic;
 import org.gexj.rdma.RdmaRegion;
 import org.gexj.spi.Bootstrap;
+import org.gexj.spi.JobHealth;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -23,9 +25,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * One rank's verbs objects as the RDMA engine's NIC: one CQ for sends and receives, one shared receive queue (one
  * message per buffer, so the engine's credits count messages), and one RC queue pair per peer (toward itself, a pair
- * of QPs connected to each other). The only class of the conduit that posts work requests and polls the CQ, through
- * the device's ops table ({@link VerbsOps}); each data-path method allocates nothing and returns {@code 0},
- * {@link RdmaNic#AGAIN} for a full send or receive queue ({@code ENOMEM}) or {@code -errno}.
+ * of QPs connected to each other). The QPs toward peers are made and connected at open ({@link #connectStatic}), or
+ * on demand ({@link #connectOnDemand}): then a send toward a peer not yet connected starts the connection
+ * ({@link IbvConnector}, over {@link IbvDatagrams}) and returns {@link RdmaNic#AGAIN}, so the engine keeps the frame
+ * in its backlog and sends it once the QP is connected; the connection's datagrams are read with the completions.
+ * The only class of the conduit that posts work requests and polls the CQ, through the device's ops table
+ * ({@link VerbsOps}); each data-path method allocates nothing and returns {@code 0}, {@link RdmaNic#AGAIN} for a full
+ * send or receive queue ({@code ENOMEM}) or a peer not yet connected, or {@code -errno}.
  *
  * <p>Every send is signaled, an inline one with {@code wr_id} 0 (the engine ignores context 0), so that the send
  * queues drain. A completion in error stops a read there: it and the entries after it wait (in
@@ -43,7 +49,11 @@ final class IbvNic implements RdmaNic, AutoCloseable {
     /** A peer without receive buffers is retried for ever: it posts more as it polls. */
     private static final int RNR_FOREVER = 7;
 
+    /** Reads of the CQ between two looks at the connection datagrams while no connection is under way. */
+    private static final int DATAGRAM_PERIOD = 64;
+
     private final IbvDevice device;
+    private final JobHealth health;
     private final int rank;
     private final int maxInline;
     private final int sendQueueDepth;
@@ -54,6 +64,11 @@ final class IbvNic implements RdmaNic, AutoCloseable {
     /** The second QP of the pair toward this rank itself, which receives what {@code qps[rank]} sends. */
     private final MemorySegment mirror;
     private final IbvQpTable qpRanks;
+    private final IbvConnector connector;
+    /** The on-demand connections' UD QP; null when connecting statically. */
+    private IbvDatagrams datagrams;
+    private IbvConnectionCodec.Address[] addresses;
+    private int reads;
     private final SendWr sendWr;
     private final RecvWr recvWr;
     private final String description;
@@ -68,8 +83,9 @@ final class IbvNic implements RdmaNic, AutoCloseable {
      * @param srqEntries receive buffers the engine posts
      */
     IbvNic(IbvDevice device, IbvConduitSettings settings, int rank, int size, Arena arena, long cqEntries,
-           int srqEntries) {
+           int srqEntries, JobHealth health) {
         this.device = device;
+        this.health = health;
         this.rank = rank;
         this.maxInline = settings.maxInline();
         // every frame, RMA chunk and credit message toward one peer may be in its queue at once
@@ -83,15 +99,78 @@ final class IbvNic implements RdmaNic, AutoCloseable {
         this.reader = new IbvCompletionReader((max, wc) -> ops.pollCq(cq, max, wc));
         this.qps = new MemorySegment[size];
         this.qpRanks = new IbvQpTable(size + 1);
-        for (int r = 0; r < size; r++) {
-            qps[r] = device.createQp(sendQueueDepth, maxInline);
-            qpRanks.put(VerbsQp.qpNum(qps[r]), r);
-        }
+        this.connector = new IbvConnector(new Link(), rank, size, settings.timeoutNanos(),
+            ThreadLocalRandom.current());
         this.mirror = device.createQp(sendQueueDepth, maxInline);
         qpRanks.put(VerbsQp.qpNum(mirror), rank);
         this.sendWr = new SendWr(arena);
         this.recvWr = new RecvWr(arena);
         this.description = "ibv (" + device.name + " port " + device.port + ")";
+    }
+
+    /** Makes the RC QP toward {@code peer} (in INIT) and records which rank it serves. */
+    private int createQp(int peer) {
+        final MemorySegment qp = device.createQp(sendQueueDepth, maxInline);
+        qps[peer] = qp;
+        // before the QP is connected, so before any completion can name it: a poll decoding entries outside the
+        // engine's lock finds it (the lock that the connect released and the CQ read took orders them)
+        qpRanks.put(VerbsQp.qpNum(qp), peer);
+        return VerbsQp.qpNum(qp);
+    }
+
+    /** Connects the pair of QPs toward this rank itself to each other. */
+    private void connectSelf(int psn) {
+        final int own = createQp(rank);
+        try (Arena scratch = Arena.ofConfined()) {
+            final MemorySegment gid = scratch.allocate(16, 8);
+            MemorySegment.copy(MemorySegment.ofArray(device.gid), 0, gid, 0, 16);
+            connect(qps[rank], VerbsQp.qpNum(mirror), psn, gid, device.lid, device.activeMtu, psn);
+            connect(mirror, own, psn, gid, device.lid, device.activeMtu, psn);
+        }
+        connector.connectedAtOpen(rank);
+    }
+
+    /**
+     * Collective over the job ({@code GEX_IBV_CONNECT=ondemand}): makes the UD QP of the connection messages,
+     * publishes (LID, GID, UD QP number, tag) in one allgather, and connects the pair toward this rank itself. Every
+     * other QP is made when the first operation toward its peer, or the peer's request, needs it.
+     */
+    void connectOnDemand(Bootstrap bootstrap, Arena arena) {
+        final int size = qps.length;
+        this.datagrams = new IbvDatagrams(device, ops, arena, rank, size);
+        final byte[][] blobs = bootstrap.allgather(IbvConnectionCodec.encode(new IbvConnectionCodec.Address(
+            device.lid, device.activeMtu, device.gid, datagrams.qpn(), ThreadLocalRandom.current().nextInt())));
+        final IbvConnectionCodec.Address[] all = new IbvConnectionCodec.Address[size];
+        for (int r = 0; r < size; r++) {
+            all[r] = IbvConnectionCodec.decodeAddress(blobs[r], r);
+        }
+        this.addresses = all;
+        datagrams.start(all, all[0].tag());
+        connectSelf(ThreadLocalRandom.current().nextInt(1 << 24));
+    }
+
+    /** What the connection protocol asks of the verbs objects. */
+    private final class Link implements IbvConnector.Link {
+        @Override
+        public int createQp(int peer) {
+            return IbvNic.this.createQp(peer);
+        }
+
+        @Override
+        public void connect(int peer, int remoteQpn, int remotePsn, int localPsn) {
+            final IbvConnectionCodec.Address to = addresses[peer];
+            try (Arena scratch = Arena.ofConfined()) {
+                final MemorySegment gid = scratch.allocate(16, 8);
+                MemorySegment.copy(MemorySegment.ofArray(to.gid()), 0, gid, 0, 16);
+                IbvNic.this.connect(qps[peer], remoteQpn, remotePsn, gid, to.lid(),
+                    Math.min(device.activeMtu, to.mtu()), localPsn);
+            }
+        }
+
+        @Override
+        public void send(int peer, int kind, int qpn, int psn) {
+            datagrams.send(peer, kind, qpn, psn);
+        }
     }
 
     /**
@@ -104,7 +183,7 @@ final class IbvNic implements RdmaNic, AutoCloseable {
         final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
         final int[] mine = new int[size];
         for (int r = 0; r < size; r++) {
-            mine[r] = VerbsQp.qpNum(qps[r]);
+            mine[r] = r == rank ? 0 : createQp(r);
         }
         final byte[][] blobs = bootstrap.allgather(IbvConnectionCodec.encode(
             new IbvConnectionCodec.Endpoint(device.lid, device.activeMtu, device.gid, psn, mine)));
@@ -114,14 +193,13 @@ final class IbvNic implements RdmaNic, AutoCloseable {
                 final IbvConnectionCodec.Endpoint peer = IbvConnectionCodec.decode(blobs[r], r, size);
                 MemorySegment.copy(MemorySegment.ofArray(peer.gid()), 0, gid, 0, 16);
                 final int mtu = Math.min(device.activeMtu, peer.mtu());
-                if (r == rank) {
-                    connect(qps[r], VerbsQp.qpNum(mirror), psn, gid, peer.lid(), mtu, psn);
-                    connect(mirror, VerbsQp.qpNum(qps[r]), psn, gid, peer.lid(), mtu, psn);
-                } else {
+                if (r != rank) {
                     connect(qps[r], peer.qpns()[rank], peer.psn(), gid, peer.lid(), mtu, psn);
+                    connector.connectedAtOpen(r);
                 }
             }
         }
+        connectSelf(psn);
     }
 
     private void connect(MemorySegment qp, int remoteQpn, int remotePsn, MemorySegment gid, int lid, int mtu,
@@ -130,8 +208,28 @@ final class IbvNic implements RdmaNic, AutoCloseable {
         VerbsQp.toRts(qp, psn, TIMEOUT, RETRIES, RNR_FOREVER, device.readsInFlight);
     }
 
+    /** RC queue pairs made so far (the connection datagrams' UD QP not counted). */
     int queuePairs() {
         return qpRanks.size();
+    }
+
+    IbvConnector connector() {
+        return connector;
+    }
+
+    /** Connection datagrams lost on sending, and received ones dropped as foreign; 0 when connecting statically. */
+    long datagramsLost() {
+        return datagrams == null ? 0 : datagrams.lost();
+    }
+
+    long datagramsForeign() {
+        return datagrams == null ? 0 : datagrams.foreign();
+    }
+
+    /** A peer never connected, nor connecting, has no CLOSE to exchange. */
+    @Override
+    public boolean engaged(int peer) {
+        return connector.started(peer);
     }
 
     int maxInline() {
@@ -247,6 +345,10 @@ final class IbvNic implements RdmaNic, AutoCloseable {
     }
 
     private long post(int peer, SendWr wr) {
+        if (!connector.connected(peer)) {
+            connector.want(peer, System.nanoTime());
+            return AGAIN; // kept in the engine's backlog until the QP is connected
+        }
         return code(ops.postSend(qps[peer], wr));
     }
 
@@ -263,7 +365,25 @@ final class IbvNic implements RdmaNic, AutoCloseable {
     /** {@code ibv_poll_cq}, up to the first entry in error ({@link IbvCompletionReader}). */
     @Override
     public long read(RdmaCompletions entries, int count) {
+        if (datagrams != null && (connector.busy() || ++reads % DATAGRAM_PERIOD == 0)) {
+            serveConnections();
+        }
         return reader.read(((IbvCompletions) entries).wc, count);
+    }
+
+    /**
+     * Takes the connection datagrams and sends overdue ones again. A peer that the data path has waited for longer
+     * than the timeout fails the job, named.
+     */
+    private void serveConnections() {
+        final long now = System.nanoTime();
+        datagrams.poll(connector, now);
+        final int late = connector.tick(now);
+        if (late >= 0) {
+            final String reason = connector.lateReason(late, IbvConduitSettings.TIMEOUT);
+            health.fail(late, reason);
+            throw new PeerFailedException(late, reason);
+        }
     }
 
     /** Nothing: the device progresses on its own; completions are taken by {@link #read}. */

@@ -19,9 +19,10 @@ class IbvConduitSettingsTest {
     }
 
     @Test
-    void defaultsAreStaticWith32MessageCredits() {
+    void defaultsAreOnDemandWith32MessageCredits() {
         final IbvConduitSettings s = read(Map.of(IbvConduitSettings.CONNECT, "", IbvConduitSettings.CREDITS, ""));
-        assertEquals("static", s.connect());
+        assertEquals("ondemand", s.connect());
+        assertEquals(false, s.connectsStatically());
         assertEquals(32, s.credits());
         assertEquals(16 << 10, s.frameLength());
         assertEquals(64, s.maxInline());
@@ -33,6 +34,7 @@ class IbvConduitSettingsTest {
         final IbvConduitSettings s = read(Map.of(IbvConduitSettings.CONNECT, "STATIC", IbvConduitSettings.CREDITS,
             "2", IbvConduitSettings.FRAME, "4K", IbvConduitSettings.INLINE, "16", IbvConduitSettings.TIMEOUT, "5"));
         assertEquals("static", s.connect());
+        assertEquals(true, s.connectsStatically());
         assertEquals(2, s.credits());
         assertEquals(4096, s.frameLength());
         assertEquals(16, s.maxInline());
@@ -40,10 +42,9 @@ class IbvConduitSettingsTest {
     }
 
     @Test
-    void ondemandIsNamedAsNotBuiltYet() {
-        assertEquals("GEX_IBV_CONNECT=ondemand is not built yet: the ibv conduit connects every peer's queue pair at"
-            + " open; use GEX_IBV_CONNECT=static (the default)", refused(Map.of("GEX_IBV_CONNECT", "ondemand")));
-        assertEquals("GEX_IBV_CONNECT=udqp is not one of: static (ondemand is not built yet)",
+    void anUnknownConnectModeIsNamedWithTheChoices() {
+        assertEquals("ondemand", read(Map.of("GEX_IBV_CONNECT", "OnDemand")).connect());
+        assertEquals("GEX_IBV_CONNECT=udqp is not one of: ondemand, static",
             refused(Map.of("GEX_IBV_CONNECT", "udqp")));
     }
 

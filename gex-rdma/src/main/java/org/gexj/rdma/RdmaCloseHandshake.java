@@ -6,9 +6,10 @@ import java.lang.foreign.Arena;
 
 /**
  * The close's drain: with manual progress a message this rank sent last (the final barrier's) may still sit in the
- * provider, and it leaves only while this rank polls. {@link #drain} sends CLOSE to every peer once this rank's RMA
- * operations have completed and reads the completion queue until every send completed and every peer's CLOSE arrived
- * (a peer closes once it has heard every CLOSE, and then serves no operation); {@link #settle}, after a failure, only
+ * provider, and it leaves only while this rank polls. {@link #drain} sends CLOSE to every engaged peer
+ * ({@link RdmaNic#engaged}: every peer, unless the NIC connects on demand) once this rank's RMA operations have
+ * completed and reads the completion queue until every send completed and every engaged peer's CLOSE arrived (a peer
+ * closes once it has heard every CLOSE, and then serves no operation); {@link #settle}, after a failure, only
  * waits a little for the sends in flight.
  *
  * <p>Threads: called by the closing thread, once {@link RdmaGuard#startClosing()} has stopped every other thread from
@@ -63,7 +64,6 @@ final class RdmaCloseHandshake {
     void drain() {
         final boolean[] sent = new boolean[size];
         final boolean[] heard = receive.closeHeard();
-        int toSend = size - 1;
         sent[rank] = true;
         heard[rank] = true;
         guard.lock();
@@ -83,17 +83,21 @@ final class RdmaCloseHandshake {
                 if (guard.closed()) {
                     return; // closed meanwhile by another thread (an abort racing this close)
                 }
-                // counted each time: another thread's poll, still running, may have taken a peer's CLOSE
+                // counted each time: another thread's poll, still running, may have taken a peer's CLOSE, and a
+                // peer connecting on demand may have become engaged meanwhile
                 int toHear = 0;
-                for (boolean h : heard) {
-                    toHear += h ? 0 : 1;
+                int toSend = 0;
+                for (int peer = 0; peer < size; peer++) {
+                    final boolean engaged = nic.engaged(peer);
+                    toHear += engaged && !heard[peer] ? 1 : 0;
+                    toSend += engaged && !sent[peer] ? 1 : 0;
                 }
                 if (toSend == 0 && toHear == 0 && send.idle() && rma.inUse() == 0) {
                     return;
                 }
                 send.sendBacklog();
                 for (int peer = 0; peer < size && toSend > 0 && rma.inUse() == 0; peer++) {
-                    if (!sent[peer] && send.trySendClose(peer)) {
+                    if (!sent[peer] && nic.engaged(peer) && send.trySendClose(peer)) {
                         sent[peer] = true;
                         toSend--;
                     }

@@ -95,6 +95,17 @@ public interface RdmaNic {
     /** Reads up to {@code count} completions: their number, {@link #AGAIN} if none, {@link #ERROR_AVAILABLE}. */
     long read(RdmaCompletions entries, int count);
 
+    /**
+     * Whether {@code peer} takes part in the close's CLOSE exchange: whether an endpoint toward it exists or is being
+     * made. Always, unless the NIC connects on demand (ibv's {@code GEX_IBV_CONNECT=ondemand}): two ranks that never
+     * exchanged anything have nothing to drain, and connecting them only to say CLOSE would defeat the point. Both
+     * sides of a pair agree once the connection's exchange has begun on either, and the close's own polling
+     * completes it.
+     */
+    default boolean engaged(int peer) {
+        return true;
+    }
+
     /** Drives the provider's progress without taking any completion. */
     void progress();
 

@@ -7,15 +7,24 @@ import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
- * The blob a rank publishes through the bootstrap's allgather when the ibv conduit connects statically: how to reach
+ * The blob a rank publishes through the bootstrap's allgather. When the ibv conduit connects statically: how to reach
  * its port, and the number of the queue pair it made for each rank.
  * <pre>
- *  | version:8 | lid:16 | active MTU (enum ibv_mtu):8 | GID:16 bytes | first PSN:32 | ranks:32 | qpn:32 per rank |
+ *  | version 1:8 | lid:16 | active MTU (enum ibv_mtu):8 | GID:16 bytes | first PSN:32 | ranks:32 | qpn:32 per rank |
  * </pre>
- * Rank {@code p} connects its QP toward rank {@code r} to {@code qpns[p]} of {@code r}'s blob.
+ * Rank {@code p} connects its QP toward rank {@code r} to {@code qpns[p]} of {@code r}'s blob. When it connects on
+ * demand ({@link Address}): how to reach its port and the number of its UD queue pair, over which the connection
+ * messages ({@link IbvConnectFlyweight}) go, and a random job tag (rank 0's is the job's).
+ * <pre>
+ *  | version 2:8 | lid:16 | active MTU (enum ibv_mtu):8 | GID:16 bytes | UD qpn:32 | tag:32 |
+ * </pre>
+ * The versions differ so that ranks started with different {@code GEX_IBV_CONNECT} say so instead of misreading.
  */
 public final class IbvConnectionCodec {
     public static final byte VERSION = 1;
+    public static final byte ADDRESS_VERSION = 2;
+    /** Bytes of an {@link Address} blob. */
+    public static final int ADDRESS_LENGTH = 1 + 2 + 1 + 16 + 4 + 4;
     /** Bytes before the QP numbers. */
     public static final int HEADER = 1 + 2 + 1 + 16 + 4 + 4;
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
@@ -84,10 +93,7 @@ public final class IbvConnectionCodec {
         try {
             final ByteBuffer b = ByteBuffer.wrap(blob).order(ORDER);
             final byte version = b.get();
-            if (version != VERSION) {
-                throw new IllegalArgumentException("rank " + rank + " sent an ibv connection blob of version "
-                    + version + ", this rank speaks " + VERSION);
-            }
+            checkVersion(version, VERSION, rank);
             final int lid = Short.toUnsignedInt(b.getShort());
             final int mtu = Byte.toUnsignedInt(b.get());
             final byte[] gid = new byte[16];
@@ -111,5 +117,97 @@ public final class IbvConnectionCodec {
             throw new IllegalArgumentException("rank " + rank + "'s ibv connection blob of " + blob.length
                 + " bytes is truncated");
         }
+    }
+
+    private static void checkVersion(byte version, byte expected, int rank) {
+        if (version == expected) {
+            return;
+        }
+        if (version == VERSION || version == ADDRESS_VERSION) {
+            throw new IllegalArgumentException("rank " + rank + " connects " + mode(version) + " and this rank "
+                + mode(expected) + ": start every rank with the same GEX_IBV_CONNECT");
+        }
+        throw new IllegalArgumentException("rank " + rank + " sent an ibv connection blob of version " + version
+            + ", this rank speaks " + expected);
+    }
+
+    private static String mode(byte version) {
+        return version == VERSION ? "statically (GEX_IBV_CONNECT=static)" : "on demand (GEX_IBV_CONNECT=ondemand)";
+    }
+
+    /**
+     * One rank's port and UD queue pair, for on-demand connections.
+     *
+     * @param lid   the port's LID (InfiniBand; 0 on RoCE)
+     * @param mtu   the port's active MTU as {@code enum ibv_mtu}
+     * @param gid   the GID of the entry its QPs route through, 16 bytes
+     * @param udQpn the number of its UD queue pair (24 bits)
+     * @param tag   a random number; rank 0's tags the job's connection messages
+     */
+    public record Address(int lid, int mtu, byte[] gid, int udQpn, int tag) {
+        public Address {
+            if (lid < 0 || lid > 0xFFFF) {
+                throw new IllegalArgumentException("lid " + lid + " outside [0, 65535]");
+            }
+            if (mtu < 0 || mtu > 0xFF) {
+                throw new IllegalArgumentException("mtu " + mtu + " outside [0, 255]");
+            }
+            if (gid.length != 16) {
+                throw new IllegalArgumentException("GID of " + gid.length + " bytes: a GID has 16");
+            }
+            if (udQpn < 0 || udQpn > 0xFFFFFF) {
+                throw new IllegalArgumentException("UD QP number " + udQpn + " outside [0, 16777215] (24 bits)");
+            }
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Address a && a.lid == lid && a.mtu == mtu && Arrays.equals(a.gid, gid)
+                && a.udQpn == udQpn && a.tag == tag;
+        }
+
+        @Override
+        public int hashCode() {
+            return (((lid * 31 + mtu) * 31 + Arrays.hashCode(gid)) * 31 + udQpn) * 31 + tag;
+        }
+
+        @Override
+        public String toString() {
+            return "lid " + lid + ", mtu enum " + mtu + ", GID " + HexFormat.of().formatHex(gid) + ", UD QP " + udQpn
+                + ", tag " + Integer.toHexString(tag);
+        }
+    }
+
+    public static byte[] encode(Address a) {
+        return ByteBuffer.allocate(ADDRESS_LENGTH).order(ORDER).put(ADDRESS_VERSION).putShort((short) a.lid())
+            .put((byte) a.mtu()).put(a.gid()).putInt(a.udQpn()).putInt(a.tag()).array();
+    }
+
+    /**
+     * The address in the blob of {@code rank}.
+     *
+     * @throws IllegalArgumentException naming {@code rank} and what is wrong with its blob
+     */
+    public static Address decodeAddress(byte[] blob, int rank) {
+        if (blob.length == 0) {
+            throw new IllegalArgumentException("rank " + rank + " sent an empty ibv connection blob");
+        }
+        checkVersion(blob[0], ADDRESS_VERSION, rank);
+        if (blob.length != ADDRESS_LENGTH) {
+            throw new IllegalArgumentException("rank " + rank + "'s ibv address blob has " + blob.length
+                + " bytes; it has " + ADDRESS_LENGTH);
+        }
+        final ByteBuffer b = ByteBuffer.wrap(blob, 1, ADDRESS_LENGTH - 1).order(ORDER);
+        final int lid = Short.toUnsignedInt(b.getShort());
+        final int mtu = Byte.toUnsignedInt(b.get());
+        final byte[] gid = new byte[16];
+        b.get(gid);
+        final int qpn = b.getInt();
+        final int tag = b.getInt();
+        if (qpn < 0 || qpn > 0xFFFFFF) {
+            throw new IllegalArgumentException("rank " + rank + "'s ibv address blob has UD QP number " + qpn
+                + " outside 24 bits");
+        }
+        return new Address(lid, mtu, gid, qpn, tag);
     }
 }

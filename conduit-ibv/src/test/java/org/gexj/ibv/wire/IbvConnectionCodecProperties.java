@@ -52,7 +52,7 @@ class IbvConnectionCodecProperties {
                 () -> IbvConnectionCodec.decode(Arrays.copyOf(blob, IbvConnectionCodec.HEADER - 5), rank, size)),
                 rank);
             final byte[] other = blob.clone();
-            other[0] = 2;
+            other[0] = 9;
             assertNamesRank(assertThrows(IllegalArgumentException.class,
                 () -> IbvConnectionCodec.decode(other, rank, size)), rank);
         });
@@ -64,5 +64,42 @@ class IbvConnectionCodecProperties {
             () -> new IbvConnectionCodec.Endpoint(0, 3, new byte[15], 0, new int[1])).getMessage());
         assertEquals("PSN 16777216 outside [0, 16777215] (24 bits)", assertThrows(IllegalArgumentException.class,
             () -> new IbvConnectionCodec.Endpoint(0, 3, new byte[16], 1 << 24, new int[1])).getMessage());
+    }
+
+    private static Gen<IbvConnectionCodec.Address> addresses() {
+        final Gen<byte[]> gids = Generate.byteArrays(integers().between(16, 16),
+            Generate.bytes(Byte.MIN_VALUE, Byte.MAX_VALUE, (byte) 0));
+        return integers().between(0, 0xFFFF).zip(integers().between(0, 255), gids, integers().between(0, 0xFFFFFF),
+            integers().all(), (lid, mtu, gid, qpn, tag) -> new IbvConnectionCodec.Address(lid, mtu, gid, qpn, tag));
+    }
+
+    @Test
+    void addressesRoundTripAndABadOneNamesItsRank() {
+        qt().withExamples(1000).forAll(addresses(), integers().between(0, 1000)).checkAssert((a, rank) -> {
+            final byte[] blob = IbvConnectionCodec.encode(a);
+            assertEquals(IbvConnectionCodec.ADDRESS_LENGTH, blob.length);
+            assertEquals(a, IbvConnectionCodec.decodeAddress(blob, rank));
+            assertNamesRank(assertThrows(IllegalArgumentException.class,
+                () -> IbvConnectionCodec.decodeAddress(Arrays.copyOf(blob, blob.length - 1), rank)), rank);
+            assertNamesRank(assertThrows(IllegalArgumentException.class,
+                () -> IbvConnectionCodec.decodeAddress(new byte[0], rank)), rank);
+        });
+    }
+
+    @Test
+    void ranksStartedWithDifferentConnectModesSaySo() {
+        final byte[] address = IbvConnectionCodec.encode(new IbvConnectionCodec.Address(0, 3, new byte[16], 7, 1));
+        final byte[] endpoint = IbvConnectionCodec.encode(new IbvConnectionCodec.Endpoint(0, 3, new byte[16], 0,
+            new int[2]));
+        assertEquals("rank 1 connects on demand (GEX_IBV_CONNECT=ondemand) and this rank statically"
+            + " (GEX_IBV_CONNECT=static): start every rank with the same GEX_IBV_CONNECT",
+            assertThrows(IllegalArgumentException.class, () -> IbvConnectionCodec.decode(address, 1, 2)).getMessage());
+        assertEquals("rank 0 connects statically (GEX_IBV_CONNECT=static) and this rank on demand"
+            + " (GEX_IBV_CONNECT=ondemand): start every rank with the same GEX_IBV_CONNECT",
+            assertThrows(IllegalArgumentException.class, () -> IbvConnectionCodec.decodeAddress(endpoint, 0))
+                .getMessage());
+        assertEquals("UD QP number 16777216 outside [0, 16777215] (24 bits)", assertThrows(
+            IllegalArgumentException.class, () -> new IbvConnectionCodec.Address(0, 3, new byte[16], 1 << 24, 0))
+            .getMessage());
     }
 }
