@@ -1,15 +1,11 @@
 package org.gexj.ibv;
 
 import org.gexj.Config;
+import org.gexj.rdma.RdmaConduit;
 import org.gexj.rdma.RdmaEngine;
 import org.gexj.rdma.RdmaSettings;
-import org.gexj.spi.AttachedSegments;
 import org.gexj.spi.Capabilities;
-import org.gexj.spi.Claim;
-import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
-import org.gexj.spi.ConduitListener;
-import org.gexj.spi.RmaTransport;
 
 import java.lang.foreign.Arena;
 import java.util.HashMap;
@@ -23,14 +19,12 @@ import java.util.Map;
  * handshake, with their threading rules. This class opens the device ({@link IbvDevice}), wraps its queues as the
  * engine's NIC ({@link IbvNic}), connects every peer's queue pair, and states the capabilities.
  */
-final class IbvConduit implements Conduit {
+final class IbvConduit extends RdmaConduit {
     private final int rank;
     private final int size;
     private final IbvConduitSettings settings;
     private final IbvDevice device;
     private final IbvNic nic;
-    private final RdmaEngine engine;
-    private final Capabilities capabilities;
 
     private IbvConduit(ConduitContext context) {
         this.rank = context.rank();
@@ -89,54 +83,6 @@ final class IbvConduit implements Conduit {
     /** Collective over the job: opens this rank's device and queues and connects a queue pair to every rank. */
     static IbvConduit open(ConduitContext context) {
         return new IbvConduit(context);
-    }
-
-    @Override
-    public Capabilities capabilities() {
-        return capabilities;
-    }
-
-    /**
-     * @return {@link #OK}, or {@link #NO_ROOM} when no send buffer is free, the target's credits are short, or
-     *         the send queue still refuses an earlier frame to the target
-     */
-    @Override
-    public int claim(Claim claim, int target, int channel, int length) {
-        return engine.claim(claim, target, channel, length);
-    }
-
-    @Override
-    public void commit(Claim claim) {
-        engine.commit(claim);
-    }
-
-    @Override
-    public void abort(Claim claim) {
-        engine.abort(claim);
-    }
-
-    @Override
-    public int poll(ConduitListener listener, int channelMask, int limit) {
-        return engine.poll(listener, channelMask, limit);
-    }
-
-    @Override
-    public RmaTransport rma() {
-        return engine.rma();
-    }
-
-    @Override
-    public AttachedSegments attachSegment(long bytes) {
-        return engine.attachSegment(bytes);
-    }
-
-    /**
-     * Closes the queue pairs and every verbs object, newest first, then frees the memory. Idempotent. Unless the job
-     * failed, first exchanges CLOSE messages with every peer while polling.
-     */
-    @Override
-    public void close() {
-        engine.close();
     }
 
     /** Device, port, GID and the limits that follow from them, printed by rank 0 at start-up. */
