@@ -1,15 +1,11 @@
 package org.gexj.ibv;
 
 import org.gexj.Config;
+import org.gexj.rdma.RdmaConduit;
 import org.gexj.rdma.RdmaEngine;
 import org.gexj.rdma.RdmaSettings;
-import org.gexj.spi.AttachedSegments;
 import org.gexj.spi.Capabilities;
-import org.gexj.spi.Claim;
-import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
-import org.gexj.spi.ConduitListener;
-import org.gexj.spi.RmaTransport;
 
 import java.lang.foreign.Arena;
 import java.util.HashMap;
@@ -24,14 +20,12 @@ import java.util.Map;
  * engine's NIC ({@link IbvNic}), connects the queue pairs (at open, or on demand: {@link IbvConnector}), and states
  * the capabilities.
  */
-final class IbvConduit implements Conduit {
+final class IbvConduit extends RdmaConduit {
     private final int rank;
     private final int size;
     private final IbvConduitSettings settings;
     private final IbvDevice device;
     private final IbvNic nic;
-    private final RdmaEngine engine;
-    private final Capabilities capabilities;
 
     /** Nanoseconds the open took, from the device's opening to the connections' (static) or their start (ondemand). */
     private final long openNanos;
@@ -102,54 +96,6 @@ final class IbvConduit implements Conduit {
      */
     static IbvConduit open(ConduitContext context) {
         return new IbvConduit(context);
-    }
-
-    @Override
-    public Capabilities capabilities() {
-        return capabilities;
-    }
-
-    /**
-     * @return {@link #OK}, or {@link #NO_ROOM} when no send buffer is free, the target's credits are short, or
-     *         the send queue still refuses an earlier frame to the target
-     */
-    @Override
-    public int claim(Claim claim, int target, int channel, int length) {
-        return engine.claim(claim, target, channel, length);
-    }
-
-    @Override
-    public void commit(Claim claim) {
-        engine.commit(claim);
-    }
-
-    @Override
-    public void abort(Claim claim) {
-        engine.abort(claim);
-    }
-
-    @Override
-    public int poll(ConduitListener listener, int channelMask, int limit) {
-        return engine.poll(listener, channelMask, limit);
-    }
-
-    @Override
-    public RmaTransport rma() {
-        return engine.rma();
-    }
-
-    @Override
-    public AttachedSegments attachSegment(long bytes) {
-        return engine.attachSegment(bytes);
-    }
-
-    /**
-     * Closes the queue pairs and every verbs object, newest first, then frees the memory. Idempotent. Unless the job
-     * failed, first exchanges CLOSE messages with every peer while polling.
-     */
-    @Override
-    public void close() {
-        engine.close();
     }
 
     /** Device, port, GID and the limits that follow from them, printed by rank 0 at start-up. */

@@ -1,15 +1,11 @@
 package org.gexj.ofi;
 
 import org.gexj.ofi.ffm.Fabric;
+import org.gexj.rdma.RdmaConduit;
 import org.gexj.rdma.RdmaEngine;
 import org.gexj.rdma.RdmaSettings;
-import org.gexj.spi.AttachedSegments;
 import org.gexj.spi.Capabilities;
-import org.gexj.spi.Claim;
-import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
-import org.gexj.spi.ConduitListener;
-import org.gexj.spi.RmaTransport;
 
 import java.lang.foreign.Arena;
 import java.util.Map;
@@ -21,13 +17,11 @@ import java.util.Map;
  * chunking and the close's handshake, with their threading rules. This class opens the fabric ({@link OfiFabric}),
  * wraps its endpoint as the engine's NIC ({@link OfiNic}), learns the peers' addresses, and states the capabilities.
  */
-final class OfiConduit implements Conduit {
+final class OfiConduit extends RdmaConduit {
     private final int rank;
     private final int size;
     private final OfiSettings settings;
     private final OfiFabric fabric;
-    private final RdmaEngine engine;
-    private final Capabilities capabilities;
 
     private OfiConduit(ConduitContext context) {
         this.rank = context.rank();
@@ -75,54 +69,6 @@ final class OfiConduit implements Conduit {
         return new OfiConduit(context);
     }
 
-    @Override
-    public Capabilities capabilities() {
-        return capabilities;
-    }
-
-    /**
-     * @return {@link #OK}, or {@link #NO_ROOM} when no send buffer is free, the target's credits are short, or
-     *         the endpoint still refuses an earlier frame to the target
-     */
-    @Override
-    public int claim(Claim claim, int target, int channel, int length) {
-        return engine.claim(claim, target, channel, length);
-    }
-
-    @Override
-    public void commit(Claim claim) {
-        engine.commit(claim);
-    }
-
-    @Override
-    public void abort(Claim claim) {
-        engine.abort(claim);
-    }
-
-    @Override
-    public int poll(ConduitListener listener, int channelMask, int limit) {
-        return engine.poll(listener, channelMask, limit);
-    }
-
-    @Override
-    public RmaTransport rma() {
-        return engine.rma();
-    }
-
-    @Override
-    public AttachedSegments attachSegment(long bytes) {
-        return engine.attachSegment(bytes);
-    }
-
-    /**
-     * Closes the endpoint and every libfabric object, newest first, then frees the memory. Idempotent. Unless the job
-     * failed, first exchanges CLOSE messages with every peer while driving progress.
-     */
-    @Override
-    public void close() {
-        engine.close();
-    }
-
     /** Provider, domain and the limits that follow from it, printed by rank 0 at start-up. */
     @Override
     public String toString() {
@@ -134,10 +80,8 @@ final class OfiConduit implements Conduit {
     }
 
     /**
-     * The engine's counters ({@link RdmaEngine#counters}: {@code ofi.staged.operations}, {@code ofi.staged.bytes},
-     * {@code ofi.dropped.foreign}, {@code ofi.dropped.malformed}, {@code ofi.source-mismatch}), and
-     * {@code ofi.source-checked}: 1 where the provider names sources ({@code FI_SOURCE}). Also readable after
-     * {@link #close()}.
+     * The engine's counters ({@link RdmaConduit#counters}, prefixed {@code ofi.}), and {@code ofi.source-checked}: 1
+     * where the provider names sources ({@code FI_SOURCE}). Also readable after {@link #close()}.
      */
     @Override
     public Map<String, Long> counters() {

@@ -9,7 +9,6 @@ import org.gexj.Flags;
 import org.gexj.GexException;
 import org.gexj.GexTimeoutException;
 import org.gexj.Lc;
-import org.gexj.am.longam.CreditSlots;
 import org.gexj.am.longam.ReassemblyTable;
 import org.gexj.am.wire.AmFrameFlyweight;
 import org.gexj.am.wire.LongTagCodec;
@@ -22,10 +21,7 @@ import org.gexj.spi.ConduitListener;
 import org.gexj.spi.RmaTransport;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * AM Long on conduits that move data themselves but do not cross-map segments. Per message, from the capabilities,
@@ -39,14 +35,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  *       target matches the two arrivals, in either order, in a {@link ReassemblyTable}, and runs the handler at the
  *       second: once, after the payload is in place.</li>
  * </ul>
- * The nonce of reassembly is a request credit slot ({@link CreditSlots}, {@value #SLOTS} per peer) with a
- * {@value #GENERATION_BITS}-bit generation: a request takes a slot, and the reply that answers it, the handler's own
- * or an implicit one the dispatcher sends when the handler did not reply, carries the slot back; the requester frees
- * it once that reply has been handled and its payload's put has completed, so no extra message retires a nonce and a
- * (source, direction, nonce) key is never reused in flight. The generation counts the uses of a slot. Uses of a slot
- * are sequential, so the target knows the one generation a request may carry next (the last it matched, plus one) and
- * the requester the one its reply carries (the slot's current use, not yet matched): an arrival that repeats an
- * earlier message's (a duplicate, up to {@code 2^GENERATION_BITS - 1} uses late) is counted and dropped. A Long
+ * The nonce of reassembly is a request credit slot with a generation ({@link AmLongNonces}): the reply that answers
+ * a request carries its slot back, and an arrival that repeats an earlier message's is counted and dropped. A Long
  * reply is reassembled under the nonce of the request it answers; a reply to a request that holds no slot
  * is sent put-sync-send.
  *
@@ -61,19 +51,6 @@ final class AmLongEngine implements ConduitListener {
     private static final long OWNER = (long) CoreAccess.OWNER_AM << CoreAccess.OWNER_SHIFT;
     /** Envelopes are header plus args; a Long's payload never travels in a reassembled envelope. */
     private static final int MAX_ENVELOPE = AmFrameFlyweight.frameLength(AmFrameFlyweight.MAX_ARGS, 0);
-    /** Credit slots per peer; the tag's nonce is a slot and its generation bit. */
-    static final int SLOTS = 64;
-    static final int GENERATION_BITS = 4;
-    private static final int GENERATIONS = 1 << GENERATION_BITS;
-    private static final byte NO_GENERATION = (byte) GENERATIONS;
-    /**
-     * Release/acquire access to the generation arrays, which sender threads write and the polling thread reads. The
-     * conduit orders only its own initiating call before the poll that reports the reply (see {@link Conduit}); a
-     * sender's plain write made before that call would be visible to the poller only by grace of the conduit's
-     * internals (ofi's lock), and the JIT could keep a plain read in a register. Element access allocates nothing.
-     */
-    private static final VarHandle GENERATION = MethodHandles.arrayElementVarHandle(byte[].class);
-
     enum Protocol {
         PACKED, PUT_SYNC_SEND, REASSEMBLY;
 
@@ -93,22 +70,8 @@ final class AmLongEngine implements ConduitListener {
     private final Protocol large;
     private final long packedMax;
     private final LongTagCodec codec;
-    private final CreditSlots credits;
     private final ReassemblyTable table;
-    /**
-     * Sender side, per (peer, slot): the generation of the slot's current use, advanced by whichever sender acquires
-     * the slot, read by the poller to match replies. Accessed through {@link #GENERATION} only.
-     */
-    private final byte[] sendGeneration;
-    /** Sender side, per (peer, slot): what still holds the slot (the reply, the payload's put); 0 frees it. */
-    private final AtomicIntegerArray holds;
-    /**
-     * Per (source, direction, slot): the generation last matched here (requests start from 0, the generation before
-     * a slot's first use), or {@link #NO_GENERATION} for a reply not matched yet. The poller writes and reads every
-     * entry; a sender also resets a reply entry when it takes the slot. Accessed through {@link #GENERATION} only
-     * (after construction).
-     */
-    private final byte[] matchedGeneration;
+    private final AmLongNonces nonces;
     /** The (peer, slot) a payload operation holds, or -1. */
     private final int[] opCredit;
     /** Where the polling thread copies a completed stored envelope: the table may reuse its slab during the handler. */
@@ -162,25 +125,14 @@ final class AmLongEngine implements ConduitListener {
         this.packedMax = client.config().getLong("GEX_AMLONG_PACKED_MAX",
             chosen == Protocol.PACKED ? packedLimit : Math.min(packedLimit, 4096), 0, packedLimit);
         if (chosen == Protocol.REASSEMBLY) {
-            this.codec = new LongTagCodec(capabilities.immediateBits(),
-                Integer.numberOfTrailingZeros(SLOTS) + GENERATION_BITS);
+            this.codec = new LongTagCodec(capabilities.immediateBits(), AmLongNonces.nonceBits());
             codec.checkJobSize(size);
-            this.credits = new CreditSlots(size, SLOTS);
+            this.nonces = new AmLongNonces(size);
             this.table = new ReassemblyTable(64, MAX_ENVELOPE);
-            this.sendGeneration = new byte[size * SLOTS];
-            this.holds = new AtomicIntegerArray(size * SLOTS);
-            this.matchedGeneration = new byte[2 * size * SLOTS];
-            for (int source = 0; source < size; source++) {
-                java.util.Arrays.fill(matchedGeneration, index(source, LongTagCodec.DIRECTION_REPLY, 0),
-                    index(source, LongTagCodec.DIRECTION_REPLY, 0) + SLOTS, NO_GENERATION);
-            }
         } else {
             this.codec = null;
-            this.credits = null;
+            this.nonces = null;
             this.table = null;
-            this.sendGeneration = null;
-            this.holds = null;
-            this.matchedGeneration = null;
         }
         final int count = client.config().getInt("GEX_AMLONG_OPS", 1024, 1, 1 << 20);
         this.opEvents = new Event[count];
@@ -203,7 +155,7 @@ final class AmLongEngine implements ConduitListener {
     }
 
     int creditsInFlight(int peer) {
-        return credits == null ? 0 : credits.inFlight(peer);
+        return nonces == null ? 0 : nonces.inFlight(peer);
     }
 
     long packedMax() {
@@ -249,22 +201,13 @@ final class AmLongEngine implements ConduitListener {
             if (slot < 0) {
                 return null;
             }
-            final int held = peer * SLOTS + slot;
-            // the slot's previous user published its generation before it released the credit this sender took
-            final byte generation = (byte) (((byte) GENERATION.getAcquire(sendGeneration, held) + 1)
-                & (GENERATIONS - 1));
-            // this use's reply is not matched yet (the mark of a use 16 generations ago would refuse it); both writes
-            // are released before the envelope and payload calls that the poller's reply match comes after
-            GENERATION.setRelease(matchedGeneration, index(peer, LongTagCodec.DIRECTION_REPLY, slot), NO_GENERATION);
-            GENERATION.setRelease(sendGeneration, held, generation);
-            holds.set(held, 2);
-            nonce = (slot << GENERATION_BITS) | generation;
+            nonce = nonces.start(peer, slot);
         } else {
             slot = large == Protocol.REASSEMBLY && token != null ? token.creditSlot : -1;
             nonce = slot >= 0 ? token.nonce : 0;
         }
         final boolean reassemble = slot >= 0;
-        final int credited = reassemble && request ? peer * SLOTS + slot : -1;
+        final int credited = reassemble && request ? AmLongNonces.held(peer, slot) : -1;
         final int length = AmFrameFlyweight.frameLength(nargs, 0);
         final Claim claimed;
         try {
@@ -326,7 +269,7 @@ final class AmLongEngine implements ConduitListener {
                 // the envelope never goes, so no reply will carry the slot back: drop the reply's hold
                 conduit.abort(claim);
                 if (credited >= 0) {
-                    dropHold(credited);
+                    nonces.dropHold(credited);
                 }
                 throw e;
             }
@@ -370,15 +313,15 @@ final class AmLongEngine implements ConduitListener {
     }
 
     private int acquireCredit(int peer, int flags) {
-        int slot = credits.acquire(peer);
+        int slot = nonces.tryAcquire(peer);
         if (slot >= 0 || (flags & Flags.IMMEDIATE) != 0) {
             return slot;
         }
         CORE.resetBackoff(client);
         final long start = System.nanoTime();
-        while ((slot = credits.acquire(peer)) < 0) {
+        while ((slot = nonces.tryAcquire(peer)) < 0) {
             if (System.nanoTime() - start > timeoutNs) {
-                throw new GexTimeoutException("rank " + rank + ": all " + credits.slotsPerPeer()
+                throw new GexTimeoutException("rank " + rank + ": all " + AmLongNonces.SLOTS
                     + " AM Long credits to rank " + peer + " stayed in flight for " + timeoutNs / 1_000_000_000L
                     + " s (GEX_BACKPRESSURE_TIMEOUT); is rank " + peer + " polling?");
             }
@@ -429,31 +372,11 @@ final class AmLongEngine implements ConduitListener {
         }
     }
 
-    /**
-     * A slot taken for a message that was not sent after all: free again at once, its generation back to the last one
-     * sent. The target expects exactly the next generation of a slot, so a use that burned one would make the slot's
-     * next real message look stale there and be dropped.
-     */
+    /** A slot taken for a message that was not sent after all ({@link AmLongNonces#giveBack}), if any. */
     private void giveBack(int credited) {
         if (credited >= 0) {
-            GENERATION.setRelease(sendGeneration, credited,
-                (byte) (((byte) GENERATION.getAcquire(sendGeneration, credited) - 1) & (GENERATIONS - 1)));
-            holds.set(credited, 0);
-            credits.release(credited / SLOTS, credited % SLOTS);
+            nonces.giveBack(credited);
         }
-    }
-
-    /** Drops one of what holds a (peer, slot); the last frees it. @return false if nothing held it */
-    private boolean dropHold(int credited) {
-        final int left = holds.decrementAndGet(credited);
-        if (left < 0) {
-            holds.incrementAndGet(credited);
-            return false;
-        }
-        if (left == 0) {
-            credits.release(credited / SLOTS, credited % SLOTS);
-        }
-        return true;
     }
 
     private int acquireOp(Event local, int credited) {
@@ -479,7 +402,7 @@ final class AmLongEngine implements ConduitListener {
         ops.release(op);
         CORE.complete(local, 1);
         if (credited >= 0) {
-            dropHold(credited);
+            nonces.dropHold(credited);
         }
     }
 
@@ -516,7 +439,7 @@ final class AmLongEngine implements ConduitListener {
             channel == Conduit.REQUEST ? LongTagCodec.DIRECTION_REQUEST : LongTagCodec.DIRECTION_REPLY;
         final int source = frame.source();
         final int nonce = frame.nonce();
-        if (nonce < 0 || nonce >= SLOTS << GENERATION_BITS || nonce >> GENERATION_BITS != frame.credit()) {
+        if (!AmLongNonces.wellFormed(nonce, frame.credit())) {
             badTags++;
             return false;
         }
@@ -525,38 +448,19 @@ final class AmLongEngine implements ConduitListener {
         }
         final int code = table.onEnvelope(source, direction, nonce, frame.buffer(), frame.offset(), frame.length());
         if (code == ReassemblyTable.COMPLETE) {
-            matched(source, direction, nonce);
+            nonces.matched(source, direction, nonce);
             return true;
         }
         return false;
     }
 
-    /**
-     * An arrival that is not of the slot's current message: a request's generation must follow the last one matched;
-     * a reply's must be this rank's current use of the slot, not matched yet. Counted when it is stale.
-     */
+    /** An arrival that is not of the slot's current message ({@link AmLongNonces#current}), counted. */
     private boolean stale(int source, int direction, int nonce) {
-        final int generation = nonce & (GENERATIONS - 1);
-        final int slot = nonce >> GENERATION_BITS;
-        final byte last = (byte) GENERATION.getAcquire(matchedGeneration, index(source, direction, slot));
-        final boolean current = direction == LongTagCodec.DIRECTION_REQUEST
-            ? generation == ((last + 1) & (GENERATIONS - 1))
-            : holds.get(source * SLOTS + slot) > 0
-                && generation == (byte) GENERATION.getAcquire(sendGeneration, source * SLOTS + slot)
-                && generation != last;
+        final boolean current = nonces.current(source, direction, nonce);
         if (!current) {
             badTags++;
         }
         return !current;
-    }
-
-    private void matched(int source, int direction, int nonce) {
-        GENERATION.setRelease(matchedGeneration, index(source, direction, nonce >> GENERATION_BITS),
-            (byte) (nonce & (GENERATIONS - 1)));
-    }
-
-    private static int index(int source, int direction, int slot) {
-        return (source * 2 + direction) * SLOTS + slot;
     }
 
     /**
@@ -585,7 +489,7 @@ final class AmLongEngine implements ConduitListener {
             || table.onPayload(source, direction, nonce) != ReassemblyTable.COMPLETE) {
             return -1;
         }
-        matched(source, direction, nonce);
+        nonces.matched(source, direction, nonce);
         final int channel = direction == LongTagCodec.DIRECTION_REQUEST ? Conduit.REQUEST : Conduit.REPLY;
         ready[channel].putBytes(0, table.storedEnvelope(), 0, table.storedEnvelopeLength());
         readyLength[channel] = table.storedEnvelopeLength();
@@ -608,6 +512,6 @@ final class AmLongEngine implements ConduitListener {
      * @return false if this rank held no such slot (the reply is bad)
      */
     boolean retire(int peer, int slot) {
-        return credits != null && slot < SLOTS && dropHold(peer * SLOTS + slot);
+        return nonces != null && nonces.retire(peer, slot);
     }
 }

@@ -1,17 +1,12 @@
 package org.gexj.rdma.loopback;
 
+import org.gexj.rdma.RdmaConduit;
 import org.gexj.rdma.RdmaEngine;
 import org.gexj.rdma.RdmaSettings;
-import org.gexj.spi.AttachedSegments;
 import org.gexj.spi.Capabilities;
-import org.gexj.spi.Claim;
-import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
-import org.gexj.spi.ConduitListener;
-import org.gexj.spi.RmaTransport;
 
 import java.lang.foreign.Arena;
-import java.util.Map;
 
 /**
  * For tests ({@code GEX_CONDUIT=rdma-loopback}): the RDMA engine over a {@link LoopbackNic}, so that the conformance
@@ -20,12 +15,9 @@ import java.util.Map;
  * libfabric's multi-receive buffers. Small frames, windows and chunks make the kits exercise back-pressure, credit
  * returns and RMA chunking.
  */
-final class LoopbackRdmaConduit implements Conduit {
+final class LoopbackRdmaConduit extends RdmaConduit {
     static final String MULTI = "GEX_RDMA_LOOPBACK_MULTI";
     private static final int FRAME = 16 << 10;
-
-    private final RdmaEngine engine;
-    private final Capabilities capabilities;
 
     LoopbackRdmaConduit(ConduitContext context) {
         final boolean multi = context.config().getBoolean(MULTI, true);
@@ -41,51 +33,6 @@ final class LoopbackRdmaConduit implements Conduit {
             .immediateBits(engine.immediateBits()).nativeRma(true).crossMapped(false)
             .deferredLocalCompletion(true).conduitBarrier(false).orderedChannels(false).build();
         context.bootstrap().barrier(); // every rank's receive buffers are posted before anyone sends
-    }
-
-    @Override
-    public Capabilities capabilities() {
-        return capabilities;
-    }
-
-    @Override
-    public int claim(Claim claim, int target, int channel, int length) {
-        return engine.claim(claim, target, channel, length);
-    }
-
-    @Override
-    public void commit(Claim claim) {
-        engine.commit(claim);
-    }
-
-    @Override
-    public void abort(Claim claim) {
-        engine.abort(claim);
-    }
-
-    @Override
-    public int poll(ConduitListener listener, int channelMask, int limit) {
-        return engine.poll(listener, channelMask, limit);
-    }
-
-    @Override
-    public RmaTransport rma() {
-        return engine.rma();
-    }
-
-    @Override
-    public AttachedSegments attachSegment(long bytes) {
-        return engine.attachSegment(bytes);
-    }
-
-    @Override
-    public void close() {
-        engine.close();
-    }
-
-    @Override
-    public Map<String, Long> counters() {
-        return engine.counters();
     }
 
     @Override
