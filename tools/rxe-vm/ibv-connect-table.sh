@@ -8,11 +8,14 @@
 #   tools/rxe-vm/ibv-connect-table.sh [--sizes "2 4 8"] [--out DIR] [-- testam arguments]
 #
 # Build first (./gexj.sh build). The guest gets RXE_VM_MEM (default here 8G) and each rank -Xmx256m: 8 JVMs fit.
+# GEX_IBV_TIMEOUT is 300 s (or the caller's): 8 rank JVMs on the guest's 2 emulated CPUs leave a rank unscheduled for
+# longer than the default 30 s now and then, which the liveness watch takes for a dead peer (seen at 8 ranks).
 # Ratios and counts only: under TCG absolute times are tens of times the host's.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 SIZES="2 4 8"
+TIMEOUT=${GEX_IBV_TIMEOUT:-300}
 OUT=${RXE_VM_DIR:-/var/tmp/gexj-rxe-vm}/connect-table
 while (($#)); do
   case $1 in
@@ -32,7 +35,7 @@ script=""
 for n in $SIZES; do
   for mode in static ondemand; do
     script+="echo '### job $n $mode'; s=\$(date +%s%N);"
-    script+=" GEX_IBV_CONNECT=$mode GEX_STATS=1 GEX_JVM_OPTS=-Xmx256m bin/gexrun -n $n --conduit ibv testam ${ARGS[*]}"
+    script+=" GEX_IBV_CONNECT=$mode GEX_IBV_TIMEOUT=$TIMEOUT GEX_STATS=1 GEX_JVM_OPTS=-Xmx256m bin/gexrun -n $n --conduit ibv testam ${ARGS[*]}"
     script+=" >/dev/null 2>/tmp/err.txt; rc=\$?; grep 'gex: stats rank [0-9]* ibv:' /tmp/err.txt;"
     script+=" [ \$rc = 0 ] || { tail -20 /tmp/err.txt; };"
     script+=" echo \"### end rc=\$rc wall_ms=\$(( (\$(date +%s%N) - s) / 1000000 ))\";"
