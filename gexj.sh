@@ -187,8 +187,9 @@ guest_tests() {
     echo "gexj.sh: the Soft-RoCE guest for the ibv tests cannot be prepared: see tools/rxe-vm/prepare.sh's message" >&2
     return 1
   fi
-  tools/rxe-vm/run-junit.sh --timeout 900 conduit-ibv \
-    'IbvLoopbackOnDevice,IbvAmKitOnDevice,IbvRmaKitOnDevice,IbvRobustnessKitOnDevice,IbvBarrierKitOnDevice'
+  local classes=IbvLoopbackOnDevice,IbvUdOnDevice,IbvAmKitOnDevice,IbvRmaKitOnDevice
+  classes+=,IbvRobustnessKitOnDevice,IbvBarrierKitOnDevice
+  tools/rxe-vm/run-junit.sh --timeout 900 conduit-ibv "$classes"
 }
 
 need_jdk

@@ -338,6 +338,7 @@ class IbvUdOnDevice {
         final IbvException ah = assertThrows(IbvException.class, () -> VerbsAh.create(pd, port, gid, 255, lid));
         System.out.println("AH from GID index 255: " + ah.getMessage());
         assertTrue(ah.getMessage().startsWith("ibv_create_ah: "), ah.getMessage());
+        assertNotEquals(0, ah.errno(), ah.getMessage());
         // RESET -> RTS skips INIT and RTR: the kernel refuses the transition
         final MemorySegment cq = Verbs.createCq(context, 4);
         final MemorySegment qp = VerbsQp.createUd(pd, cq, cq, new VerbsQp.Capacity(4, 4, 1, 1, 0));
