@@ -180,15 +180,16 @@ mvn_() { ./mvnw -B -ntp "$@"; }
 build() { mvn_ -q package -DskipTests; }
 
 # The ibv conduit needs an RDMA device, which this kind of machine lacks: its kits and the bindings' device test run
-# in a QEMU guest with Soft-RoCE (tools/rxe-vm; about 4 minutes). prepare.sh installs what is missing (as root) or
+# in a QEMU guest with Soft-RoCE (tools/rxe-vm; about 7 minutes). prepare.sh installs what is missing (as root) or
 # exits naming it.
 guest_tests() {
   if ! tools/rxe-vm/prepare.sh; then
     echo "gexj.sh: the Soft-RoCE guest for the ibv tests cannot be prepared: see tools/rxe-vm/prepare.sh's message" >&2
     return 1
   fi
-  local classes=IbvLoopbackOnDevice,IbvUdOnDevice,IbvAmKitOnDevice,IbvRmaKitOnDevice
-  classes+=,IbvRobustnessKitOnDevice,IbvBarrierKitOnDevice
+  # the kits connect on demand (the default); IbvConnectOnDevice and IbvGexrunOnDevice also run static connections
+  local classes=IbvLoopbackOnDevice,IbvUdOnDevice,IbvConnectOnDevice,IbvAmKitOnDevice,IbvRmaKitOnDevice
+  classes+=,IbvRobustnessKitOnDevice,IbvBarrierKitOnDevice,IbvGexrunOnDevice
   tools/rxe-vm/run-junit.sh --timeout 900 conduit-ibv "$classes"
 }
 

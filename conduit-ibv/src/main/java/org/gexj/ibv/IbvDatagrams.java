@@ -26,7 +26,7 @@ final class IbvDatagrams {
     static final int RECEIVES = 64;
     static final int SENDS = 16;
     /** A UD receive starts with the 40-byte global route header, sent or not. */
-    private static final int GRH = 40;
+    private static final int GRH = Verbs.UD_GRH_BYTES;
     private static final int SLOT = GRH + IbvConnectFlyweight.LENGTH;
     /** wr_id of a send: this bit and the slot. */
     private static final long SEND_ID = 1L << 32;
