@@ -15,10 +15,9 @@ public final class Ofi {
     }
 
     private static Throwable probe() {
-        final Throwable load = Fabric.loadFailure();
+        final Throwable load = Fabric.loadFailure(); // names the library, the Debian package and why dlopen failed
         if (load != null) {
-            return new IllegalStateException("libfabric.so.1 cannot be loaded (install the Debian package libfabric1):"
-                + " " + load.getMessage(), load);
+            return load;
         }
         try {
             final List<String> offered = OfiFabric.offered(null, null);

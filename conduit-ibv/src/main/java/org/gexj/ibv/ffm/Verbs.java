@@ -1,11 +1,13 @@
 package org.gexj.ibv.ffm;
 
+import org.gexj.spi.NativeLibrary;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+import java.util.List;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -23,24 +25,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class Verbs {
     static final Linker LINKER = Linker.nativeLinker();
-    private static final Throwable LOAD_FAILURE;
-    private static final SymbolLookup LIBRARY;
-
-    static {
-        SymbolLookup lookup = null;
-        Throwable failure = null;
-        try {
-            lookup = SymbolLookup.libraryLookup("libibverbs.so.1", Arena.global());
-        } catch (IllegalArgumentException | IllegalCallerException e) {
-            failure = e;
-        }
-        LIBRARY = lookup;
-        LOAD_FAILURE = failure;
-    }
+    private static final NativeLibrary LIBRARY = NativeLibrary.load("libibverbs.so.1",
+        "install the Debian package libibverbs1", null, List.of("libibverbs.so.1"));
 
     /** Why libibverbs.so.1 could not be loaded, or null. Nothing else in this package may be used if not null. */
     public static Throwable loadFailure() {
-        return LOAD_FAILURE;
+        return LIBRARY.failure();
     }
 
     // ------------------------------------------------------------------------------------------------ constants
@@ -125,11 +115,7 @@ public final class Verbs {
 
     /** An exported function of libibverbs.so.1 whose handle takes an errno capture segment first. */
     static MethodHandle exported(String name, FunctionDescriptor descriptor) {
-        if (LIBRARY == null) {
-            throw new IllegalStateException("libibverbs.so.1 is not loaded", LOAD_FAILURE);
-        }
-        return LINKER.downcallHandle(LIBRARY.find(name).orElseThrow(
-            () -> new IllegalStateException("libibverbs.so.1 has no symbol " + name)), descriptor, Errno.CAPTURE_ERRNO);
+        return LIBRARY.downcall(name, descriptor, Errno.CAPTURE_ERRNO);
     }
 
     private static final class Exported {

@@ -1,5 +1,7 @@
 package org.gexj.ofi.ffm;
 
+import org.gexj.spi.NativeLibrary;
+
 import java.lang.foreign.AddressLayout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -7,8 +9,8 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+import java.util.List;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -30,24 +32,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class Fabric {
     static final Linker LINKER = Linker.nativeLinker();
-    private static final Throwable LOAD_FAILURE;
-    private static final SymbolLookup LIBRARY;
-
-    static {
-        SymbolLookup lookup = null;
-        Throwable failure = null;
-        try {
-            lookup = SymbolLookup.libraryLookup("libfabric.so.1", Arena.global());
-        } catch (IllegalArgumentException | IllegalCallerException e) {
-            failure = e;
-        }
-        LIBRARY = lookup;
-        LOAD_FAILURE = failure;
-    }
+    private static final NativeLibrary LIBRARY = NativeLibrary.load("libfabric.so.1",
+        "install the Debian package libfabric1", null, List.of("libfabric.so.1"));
 
     /** Why libfabric.so.1 could not be loaded, or null. Nothing else in this package may be used if not null. */
     public static Throwable loadFailure() {
-        return LOAD_FAILURE;
+        return LIBRARY.failure();
     }
 
     // ------------------------------------------------------------------------------------------------ constants
@@ -225,11 +215,7 @@ public final class Fabric {
 
     /** An exported function of libfabric.so.1. */
     static MethodHandle exported(String name, FunctionDescriptor descriptor) {
-        if (LIBRARY == null) {
-            throw new IllegalStateException("libfabric.so.1 is not loaded", LOAD_FAILURE);
-        }
-        return LINKER.downcallHandle(LIBRARY.find(name).orElseThrow(
-            () -> new IllegalStateException("libfabric.so.1 has no symbol " + name)), descriptor);
+        return LIBRARY.downcall(name, descriptor);
     }
 
     /**

@@ -1,17 +1,15 @@
 package org.gexj.bootstrap.pmix.ffm;
 
-import java.lang.foreign.Arena;
+import org.gexj.spi.NativeLibrary;
+
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.UnionLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -47,52 +45,31 @@ public final class PmixH {
         "/usr/lib64/libpmix.so.2",
         "/usr/local/lib/libpmix.so.2",
         "libpmix.so.2");
-    private static final SymbolLookup LIBRARY;
-    private static final Throwable LOAD_FAILURE;
-    private static final String LOADED_FROM;
+    private static final NativeLibrary LIBRARY = NativeLibrary.load("libpmix.so.2",
+        "install the Debian package libpmix2, or set GEX_PMIX_LIBRARY to its path", "PMIx 4.2 or later needed",
+        places(System.getenv("GEX_PMIX_LIBRARY")));
 
-    static {
-        SymbolLookup lookup = null;
-        String from = null;
-        final List<String> failures = new ArrayList<>();
-        final String override = System.getenv("GEX_PMIX_LIBRARY");
+    private PmixH() {
+    }
+
+    /** {@code GEX_PMIX_LIBRARY}'s path, if set, then {@link #CANDIDATES}. */
+    private static List<String> places(String override) {
         final List<String> places = new ArrayList<>();
         if (override != null && !override.isBlank()) {
             places.add(override.trim());
         }
         places.addAll(CANDIDATES);
-        for (String place : places) {
-            if (place.startsWith("/") && !Files.isReadable(Path.of(place))) {
-                failures.add(place + ": no such file");
-                continue;
-            }
-            try {
-                lookup = SymbolLookup.libraryLookup(place, Arena.global());
-                from = place;
-                break;
-            } catch (IllegalArgumentException | IllegalCallerException e) {
-                failures.add(place + ": " + e.getMessage());
-            }
-        }
-        LIBRARY = lookup;
-        LOADED_FROM = from;
-        LOAD_FAILURE = lookup == null
-            ? new IllegalStateException("libpmix.so.2 cannot be loaded (install the Debian package libpmix2, or set"
-                + " GEX_PMIX_LIBRARY to its path); tried " + String.join("; ", failures))
-            : null;
-    }
-
-    private PmixH() {
+        return places;
     }
 
     /** Why libpmix.so.2 could not be loaded, or null. Nothing else in this class may be used if not null. */
     public static Throwable loadFailure() {
-        return LOAD_FAILURE;
+        return LIBRARY.failure();
     }
 
     /** The path or name libpmix was loaded from, or null. */
     public static String loadedFrom() {
-        return LOADED_FROM;
+        return LIBRARY.loadedFrom();
     }
 
     // ------------------------------------------------------------------------------------------------ constants
@@ -163,11 +140,8 @@ public final class PmixH {
     // ------------------------------------------------------------------------------------------------ functions
 
     private static MethodHandle bind(String name, FunctionDescriptor descriptor) {
-        if (LIBRARY == null) {
-            return null;
-        }
-        return LIBRARY.find(name).map(symbol -> LINKER.downcallHandle(symbol, descriptor)).orElseThrow(
-            () -> new IllegalStateException(LOADED_FROM + " does not export " + name + " (PMIx 4.2 or later needed)"));
+        // null where the library did not load: this class still initialises, to report loadFailure()
+        return LIBRARY.loaded() ? LIBRARY.downcall(name, descriptor) : null;
     }
 
     private static final MethodHandle INIT = bind("PMIx_Init",
