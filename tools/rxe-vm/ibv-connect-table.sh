@@ -69,14 +69,15 @@ def span(values, scale=1, fmt="{:.0f}"):
     lo, hi = min(values) / scale, max(values) / scale
     return fmt.format(lo) if lo == hi else fmt.format(lo) + "-" + fmt.format(hi)
 print("| ranks | mode | exit | RC QPs per rank | connections asked | registered (pinned) MiB per rank"
-      " | conduit open ms per rank | job wall s |")
-print("|---|---|---|---|---|---|---|---|")
+      " | conduit open ms per rank | set-up ms per connection asked | job wall s |")
+print("|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     k = r["ranks"]
     get = lambda key: [x.get(key, 0) for x in k]
     print(f"| {r['n']} | {r['mode']} | {r['rc']} | {span(get('ibv.qps'))} | {span(get('ibv.connect.requests'))}"
           f" | {span(get('ibv.registered.bytes'), 1 << 20, '{:.1f}')} | {span(get('ibv.open.micros'), 1000)}"
-          f" | {r['wall'] / 1000:.1f} |")
+          f" | {span([x.get('ibv.connect.micros', 0) / x['ibv.connect.requests'] for x in k"
+          f" if x.get('ibv.connect.requests')], 1000, '{:.1f}')} | {r['wall'] / 1000:.1f} |")
     if len(k) != r["n"]:
         print(f"(only {len(k)} of {r['n']} ranks printed stats)")
 EOF

@@ -113,7 +113,8 @@ final class IbvConduit extends RdmaConduit {
      * queue pairs of this rank (one per peer connected, two toward itself; the UD QP of on-demand connections not
      * counted), {@code ibv.registered.bytes}: memory registered now (pinned), {@code ibv.open.micros}: how long the
      * open took, and of the connections: {@code ibv.connections} (peers with a QP), {@code ibv.connect.requests}
-     * (connections this rank asked for), {@code ibv.connect.retries} (datagrams sent again),
+     * (connections this rank asked for), {@code ibv.connect.micros} (their set-up time, request to connected, summed),
+     * {@code ibv.connect.retries} (datagrams sent again),
      * {@code ibv.connect.dropped} (stale or foreign datagrams), {@code ibv.connect.lost} (datagrams that found no
      * room to go). Also readable after {@link #close()}.
      */
@@ -126,6 +127,7 @@ final class IbvConduit extends RdmaConduit {
         final IbvConnector c = nic.connector();
         m.put("ibv.connections", (long) c.connections());
         m.put("ibv.connect.requests", c.requests());
+        m.put("ibv.connect.micros", c.setupNanos() / 1000);
         m.put("ibv.connect.retries", c.retries());
         m.put("ibv.connect.dropped", c.dropped() + nic.datagramsForeign());
         m.put("ibv.connect.lost", nic.datagramsLost());

@@ -59,10 +59,14 @@ final class IbvConnector {
     private final long[] awaitedSince;
     /** The data path asked for the peer and it is not connected yet: it fails after the timeout. */
     private final boolean[] wanted;
+    /** When this rank asked for the connection (its REQUEST), to time the set-up; whether it did. */
+    private final long[] requestedAt;
+    private final boolean[] asked;
     private int pending;
     private long requests;
     private long retries;
     private long dropped;
+    private long setupNanos;
     private int connections;
 
     /**
@@ -80,6 +84,8 @@ final class IbvConnector {
         this.retryGap = new long[size];
         this.awaitedSince = new long[size];
         this.wanted = new boolean[size];
+        this.requestedAt = new long[size];
+        this.asked = new boolean[size];
         Arrays.fill(remoteQpn, -1);
         for (int p = 0; p < size; p++) {
             localPsn[p] = psns.nextInt(1 << 24);
@@ -119,6 +125,11 @@ final class IbvConnector {
         return retries;
     }
 
+    /** Nanoseconds from each of this rank's requests to its connection, summed over {@link #requests()}. */
+    long setupNanos() {
+        return setupNanos;
+    }
+
     /** Datagrams dropped because they named another QP than the one connected, or came in no fitting state. */
     long dropped() {
         return dropped;
@@ -143,6 +154,8 @@ final class IbvConnector {
             awaitedSince[peer] = now;
         }
         if (state[peer] == NONE) {
+            requestedAt[peer] = now;
+            asked[peer] = true;
             localQpn[peer] = link.createQp(peer);
             connections++;
             requests++;
@@ -216,6 +229,9 @@ final class IbvConnector {
             }
         } else if (next == CONNECTED) {
             wanted[peer] = false;
+            if (asked[peer]) {
+                setupNanos += now - requestedAt[peer];
+            }
         }
     }
 

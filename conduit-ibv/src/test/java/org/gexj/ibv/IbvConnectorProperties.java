@@ -236,6 +236,8 @@ class IbvConnectorProperties {
         assertEquals(2, sim.ranks[0].retries());
         sim.settle();
         assertTrue(sim.ranks[0].connected(1) && sim.ranks[1].connected(0));
+        assertEquals(3 * IbvConnector.FIRST_RETRY_NS, sim.ranks[0].setupNanos(), "from the request to REPLY");
+        assertEquals(0, sim.ranks[1].setupNanos(), "rank 1 asked for nothing");
     }
 
     @Test
