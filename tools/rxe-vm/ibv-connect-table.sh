@@ -74,10 +74,10 @@ print("|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     k = r["ranks"]
     get = lambda key: [x.get(key, 0) for x in k]
+    setup = [x.get("ibv.connect.micros", 0) / x["ibv.connect.requests"] for x in k if x.get("ibv.connect.requests")]
     print(f"| {r['n']} | {r['mode']} | {r['rc']} | {span(get('ibv.qps'))} | {span(get('ibv.connect.requests'))}"
           f" | {span(get('ibv.registered.bytes'), 1 << 20, '{:.1f}')} | {span(get('ibv.open.micros'), 1000)}"
-          f" | {span([x.get('ibv.connect.micros', 0) / x['ibv.connect.requests'] for x in k"
-          f" if x.get('ibv.connect.requests')], 1000, '{:.1f}')} | {r['wall'] / 1000:.1f} |")
+          f" | {span(setup, 1000, '{:.1f}')} | {r['wall'] / 1000:.1f} |")
     if len(k) != r["n"]:
         print(f"(only {len(k)} of {r['n']} ranks printed stats)")
 EOF
