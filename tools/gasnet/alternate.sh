@@ -17,10 +17,18 @@
 #     -W SECONDS     give up waiting after SECONDS and run anyway, saying so in the run's header (default 300)
 #     -T SECONDS     end a run that takes longer (default 900)
 #     -s G|J         run one side only (GASNet or GEX/J)
+#     -J ARG         an argument for GEX/J's program only, put before ARGS, repeatable (e.g. -J -warmup -J 0)
+#     -V SECONDS     run the whole sitting in one boot of the Soft-RoCE guest (tools/rxe-vm/run.sh, its command
+#                    limited to SECONDS), for -c ibv where the host has no RDMA device. Waits for the host's load
+#                    once before the boot; inside, the load wait is off (the guest's load says nothing about the
+#                    host's cores). GASNet's ibv-conduit must carry tools/gasnet/ibv-roce.patch (build.sh with
+#                    GASNET_IBV_ROCE=1): GASNet's own does not run on RoCE
 #   tools/gasnet/alternate.sh -r 3 testam 10000 65536
 #   tools/gasnet/alternate.sh -c udp -r 8 testam 10000 65000
 #   tools/gasnet/alternate.sh -c ofi -r 3 testqueue -l -i 1000 256 65536
 #   tools/gasnet/alternate.sh -c udp -r 4 -v dg:GEX_UDP_CHECKSUM=datagram testam 10000 65000
+#   tools/gasnet/alternate.sh -c ibv -V 1500 -g /var/tmp/gasnet-ibv/build -o /var/tmp/gasnet-ibv/runs -r 2 \
+#     -J -warmup -J 0 testam 100 4096
 #
 # Each run goes to DIR/TAG-gasnet-rN.txt, DIR/TAG-gexj-rN.txt or DIR/TAG-gexj-NAME-rN.txt (N goes on after the
 # files already there): the output of both ranks after a header of '#' lines (side, arguments, command, load, load
@@ -35,12 +43,14 @@ die() { echo "alternate.sh: $*" >&2; exit 2; }
 
 ANCHOR="${GASNET_ANCHOR:-/var/tmp/gasnet-anchor}"
 CONDUIT=smp; ROUNDS=3; OUT="$ANCHOR/runs"; GB="$ANCHOR/build"; TAG=""; LOAD_MAX=0.6; WAIT_MAX=300
-RUN_TIMEOUT=900; ONLY=""; JENV=(); VARIANTS=()
-while getopts "c:r:o:g:t:E:v:L:W:T:s:h" opt; do
+RUN_TIMEOUT=900; ONLY=""; JENV=(); VARIANTS=(); JARGS=(); VM=""
+ALL_ARGS=("$@")
+while getopts "c:r:o:g:t:E:v:L:W:T:s:J:V:h" opt; do
   case "$opt" in
     c) CONDUIT=$OPTARG ;; r) ROUNDS=$OPTARG ;; o) OUT=$OPTARG ;; g) GB=$OPTARG ;; t) TAG=$OPTARG ;;
     E) JENV+=(-E "$OPTARG") ;; v) VARIANTS+=("$OPTARG") ;;
-    L) LOAD_MAX=$OPTARG ;; W) WAIT_MAX=$OPTARG ;; T) RUN_TIMEOUT=$OPTARG ;; s) ONLY=$OPTARG ;; *) usage ;;
+    L) LOAD_MAX=$OPTARG ;; W) WAIT_MAX=$OPTARG ;; T) RUN_TIMEOUT=$OPTARG ;; s) ONLY=$OPTARG ;;
+    J) JARGS+=("$OPTARG") ;; V) VM=$OPTARG ;; *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -57,6 +67,8 @@ for v in "${VARIANTS[@]}"; do
   [[ "$v" =~ ^[A-Za-z0-9_.]+:[A-Za-z_][A-Za-z0-9_]*=[^,]*(,[A-Za-z_][A-Za-z0-9_]*=[^,]*)*$ ]] \
     || die "-v '$v': give NAME:VAR=VALUE[,VAR=VALUE...], NAME of letters, digits, _ and ."
 done
+[ -z "$VM" ] || [[ "$VM" =~ ^[1-9][0-9]*$ ]] || die "-V '$VM': give the guest command's limit in seconds"
+[ -z "$VM" ] || [ "$CONDUIT" = ibv ] || die "-V (the Soft-RoCE guest) is for -c ibv, not $CONDUIT"
 for v in "$LOAD_MAX" "$WAIT_MAX" "$RUN_TIMEOUT"; do
   [[ "$v" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "'$v' is not a non-negative number (-L, -W, -T)"
 done
@@ -80,6 +92,13 @@ case "$CONDUIT" in
     G_CMD=(env GASNET_SSH_CMD="$HERE/local-ssh" GASNET_SSH_SERVERS=localhost GASNET_MASTERIP=127.0.0.1
            GASNET_HOST_DETECT=hostname GASNET_SUPERNODE_MAXSIZE=1)
     [ "$CONDUIT" = ofi ] && G_CMD+=(FI_PROVIDER="${FI_PROVIDER:-tcp;ofi_rxm}" FI_TCP_IFACE="${FI_TCP_IFACE:-lo}")
+    if [ "$CONDUIT" = ibv ] && [ -n "${RXE_DEVICE:-}" ]; then
+      # in tools/rxe-vm's guest: its rxe device and RoCE v2 IPv4 GID (the patched conduit's GASNET_IBV_GID_INDEX),
+      # and a pinning limit given, so GASNet does not probe (slow under TCG)
+      G_CMD+=(GASNET_IBV_PORTS="${GASNET_IBV_PORTS:-$RXE_DEVICE}"
+              GASNET_IBV_GID_INDEX="${GASNET_IBV_GID_INDEX:-${RXE_GID_INDEX:-0}}"
+              GASNET_PHYSMEM_MAX="${GASNET_PHYSMEM_MAX:-512M}")
+    fi
     G_CMD+=("./contrib/gasnetrun_$CONDUIT" -n $NP -spawner=ssh "./$PROG" "${ARGS[@]}") ;;
 esac
 J_CMD=(bin/gexrun -n $NP --conduit "$CONDUIT" "${JENV[@]}")   # + a variant's -E, then -- PROG ARGS
@@ -92,6 +111,29 @@ if [ "$ONLY" != G ]; then
   ls "$GEXJ"/gex-dist/target/lib/*.jar >/dev/null 2>&1 || die "GEX/J is not built in $GEXJ: run ./gexj.sh build there"
 fi
 mkdir -p "$OUT" || die "cannot create the results directory $OUT"
+
+# --- -V: the same sitting inside one boot of the Soft-RoCE guest, results straight into OUT (its output directory) --
+if [ -n "$VM" ] && [ -z "${RXE_DEVICE:-}" ]; then
+  wait_host_load() {
+    local waited=0 l
+    while l=$(cut -d' ' -f1 /proc/loadavg); ! awk -v l="$l" -v m="$LOAD_MAX" 'BEGIN { exit !(l < m) }'; do
+      if [ "$waited" -ge "${WAIT_MAX%.*}" ]; then echo "alternate.sh: host load $l >= $LOAD_MAX after ${waited} s: \
+booting anyway"; return; fi
+      sleep 5; waited=$((waited + 5))
+    done
+    echo "alternate.sh: host 1-min load $l < $LOAD_MAX after ${waited} s: booting the guest"
+  }
+  wait_host_load
+  # the guest sees the host's / read-only: -o /mnt/out (OUT, shared read-write) and no load wait in there; later
+  # options win, so these go after the caller's
+  opts=("${ALL_ARGS[@]:0:$((OPTIND - 1))}")
+  [ "${#opts[@]}" -eq 0 ] || [ "${opts[-1]}" != -- ] || unset 'opts[-1]'
+  "$GEXJ/tools/rxe-vm/run.sh" --timeout "$VM" --out "$OUT" -- \
+    "$HERE/alternate.sh" "${opts[@]}" -o /mnt/out -L 1000000 "$PROG" "${ARGS[@]}"
+  rc=$?
+  echo "compare: python3 $HERE/compare.py $OUT   (guest exit $rc)"
+  exit "$rc"
+fi
 
 # --- helpers -----------------------------------------------------------------------------------------------------
 WAIT_NOTE=""
@@ -128,10 +170,13 @@ run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
   local side=$1 dir n f rc t0 probe what kv
   local -a cmd
   if [ "$side" = gasnet ]; then dir=$G_DIR; cmd=("${G_CMD[@]}")
-    what="$(basename "$(cut -d' ' -f1 "$GB/.gexj-configure" 2>/dev/null || echo "GASNet build $GB")")"
+    what="$(cut -d' ' -f1 "$GB/.gexj-configure" 2>/dev/null || echo "GASNet build $GB")"
+    if [ "$CONDUIT" = ibv ] && [ -f "$what/.gexj-ibv-roce.patch" ]; then
+      what="$(basename "$what") + tools/gasnet/ibv-roce.patch"
+    else what="$(basename "$what")"; fi
   else dir=$GEXJ; cmd=("${J_CMD[@]}"); what="GEX/J $(git -C "$GEXJ" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)"
     if [ -n "${2:-}" ]; then IFS=',' read -ra kv <<< "$2"; for x in "${kv[@]}"; do cmd+=(-E "$x"); done; fi
-    cmd+=(-- "$PROG" "${ARGS[@]}")
+    cmd+=(-- "$PROG" "${JARGS[@]}" "${ARGS[@]}")
   fi
   n=$(next_round "$side"); f="$OUT/$TAG-$side-r$n.txt"
   wait_load
@@ -153,6 +198,9 @@ run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
   echo "$f  (exit $rc; load wait $WAIT_NOTE; mode probe $probe us)"
 }
 
+# GASNet's ibv-conduit refuses to start when RLIMIT_MEMLOCK is below 128 MB (the guest's is 8 MB); raise it if allowed
+[ "$CONDUIT" != ibv ] || ulimit -l unlimited 2>/dev/null || true
+[ -z "${RXE_DEVICE:-}" ] || echo "alternate.sh: in the Soft-RoCE guest ($RXE_DEVICE), results in $OUT"
 for ((r = 1; r <= ROUNDS; r++)); do
   [ "$ONLY" = J ] || run_one gasnet
   if [ "$ONLY" != G ]; then

@@ -11,6 +11,9 @@
 #   GASNET_TESTS='testam testqueue testsmall testlarge'   test programs to build in each conduit ("all": GASNet's whole `make tests-seq`)
 #   GASNET_IBV=auto|0|1               ibv-conduit: auto builds it when <infiniband/verbs.h> exists; 1 also installs
 #                                     Debian's libibverbs-dev when root; 0 never builds it
+#   GASNET_IBV_ROCE=0|1               1: apply tools/gasnet/ibv-roce.patch to the unpacked source first, so that
+#                                     ibv-conduit runs on RoCE (e.g. Soft-RoCE in tools/rxe-vm), which GASNet's does
+#                                     not; use a PREFIX of its own (a PREFIX is refused if built the other way)
 #   JOBS=<nproc>                      make -j
 # Needs a C and C++ compiler, make, perl and the libfabric headers; as root on Debian/Ubuntu it installs what is
 # missing with apt-get (build-essential, perl, libfabric-dev), as ./gexj.sh does for the JDK and libfabric.
@@ -27,12 +30,16 @@ TARBALL="$1"
 PREFIX="${2:-/var/tmp/gasnet-anchor}"
 TESTS="${GASNET_TESTS:-testam testqueue testsmall testlarge}"
 IBV="${GASNET_IBV:-auto}"
+ROCE="${GASNET_IBV_ROCE:-0}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 [ -f "$TARBALL" ] || die "no such file: $TARBALL (give the path of a GASNet-EX release tarball, \
 GASNet-<version>.tar.gz)"
 TARBALL="$(cd "$(dirname "$TARBALL")" && pwd)/$(basename "$TARBALL")"
 case "$IBV" in auto | 0 | 1) ;; *) die "GASNET_IBV=$IBV: allowed are auto, 0 and 1" ;; esac
+case "$ROCE" in 0 | 1) ;; *) die "GASNET_IBV_ROCE=$ROCE: allowed are 0 and 1" ;; esac
+[ "$ROCE" = 0 ] || [ "$IBV" != 0 ] || die "GASNET_IBV_ROCE=1 patches ibv-conduit, which GASNET_IBV=0 does not build"
+ROCE_PATCH="$(cd "$(dirname "$0")" && pwd)/ibv-roce.patch"
 top="$(tar tzf "$TARBALL" 2>/dev/null | head -1 | cut -d/ -f1)" || true
 [ -n "$top" ] && [[ "$top" == GASNet-* ]] || die "$TARBALL does not look like a GASNet-EX release (a .tar.gz whose \
 top directory is GASNet-<version>; found '${top:-no gzip tar}')"
@@ -51,9 +58,11 @@ has_header() {  # has_header HEADER: the C compiler finds it
 }
 
 missing=()
-for t in cc c++ make perl tar gzip; do command -v "$t" >/dev/null || missing+=("$t"); done
+tools=(cc c++ make perl tar gzip)
+[ "$ROCE" = 0 ] || tools+=(patch)
+for t in "${tools[@]}"; do command -v "$t" >/dev/null || missing+=("$t"); done
 if [ ${#missing[@]} -gt 0 ]; then
-  apt_install build-essential perl tar gzip || true
+  apt_install build-essential perl tar gzip patch || true
   still=()
   for t in "${missing[@]}"; do command -v "$t" >/dev/null || still+=("$t"); done
   [ ${#still[@]} -eq 0 ] || die "missing ${still[*]}: GASNet needs a C and C++ compiler (cc, c++), make and perl \
@@ -87,6 +96,25 @@ if [ ! -x "$SRC/configure" ]; then
   echo "build.sh: unpacking $TARBALL into $PREFIX/src"
   tar xzf "$TARBALL" -C "$PREFIX/src"
 fi
+# The RoCE patch: applied once, recorded by a copy of it in the source tree; a tree patched with another version of
+# it, or patched when GASNET_IBV_ROCE=0 (or the reverse), is refused rather than silently mixed.
+roce_stamp="$SRC/.gexj-ibv-roce.patch"
+if [ "$ROCE" = 1 ]; then
+  if [ ! -f "$roce_stamp" ]; then
+    [ -f "$ROCE_PATCH" ] || die "GASNET_IBV_ROCE=1 but $ROCE_PATCH is missing"
+    patch -d "$SRC" -p1 --forward --dry-run -s < "$ROCE_PATCH" >/dev/null \
+      || die "$ROCE_PATCH does not apply to $SRC (made for GASNet-EX 2025.8.0): unpack into a fresh PREFIX"
+    echo "build.sh: applying $ROCE_PATCH to $SRC (ibv-conduit on RoCE)"
+    patch -d "$SRC" -p1 --forward -s < "$ROCE_PATCH"
+    cp "$ROCE_PATCH" "$roce_stamp"
+    # programs linked before the patch would not be relinked by make
+    for t in $TESTS; do [ "$t" = all ] || rm -f "$PREFIX/build/ibv-conduit/$t"; done
+  elif ! cmp -s "$ROCE_PATCH" "$roce_stamp"; then
+    die "$SRC carries another version of the RoCE patch ($roce_stamp): build into a fresh PREFIX"
+  fi
+elif [ -f "$roce_stamp" ]; then
+  die "$SRC carries the RoCE patch (built with GASNET_IBV_ROCE=1): set it again, or build into another PREFIX"
+fi
 
 cd "$PREFIX/build"
 conf=(--enable-seq --disable-par --disable-parsync --disable-mpi --disable-ucx
@@ -117,5 +145,7 @@ done
 [ ${#failed[@]} -eq 0 ] || die "test programs did not build in: ${failed[*]} \
 (see $PREFIX/build/make-tests-<conduit>.log)"
 
+[ "$ROCE" = 0 ] || echo "build.sh: ibv-conduit carries tools/gasnet/ibv-roce.patch (RoCE): GASNET_IBV_GID_INDEX picks \
+the GID (Soft-RoCE guest: 1, its IPv4 address)"
 echo "build.sh: done. GASNet build: $PREFIX/build; programs: $PREFIX/build/{${conduits// /,}}-conduit/{${TESTS// /,}}"
 echo "build.sh: run them with GEX/J's: tools/gasnet/alternate.sh -g $PREFIX/build -r 3 testam 10000 65536"
