@@ -131,6 +131,10 @@ booting anyway"; return; fi
   "$GEXJ/tools/rxe-vm/run.sh" --timeout "$VM" --out "$OUT" -- \
     "$HERE/alternate.sh" "${opts[@]}" -o /mnt/out -L 1000000 "$PROG" "${ARGS[@]}"
   rc=$?
+  # keep this boot's guest logs apart from the next boot's, which run.sh would overwrite
+  stamp="$TAG-guest-$(date -u +%Y%m%dT%H%M%S)"
+  for f in stdout stderr console.log summary.txt; do [ ! -f "$OUT/$f" ] || mv "$OUT/$f" "$OUT/$stamp.$f"; done
+  echo "guest logs: $OUT/$stamp.{stdout,stderr,console.log,summary.txt}"
   echo "compare: python3 $HERE/compare.py $OUT   (guest exit $rc)"
   exit "$rc"
 fi
