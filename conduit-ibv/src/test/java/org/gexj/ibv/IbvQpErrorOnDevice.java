@@ -41,13 +41,18 @@ import static org.junit.jupiter.api.Assertions.fail;
  * suite, which has no device). Once both ranks have exchanged AMs, one QP of the pair between them is moved to the
  * error state with {@code ibv_modify_qp}, as a device does on a fatal error, and rank 0 sends to rank 1:
  * <ul>
- *   <li>rank 1's QP in error: rxe drops what arrives for it, so rank 0's QP retries (7 times, 67 ms apart) and its
- *   send completes with {@code IBV_WC_RETRY_EXC_ERR}, as toward a peer that died without closing;</li>
+ *   <li>rank 1's QP in error: rxe drops what arrives for it, so rank 0's QP retries (67 ms apart) and its send
+ *   completes with {@code IBV_WC_RETRY_EXC_ERR}, as toward a peer that died without closing. rxe takes a retry count
+ *   of 7 for "for ever" (rxe_comp.c: {@code if (qp->comp.retry_cnt != 7) qp->comp.retry_cnt--}; the IB spec gives
+ *   7 that meaning for RNR retries only), so this needs the QPs' retry count at most 6: with 7 nothing completes
+ *   and only the peer timeout ({@code GEX_IBV_TIMEOUT}, 30 s) ends the job, without the verbs status;</li>
  *   <li>rank 0's own QP in error: its send is flushed ({@code IBV_WC_WR_FLUSH_ERR}) or refused at the post.</li>
  * </ul>
- * Rank 0's call must throw {@link PeerFailedException} naming rank 1 within {@value #BOUND_SECONDS} s, its text the
- * verbs status. Rank 1 stays alive and silent meanwhile (it neither polls nor closes), so no launcher or bootstrap
- * notice can end the job first: only the device reports the failure.
+ * Sending a Medium (larger than the inline size, so the work request carries the engine's context) and a Short
+ * (inline, context 0, which the engine can attribute only through the NIC's QP-to-rank table). Rank 0's call must
+ * throw {@link PeerFailedException} naming rank 1 within {@value #BOUND_SECONDS} s, its text the verbs status. Rank 1
+ * stays alive and silent meanwhile (it neither polls nor closes), so no launcher or bootstrap notice can end the job
+ * first: only the device reports the failure.
  *
  * <p>The QP is reached through the objects' fields (test-only): {@code Client}'s conduit, the {@link IbvConduit}'s
  * {@link IbvNic}, and its QPs by rank, each found by type.
@@ -151,7 +156,9 @@ class IbvQpErrorOnDevice {
         final Conduit conduit = (Conduit) only(Client.class, Conduit.class).get(client);
         final IbvNic nic = (IbvNic) only(IbvConduit.class, IbvNic.class).get(conduit);
         final MemorySegment[] qps = (MemorySegment[]) only(IbvNic.class, MemorySegment[].class).get(nic);
-        assertEquals(client.size(), qps.length, "one QP per rank");
+        assertEquals(client.size(), qps.length, "a QP per rank");
+        // on demand, the warm-up's traffic made it
+        assertNotNull(qps[peer], "rank " + client.rank() + " has no QP toward rank " + peer + " after the warm-up");
         return qps[peer];
     }
 
