@@ -179,9 +179,9 @@ mvn_() { ./mvnw -B -ntp "$@"; }
 
 build() { mvn_ -q package -DskipTests; }
 
-# The ibv conduit needs an RDMA device, which this kind of machine lacks: its kits and the bindings' device test run
-# in a QEMU guest with Soft-RoCE (tools/rxe-vm; about 7 minutes). prepare.sh installs what is missing (as root) or
-# exits naming it.
+# The ibv conduit needs an RDMA device, which this kind of machine lacks: its kits, the bindings' device test and
+# the failure tests run in a QEMU guest with Soft-RoCE (tools/rxe-vm; about 8 minutes). prepare.sh installs what is
+# missing (as root) or exits naming it.
 guest_tests() {
   if ! tools/rxe-vm/prepare.sh; then
     echo "gexj.sh: the Soft-RoCE guest for the ibv tests cannot be prepared: see tools/rxe-vm/prepare.sh's message" >&2
@@ -189,7 +189,7 @@ guest_tests() {
   fi
   # the kits connect on demand (the default); IbvConnectOnDevice and IbvGexrunOnDevice also run static connections
   local classes=IbvLoopbackOnDevice,IbvUdOnDevice,IbvConnectOnDevice,IbvAmKitOnDevice,IbvRmaKitOnDevice
-  classes+=,IbvRobustnessKitOnDevice,IbvBarrierKitOnDevice,IbvGexrunOnDevice
+  classes+=,IbvRobustnessKitOnDevice,IbvBarrierKitOnDevice,IbvGexrunOnDevice,IbvKillMidFloodOnDevice
   tools/rxe-vm/run-junit.sh --timeout 900 conduit-ibv "$classes"
 }
 
