@@ -190,6 +190,7 @@ guest_tests() {
   # the kits connect on demand (the default); IbvConnectOnDevice and IbvGexrunOnDevice also run static connections
   local classes=IbvLoopbackOnDevice,IbvUdOnDevice,IbvConnectOnDevice,IbvAmKitOnDevice,IbvRmaKitOnDevice
   classes+=,IbvRobustnessKitOnDevice,IbvBarrierKitOnDevice,IbvGexrunOnDevice,IbvKillMidFloodOnDevice
+  classes+=,IbvQpErrorOnDevice
   tools/rxe-vm/run-junit.sh --timeout 900 conduit-ibv "$classes"
 }
 

@@ -43,9 +43,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 final class IbvNic implements RdmaNic, AutoCloseable {
     private static final int SIGNALED = Verbs.IBV_SEND_SIGNALED;
     private static final int INLINE = Verbs.IBV_SEND_SIGNALED | Verbs.IBV_SEND_INLINE;
-    /** 4.096 us * 2^14 = 67 ms before a lost packet is sent again; 7 tries before the QP fails. */
+    /**
+     * 4.096 us * 2^14 = 67 ms before a lost packet is sent again; 6 tries before the QP fails. Not 7: rxe takes a
+     * retry count of 7 for "for ever" (as the IB spec does for RNR retries only), and a dead peer went unnoticed.
+     */
     private static final int TIMEOUT = 14;
-    private static final int RETRIES = 7;
+    private static final int RETRIES = 6;
     /** A peer without receive buffers is retried for ever: it posts more as it polls. */
     private static final int RNR_FOREVER = 7;
 
@@ -423,6 +426,11 @@ final class IbvNic implements RdmaNic, AutoCloseable {
         @Override
         public long context() {
             return wrId;
+        }
+
+        @Override
+        public int peer() {
+            return qpRanks.rank(qpNum);
         }
 
         @Override

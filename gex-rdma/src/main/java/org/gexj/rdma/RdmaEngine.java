@@ -367,6 +367,11 @@ public final class RdmaEngine {
         final String text = errorEntry.text();
         final int index = contexts.decode(errorEntry.context());
         if (index < 0) {
+            final int peer = errorEntry.peer();
+            if (peer >= 0 && peer < size) {
+                // an inject (no context) to a known peer: the send path's failure, named as such
+                liveness.fail(peer, "an inject to rank " + peer + " failed over " + nic.description() + ": " + text);
+            }
             return text;
         }
         if (contexts.isSend(index)) {

@@ -7,4 +7,12 @@ public interface RdmaErrorEntry {
 
     /** The NIC's text of the error, with its code. */
     String text();
+
+    /**
+     * The rank the failed operation was addressed to, if the NIC knows it, else -1: an operation without a context
+     * (an inject) that failed toward a known peer then fails the job naming that peer.
+     */
+    default int peer() {
+        return -1;
+    }
 }
