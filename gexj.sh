@@ -187,11 +187,12 @@ guest_tests() {
     echo "gexj.sh: the Soft-RoCE guest for the ibv tests cannot be prepared: see tools/rxe-vm/prepare.sh's message" >&2
     return 1
   fi
-  # the kits connect on demand (the default); IbvConnectOnDevice and IbvGexrunOnDevice also run static connections
+  # the kits connect on demand (the default), IbvConnectOnDevice statically too. IbvGexrunOnDevice (testam and
+  # testqueue through bin/gexrun, 3 min) is left to manual runs: the guest step must stay within 10 minutes, and
+  # IbvKillMidFloodOnDevice already starts ibv jobs through gexrun.
   local classes=IbvLoopbackOnDevice,IbvUdOnDevice,IbvConnectOnDevice,IbvAmKitOnDevice,IbvRmaKitOnDevice
-  classes+=,IbvRobustnessKitOnDevice,IbvBarrierKitOnDevice,IbvGexrunOnDevice,IbvKillMidFloodOnDevice
-  classes+=,IbvQpErrorOnDevice
-  tools/rxe-vm/run-junit.sh --timeout 900 conduit-ibv "$classes"
+  classes+=,IbvRobustnessKitOnDevice,IbvBarrierKitOnDevice,IbvKillMidFloodOnDevice,IbvQpErrorOnDevice
+  tools/rxe-vm/run-junit.sh --timeout 1200 conduit-ibv "$classes"
 }
 
 need_jdk
