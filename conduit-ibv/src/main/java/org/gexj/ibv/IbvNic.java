@@ -52,7 +52,7 @@ final class IbvNic implements RdmaNic, AutoCloseable {
     /** A peer without receive buffers is retried for ever: it posts more as it polls. */
     private static final int RNR_FOREVER = 7;
 
-    /** Reads of the CQ between two looks at the connection datagrams while no connection is under way. */
+    /** Reads of the CQ between two looks at the connection datagrams while no connection is under way (2^k). */
     private static final int DATAGRAM_PERIOD = 64;
 
     private final IbvDevice device;
@@ -124,12 +124,8 @@ final class IbvNic implements RdmaNic, AutoCloseable {
     /** Connects the pair of QPs toward this rank itself to each other. */
     private void connectSelf(int psn) {
         final int own = createQp(rank);
-        try (Arena scratch = Arena.ofConfined()) {
-            final MemorySegment gid = scratch.allocate(16, 8);
-            MemorySegment.copy(MemorySegment.ofArray(device.gid), 0, gid, 0, 16);
-            connect(qps[rank], VerbsQp.qpNum(mirror), psn, gid, device.lid, device.activeMtu, psn);
-            connect(mirror, own, psn, gid, device.lid, device.activeMtu, psn);
-        }
+        connect(qps[rank], VerbsQp.qpNum(mirror), psn, device.gid, device.lid, device.activeMtu, psn);
+        connect(mirror, own, psn, device.gid, device.lid, device.activeMtu, psn);
         connector.connectedAtOpen(rank);
     }
 
@@ -162,12 +158,8 @@ final class IbvNic implements RdmaNic, AutoCloseable {
         @Override
         public void connect(int peer, int remoteQpn, int remotePsn, int localPsn) {
             final IbvConnectionCodec.Address to = addresses[peer];
-            try (Arena scratch = Arena.ofConfined()) {
-                final MemorySegment gid = scratch.allocate(16, 8);
-                MemorySegment.copy(MemorySegment.ofArray(to.gid()), 0, gid, 0, 16);
-                IbvNic.this.connect(qps[peer], remoteQpn, remotePsn, gid, to.lid(),
-                    Math.min(device.activeMtu, to.mtu()), localPsn);
-            }
+            IbvNic.this.connect(qps[peer], remoteQpn, remotePsn, to.gid(), to.lid(),
+                Math.min(device.activeMtu, to.mtu()), localPsn);
         }
 
         @Override
@@ -190,24 +182,24 @@ final class IbvNic implements RdmaNic, AutoCloseable {
         }
         final byte[][] blobs = bootstrap.allgather(IbvConnectionCodec.encode(
             new IbvConnectionCodec.Endpoint(device.lid, device.activeMtu, device.gid, psn, mine)));
-        try (Arena scratch = Arena.ofConfined()) {
-            final MemorySegment gid = scratch.allocate(16, 8);
-            for (int r = 0; r < size; r++) {
-                final IbvConnectionCodec.Endpoint peer = IbvConnectionCodec.decode(blobs[r], r, size);
-                MemorySegment.copy(MemorySegment.ofArray(peer.gid()), 0, gid, 0, 16);
-                final int mtu = Math.min(device.activeMtu, peer.mtu());
-                if (r != rank) {
-                    connect(qps[r], peer.qpns()[rank], peer.psn(), gid, peer.lid(), mtu, psn);
-                    connector.connectedAtOpen(r);
-                }
+        for (int r = 0; r < size; r++) {
+            final IbvConnectionCodec.Endpoint peer = IbvConnectionCodec.decode(blobs[r], r, size);
+            if (r != rank) {
+                connect(qps[r], peer.qpns()[rank], peer.psn(), peer.gid(), peer.lid(),
+                    Math.min(device.activeMtu, peer.mtu()), psn);
+                connector.connectedAtOpen(r);
             }
         }
         connectSelf(psn);
     }
 
-    private void connect(MemorySegment qp, int remoteQpn, int remotePsn, MemorySegment gid, int lid, int mtu,
-                         int psn) {
-        VerbsQp.toRtr(qp, device.port, remoteQpn, remotePsn, gid, device.gidIndex, lid, mtu, device.readsInFlight);
+    /** RTR toward the peer QP {@code remoteQpn} at GID {@code gid} (16 bytes) and LID {@code lid}, then RTS. */
+    private void connect(MemorySegment qp, int remoteQpn, int remotePsn, byte[] gid, int lid, int mtu, int psn) {
+        try (Arena scratch = Arena.ofConfined()) {
+            final MemorySegment g = scratch.allocate(16, 8);
+            MemorySegment.copy(MemorySegment.ofArray(gid), 0, g, 0, 16);
+            VerbsQp.toRtr(qp, device.port, remoteQpn, remotePsn, g, device.gidIndex, lid, mtu, device.readsInFlight);
+        }
         VerbsQp.toRts(qp, psn, TIMEOUT, RETRIES, RNR_FOREVER, device.readsInFlight);
     }
 
@@ -368,7 +360,7 @@ final class IbvNic implements RdmaNic, AutoCloseable {
     /** {@code ibv_poll_cq}, up to the first entry in error ({@link IbvCompletionReader}). */
     @Override
     public long read(RdmaCompletions entries, int count) {
-        if (datagrams != null && (connector.busy() || ++reads % DATAGRAM_PERIOD == 0)) {
+        if (datagrams != null && (connector.busy() || (++reads & (DATAGRAM_PERIOD - 1)) == 0)) {
             serveConnections();
         }
         return reader.read(((IbvCompletions) entries).wc, count);

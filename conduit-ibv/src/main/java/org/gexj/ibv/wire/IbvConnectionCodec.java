@@ -43,15 +43,7 @@ public final class IbvConnectionCodec {
      */
     public record Endpoint(int lid, int mtu, byte[] gid, int psn, int[] qpns) {
         public Endpoint {
-            if (lid < 0 || lid > 0xFFFF) {
-                throw new IllegalArgumentException("lid " + lid + " outside [0, 65535]");
-            }
-            if (mtu < 0 || mtu > 0xFF) {
-                throw new IllegalArgumentException("mtu " + mtu + " outside [0, 255]");
-            }
-            if (gid.length != 16) {
-                throw new IllegalArgumentException("GID of " + gid.length + " bytes: a GID has 16");
-            }
+            checkPort(lid, mtu, gid);
             if (psn < 0 || psn > 0xFFFFFF) {
                 throw new IllegalArgumentException("PSN " + psn + " outside [0, 16777215] (24 bits)");
             }
@@ -119,6 +111,19 @@ public final class IbvConnectionCodec {
         }
     }
 
+    /** The checks of a port's address that both blobs carry. */
+    private static void checkPort(int lid, int mtu, byte[] gid) {
+        if (lid < 0 || lid > 0xFFFF) {
+            throw new IllegalArgumentException("lid " + lid + " outside [0, 65535]");
+        }
+        if (mtu < 0 || mtu > 0xFF) {
+            throw new IllegalArgumentException("mtu " + mtu + " outside [0, 255]");
+        }
+        if (gid.length != 16) {
+            throw new IllegalArgumentException("GID of " + gid.length + " bytes: a GID has 16");
+        }
+    }
+
     private static void checkVersion(byte version, byte expected, int rank) {
         if (version == expected) {
             return;
@@ -146,15 +151,7 @@ public final class IbvConnectionCodec {
      */
     public record Address(int lid, int mtu, byte[] gid, int udQpn, int tag) {
         public Address {
-            if (lid < 0 || lid > 0xFFFF) {
-                throw new IllegalArgumentException("lid " + lid + " outside [0, 65535]");
-            }
-            if (mtu < 0 || mtu > 0xFF) {
-                throw new IllegalArgumentException("mtu " + mtu + " outside [0, 255]");
-            }
-            if (gid.length != 16) {
-                throw new IllegalArgumentException("GID of " + gid.length + " bytes: a GID has 16");
-            }
+            checkPort(lid, mtu, gid);
             if (udQpn < 0 || udQpn > 0xFFFFFF) {
                 throw new IllegalArgumentException("UD QP number " + udQpn + " outside [0, 16777215] (24 bits)");
             }
