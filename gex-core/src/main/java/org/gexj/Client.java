@@ -2,6 +2,7 @@ package org.gexj;
 
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.gexj.internal.CoreAccess;
+import org.gexj.internal.WaitSettings;
 import org.gexj.spi.AttachedSegments;
 import org.gexj.spi.Bootstrap;
 import org.gexj.spi.Capabilities;
@@ -57,12 +58,8 @@ public final class Client implements AutoCloseable {
     private final ThreadLocal<Event[]> nbi = ThreadLocal.withInitial(this::newNbiEvents);
     final EventPool events = new EventPool(this);
     private final Map<Class<?>, Object> extensions = new HashMap<>();
-    /*
-     * Waiting: spin, then yield (free when no other thread wants the core, so a peer's message is seen within
-     * a microsecond), and only after ~10 ms of nothing park, because waking a parked core costs ~25 us here.
-     */
-    final ThreadLocal<BackoffIdleStrategy> idle =
-        ThreadLocal.withInitial(() -> new BackoffIdleStrategy(1_000, 20_000, 10_000, 1_000_000));
+    /** How threads wait: {@code GEX_WAIT}, see {@link WaitSettings}. */
+    final ThreadLocal<BackoffIdleStrategy> idle;
 
     /** The AM layer's listener: frames other than the core's, remote writes. */
     volatile ConduitListener amListener;
@@ -108,6 +105,8 @@ public final class Client implements AutoCloseable {
         this.health = health;
         this.config = config;
         this.maxSegmentSize = config.getLong("GEX_MAX_SEGSIZE", 1L << 34, PAGE_SIZE, Long.MAX_VALUE);
+        final WaitSettings wait = WaitSettings.of(config);
+        this.idle = ThreadLocal.withInitial(wait::newIdleStrategy);
         this.amBarrier = useConduitBarrier(config, conduit.capabilities()) ? null
             : new DisseminationBarrier(conduit, rank, size);
     }

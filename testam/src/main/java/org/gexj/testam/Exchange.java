@@ -76,9 +76,11 @@ final class Exchange {
         warmupIters = Math.min(passIters, MAX_WARMUP_ITERS);
     }
 
+    /** GASNet's {@code GASNET_BLOCKUNTIL}: poll, then the pause hint, until the condition holds. */
     void blockUntil(int value) {
         while (flag != value) {
             client.poll();
+            Thread.onSpinWait();
         }
     }
 

@@ -29,8 +29,9 @@ final class Pollers {
 
     private void poll() {
         try {
-            while (!done) {
+            while (!done) {  // GASNET_BLOCKUNTIL(done), as GASNet's poller threads
                 client.poll();
+                Thread.onSpinWait();
             }
         } catch (Throwable t) {
             failure.compareAndSet(null, t);

@@ -206,8 +206,9 @@ public final class TestQueue {
     }
 
     private void receiveAms(int depth) {
-        while (amcount != depth) {
+        while (amcount != depth) {  // GASNET_BLOCKUNTIL: poll, then the pause hint
             client.poll();
+            Thread.onSpinWait();
         }
         amcount = 0;
     }
