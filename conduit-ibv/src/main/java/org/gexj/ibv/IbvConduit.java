@@ -109,7 +109,8 @@ final class IbvConduit extends RdmaConduit {
 
     /**
      * The engine's counters ({@link RdmaEngine#counters}: {@code ibv.staged.operations}, {@code ibv.staged.bytes},
-     * {@code ibv.dropped.foreign}, {@code ibv.dropped.malformed}, {@code ibv.source-mismatch}), {@code ibv.qps}: RC
+     * {@code ibv.receive.buffers} (on demand, a share per connected rank, itself included), {@code
+     * ibv.dropped.foreign}, {@code ibv.dropped.malformed}, {@code ibv.source-mismatch}), {@code ibv.qps}: RC
      * queue pairs of this rank (one per peer connected, two toward itself; the UD QP of on-demand connections not
      * counted), {@code ibv.registered.bytes}: memory registered now (pinned), {@code ibv.open.micros}: how long the
      * open took, and of the connections: {@code ibv.connections} (peers with a QP), {@code ibv.connect.requests}

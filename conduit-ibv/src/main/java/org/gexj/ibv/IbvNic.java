@@ -71,6 +71,8 @@ final class IbvNic implements RdmaNic, AutoCloseable {
     /** The on-demand connections' UD QP; null when connecting statically. */
     private IbvDatagrams datagrams;
     private IbvConnectionCodec.Address[] addresses;
+    /** The engine's: posts a peer's share of receive buffers, run as its QP is made (on demand only). */
+    private Runnable connecting;
     private int reads;
     private final SendWr sendWr;
     private final RecvWr recvWr;
@@ -113,6 +115,9 @@ final class IbvNic implements RdmaNic, AutoCloseable {
 
     /** Makes the RC QP toward {@code peer} (in INIT) and records which rank it serves. */
     private int createQp(int peer) {
+        if (peer != rank && connecting != null) {
+            connecting.run(); // the SRQ gets the peer's share before the QP can connect, so before it can send
+        }
         final MemorySegment qp = device.createQp(sendQueueDepth, maxInline);
         qps[peer] = qp;
         // before the QP is connected, so before any completion can name it: a poll decoding entries outside the
@@ -219,6 +224,16 @@ final class IbvNic implements RdmaNic, AutoCloseable {
 
     long datagramsForeign() {
         return datagrams == null ? 0 : datagrams.foreign();
+    }
+
+    /** On demand, a rank pins receive buffers for the peers it connects to, not for all. */
+    @Override
+    public boolean receivesPerConnection(Runnable connecting) {
+        if (datagrams == null) {
+            return false;
+        }
+        this.connecting = connecting;
+        return true;
     }
 
     /** A peer never connected, nor connecting, has no CLOSE to exchange. */

@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Connections of the ibv conduit on a real device ({@code tools/rxe-vm/run-junit.sh conduit-ibv IbvConnectOnDevice};
  * not run by the host suite): on demand, a rank makes QPs only toward the ranks it exchanges with (the dissemination
  * barrier's partners and its own traffic), requests that cross make one pair, and {@code static} connects every pair
- * at open. Counted by the conduit's {@code ibv.qps} and {@code ibv.connections}, read after each rank's close.
+ * at open. Counted by the conduit's {@code ibv.qps}, {@code ibv.connections} and {@code ibv.receive.buffers} (a share
+ * per connected rank on demand), read after each rank's close.
  */
 class IbvConnectOnDevice {
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
@@ -87,6 +88,13 @@ class IbvConnectOnDevice {
             assertEquals(0L, c.get("ibv.connect.dropped"), "rank " + r + ": " + c);
         }
         assertTrue(counters.get(1).get("ibv.qps") < size + 1, "rank 1 never exchanged with rank 4: " + counters);
+        // receive buffers: a share per connected rank (itself included), so rank 1 pins fewer than for all 6
+        final long share = counters.get(0).get("ibv.receive.buffers") / counters.get(0).get("ibv.connections");
+        for (int r = 0; r < size; r++) {
+            final Map<String, Long> c = counters.get(r);
+            assertEquals(c.get("ibv.connections") * share, c.get("ibv.receive.buffers"), "rank " + r + ": " + c);
+        }
+        assertTrue(counters.get(1).get("ibv.receive.buffers") < size * share, "rank 1: " + counters.get(1));
     }
 
     @Test
@@ -125,6 +133,8 @@ class IbvConnectOnDevice {
         for (int r = 0; r < size; r++) {
             assertEquals(size + 1L, counters.get(r).get("ibv.qps"), "rank " + r);
             assertEquals(0L, counters.get(r).get("ibv.connect.requests"), "rank " + r);
+            assertEquals(counters.get(0).get("ibv.receive.buffers"), counters.get(r).get("ibv.receive.buffers"),
+                "rank " + r + ": every rank's share posted at open");
         }
     }
 }

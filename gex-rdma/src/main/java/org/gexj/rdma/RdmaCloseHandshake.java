@@ -181,7 +181,8 @@ final class RdmaCloseHandshake {
             rma.closeChunk(contexts.operationOf(index));
             return;
         }
-        final int source = receive.closeSource(from.buffer(entry), from.length(entry));
+        final int source = receive.closeSource(contexts.receiveBufferOf(index), from.buffer(entry),
+            from.length(entry));
         if (source >= 0 && !heard[source]) {
             heard[source] = true;
         }

@@ -137,8 +137,12 @@ public final class RdmaEngine {
             this.send = new RdmaSendPath(guard, nic, contexts, liveness, arena, rank, size, settings, sendSlots,
                 slotBytes, windowUnits);
             final RdmaDeferred deferred = new RdmaDeferred((int) Math.min(Integer.MAX_VALUE / 2, outstanding));
+            // per connection: a block per rank, the first (this rank's own share) now, the others as peers connect
+            final boolean perConnection = !multi && size > 1 && nic.receivesPerConnection(this::peerConnecting);
+            final int blockBuffers = perConnection ? (receiveSlots + size - 1) / size : receiveSlots;
             this.receive = new RdmaReceivePath(guard, nic, contexts, send, liveness, deferred, health, arena, rank,
-                size, settings.timeoutNanos(), immediateInData, receiveSlots, receiveBufferBytes, slotBytes);
+                size, settings.timeoutNanos(), immediateInData, receiveSlots, blockBuffers, receiveBufferBytes,
+                slotBytes);
             this.rmaEngine = new RdmaRmaEngine(guard, nic, contexts, registrations, deferred, liveness, arena, rank,
                 size, settings.rmaOperations(), immediateInData);
             this.rma = new RdmaRmaTransport(rmaEngine);
@@ -146,7 +150,7 @@ public final class RdmaEngine {
             this.errorEntry = nic.errorEntry(arena);
             this.handshake = new RdmaCloseHandshake(guard, nic, contexts, send, receive, rmaEngine, batch, errorEntry,
                 health, arena, rank, size, settings.timeoutNanos());
-            receive.postAll();
+            receive.postBlocks(1);
             built = true;
         } finally {
             if (!built) {
@@ -154,6 +158,11 @@ public final class RdmaEngine {
                 arena.close();
             }
         }
+    }
+
+    /** The NIC starts connecting a peer (under the lock): that peer's share of receive buffers is posted. */
+    private void peerConnecting() {
+        receive.addBlock();
     }
 
     /** Bytes of one send slot: the header and a frame, cache-line aligned. */
@@ -527,14 +536,16 @@ public final class RdmaEngine {
         final String window = nic.multiReceive() ? send.windowUnits() * RdmaHeaderFlyweight.CREDIT_UNIT + " B"
             : send.windowUnits() + " messages";
         return "frame " + settings.frameLength() + " B, credits " + window + " per peer and channel, receive buffers "
-            + receiveSlots + " x " + receiveBufferBytes + " B, immediate " + immediateBits + " bits";
+            + receiveSlots + " x " + receiveBufferBytes + " B" + receive.describePosting() + ", immediate "
+            + immediateBits + " bits";
     }
 
     /**
      * {@code <conduit>.staged.operations}: RMA operations (puts, gets, AM Long payloads) on heap memory, staged
-     * through the bounce buffers; {@code .staged.bytes}: the bytes they moved. {@code .dropped.foreign}: messages from
-     * no endpoint of the job; {@code .dropped.malformed}; {@code .source-mismatch}: messages whose header names another
-     * rank than the NIC's source. Also readable after {@link #close()}.
+     * through the bounce buffers; {@code .staged.bytes}: the bytes they moved. {@code .receive.buffers}: receive
+     * buffers posted (where they are posted per connection, a share per connected rank). {@code .dropped.foreign}:
+     * messages from no endpoint of the job; {@code .dropped.malformed}; {@code .source-mismatch}: messages whose
+     * header names another rank than the NIC's source. Also readable after {@link #close()}.
      */
     public Map<String, Long> counters() {
         final String p = nic.conduit();
@@ -547,6 +558,7 @@ public final class RdmaEngine {
             guard.unlock();
         }
         // the polling thread's own counts, read racily (as udp's are)
+        m.put(p + ".receive.buffers", (long) receive.postedBuffers());
         m.put(p + ".dropped.foreign", receive.droppedForeign());
         m.put(p + ".dropped.malformed", receive.droppedMalformed());
         m.put(p + ".source-mismatch", receive.sourceMismatches());

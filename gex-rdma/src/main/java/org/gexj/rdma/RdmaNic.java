@@ -106,6 +106,16 @@ public interface RdmaNic {
         return true;
     }
 
+    /**
+     * Whether receive buffers are posted per connected rank rather than for every rank at start. A NIC that connects
+     * on demand, with each message filling a buffer of its own, may say so: it then runs {@code connecting} (under the
+     * engine's lock, also from inside its own calls) as it starts connecting each peer, before that peer can send to
+     * this rank, and the engine posts that peer's share of buffers then. The default: false, all are posted at start.
+     */
+    default boolean receivesPerConnection(Runnable connecting) {
+        return false;
+    }
+
     /** Drives the provider's progress without taking any completion. */
     void progress();
 

@@ -14,7 +14,10 @@ import java.lang.foreign.MemorySegment;
  * reposted as soon as the NIC releases them and their frames have been delivered (or deferred, see
  * {@link RdmaDeferred}); delivery of frames and remote writes to the listener,
  * deferral of those of channels not polled, and the credits their delivery owes ({@link RdmaSendPath#owe}). The
- * buffers are sized by the conduit from the credits, so that a flood never overruns them.
+ * buffers are sized by the conduit from the credits, so that a flood never overruns them. They come in blocks: one
+ * block of them all, or, where the NIC connects peers on demand ({@link RdmaNic#receivesPerConnection}), a block per
+ * connected rank, allocated, registered and posted when the NIC starts connecting it, before that peer may send, so
+ * that a rank pins buffers only for the peers it talks to.
  *
  * <p>Threads: called by the polling thread alone (one at a time, the core's poll lock), which alone uses the
  * delivery copies, the deferred frames and remote writes and the drop counters; it takes the {@link RdmaGuard} lock to
@@ -39,9 +42,14 @@ final class RdmaReceivePath {
     private final long bufferBytes;
     /** Bytes of a copy a frame is delivered from: a send slot's. */
     private final int messageBytes;
-    private final MemorySegment memory;
-    private final UnsafeBuffer buffer;
-    private final long descriptor;
+    private final Arena arena;
+    /** Buffers per block; block {@code k} holds buffers {@code [k * blockBuffers, (k + 1) * blockBuffers)}. */
+    private final int blockBuffers;
+    /** Each block's memory, its view and its registration's descriptor; written under the lock before posting. */
+    private final MemorySegment[] blocks;
+    private final UnsafeBuffer[] blockViews;
+    private final long[] blockDescriptors;
+    private int postedBlocks;
     private final RdmaHeaderFlyweight header = new RdmaHeaderFlyweight();
     /** The close's own header flyweight: a poll that began before the close may still use {@link #header}. */
     private final RdmaHeaderFlyweight closeHeader = new RdmaHeaderFlyweight();
@@ -57,7 +65,7 @@ final class RdmaReceivePath {
 
     RdmaReceivePath(RdmaGuard guard, RdmaNic nic, RdmaContexts contexts, RdmaSendPath send, RdmaLiveness liveness,
                     RdmaDeferred deferred, JobHealth health, Arena arena, int rank, int size, long timeoutNanos,
-                    boolean immediateInData, int buffers, long bufferBytes, int messageBytes) {
+                    boolean immediateInData, int buffers, int blockBuffers, long bufferBytes, int messageBytes) {
         this.guard = guard;
         this.nic = nic;
         this.contexts = contexts;
@@ -72,22 +80,68 @@ final class RdmaReceivePath {
         this.buffers = buffers;
         this.bufferBytes = bufferBytes;
         this.messageBytes = messageBytes;
-        this.memory = arena.allocate(bufferBytes * buffers, RdmaEngine.PAGE);
-        this.buffer = new UnsafeBuffer(memory.address(), (int) memory.byteSize());
-        this.descriptor = nic.localRegistration() ? nic.register(memory, false, true).descriptor() : 0;
+        this.arena = arena;
+        this.blockBuffers = blockBuffers;
+        final int count = (buffers + blockBuffers - 1) / blockBuffers;
+        this.blocks = new MemorySegment[count];
+        this.blockViews = new UnsafeBuffer[count];
+        this.blockDescriptors = new long[count];
         this.closeHeard = new boolean[size];
+        allocate(0); // now, so that the engine's registrations keep their order (send, receive, bounce)
     }
 
-    /** Posts every receive buffer (under the lock, at start-up). */
-    void postAll() {
-        for (int b = 0; b < buffers; b++) {
+    /** Posts the first {@code count} blocks of receive buffers (under the lock, at start-up). */
+    void postBlocks(int count) {
+        while (postedBlocks < count) {
+            addBlock();
+        }
+    }
+
+    /**
+     * Allocates, registers and posts the next block of receive buffers (under the lock); nothing once every block is
+     * posted. The control path: it allocates.
+     */
+    void addBlock() {
+        if (postedBlocks == blocks.length) {
+            return;
+        }
+        final int k = postedBlocks;
+        if (blocks[k] == null) {
+            allocate(k);
+        }
+        postedBlocks++;
+        final int first = k * blockBuffers;
+        for (int b = first; b < first + blockSize(k); b++) {
             post(b);
         }
     }
 
+    private int blockSize(int k) {
+        return Math.min(blockBuffers, buffers - k * blockBuffers);
+    }
+
+    private void allocate(int k) {
+        final MemorySegment memory = arena.allocate(bufferBytes * blockSize(k), RdmaEngine.PAGE);
+        blockDescriptors[k] = nic.localRegistration() ? nic.register(memory, false, true).descriptor() : 0;
+        blockViews[k] = new UnsafeBuffer(memory.address(), (int) memory.byteSize());
+        blocks[k] = memory;
+    }
+
+    /** How the buffers are posted, for the start-up line: "" when all at start. */
+    String describePosting() {
+        return blocks.length == 1 ? "" : " (" + blockBuffers + " posted per connected rank)";
+    }
+
+    /** Receive buffers posted (all blocks added so far). */
+    int postedBuffers() {
+        return Math.min(buffers, postedBlocks * blockBuffers);
+    }
+
     /** Posts receive buffer {@code b} (under the lock), driving progress while the endpoint is busy. */
     void post(int b) {
-        final long at = memory.address() + b * bufferBytes;
+        final int k = b / blockBuffers;
+        final long at = blocks[k].address() + (long) (b - k * blockBuffers) * bufferBytes;
+        final long descriptor = blockDescriptors[k];
         long deadline = 0;
         long rc;
         while ((rc = nic.postReceive(at, bufferBytes, descriptor, contexts.receive(b))) == RdmaNic.AGAIN) {
@@ -151,7 +205,9 @@ final class RdmaReceivePath {
      */
     int message(int b, RdmaCompletions entries, int entry, long entrySource, ConduitListener listener, int mask) {
         final int length = (int) Math.min(entries.length(entry), messageBytes);
-        final int offset = (int) (entries.buffer(entry) - memory.address());
+        final int k = b / blockBuffers;
+        final UnsafeBuffer buffer = blockViews[k];
+        final int offset = (int) (entries.buffer(entry) - blocks[k].address());
         if (!entries.releases(entry)) {
             return length > 0 ? received(buffer, offset, length, entrySource, listener, mask) : 0;
         }
@@ -296,13 +352,14 @@ final class RdmaReceivePath {
 
     /**
      * The close's drain (under the lock): the rank whose valid CLOSE message of {@code length} bytes landed at
-     * address {@code at} of the receive memory, or -1 if it is no CLOSE.
+     * address {@code at} of receive buffer {@code b}, or -1 if it is no CLOSE.
      */
-    int closeSource(long at, long length) {
+    int closeSource(int b, long at, long length) {
         if (length < RdmaHeaderFlyweight.LENGTH) {
             return -1;
         }
-        final RdmaHeaderFlyweight h = closeHeader.wrap(buffer, (int) (at - memory.address()));
+        final int k = b / blockBuffers;
+        final RdmaHeaderFlyweight h = closeHeader.wrap(blockViews[k], (int) (at - blocks[k].address()));
         return h.validate((int) length, size) == null && h.kind() == RdmaHeaderFlyweight.KIND_CLOSE ? h.source() : -1;
     }
 

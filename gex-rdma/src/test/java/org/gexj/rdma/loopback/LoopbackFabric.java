@@ -12,7 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The wire between the {@link LoopbackNic}s of one in-process job: every rank's posted receive buffers, completion
  * queue, error queue and registered memory, behind one lock. Messages are copied into the target's posted buffers
  * at once; RMA copies between registered memory, checking the key and the bounds as a NIC does, and a bad key
- * completes in error. A test double of an RDMA NIC: it allocates per message.
+ * completes in error. On demand, a rank reaches a peer only once that peer has posted its share of receive buffers
+ * for it, as ibv's connection exchange orders it. A test double of an RDMA NIC: it allocates per message.
  */
 final class LoopbackFabric {
     private static final Map<String, LoopbackFabric> JOBS = new ConcurrentHashMap<>();
@@ -45,13 +46,21 @@ final class LoopbackFabric {
     }
 
     final boolean multiReceive;
+    final boolean onDemand;
+    /** {@code shared[a][b]}: rank {@code a} posted its share of receive buffers for rank {@code b} (on demand). */
+    private final boolean[][] shared;
+    /** {@code requested[a][b]}: rank {@code b} asked to reach rank {@code a} (on demand). */
+    private final boolean[][] requested;
     /** Where a multi-receive buffer with less room than this is released (libfabric's FI_OPT_MIN_MULTI_RECV). */
     final long minMultiReceive;
     private final Port[] ports;
     private int open;
 
-    private LoopbackFabric(int size, boolean multiReceive, long minMultiReceive) {
+    private LoopbackFabric(int size, boolean multiReceive, boolean onDemand, long minMultiReceive) {
         this.multiReceive = multiReceive;
+        this.onDemand = onDemand;
+        this.shared = new boolean[size][size];
+        this.requested = new boolean[size][size];
         this.minMultiReceive = minMultiReceive;
         this.ports = new Port[size];
         this.open = size;
@@ -60,8 +69,29 @@ final class LoopbackFabric {
         }
     }
 
-    static LoopbackFabric join(String job, int size, boolean multiReceive, long minMultiReceive) {
-        return JOBS.computeIfAbsent(job, j -> new LoopbackFabric(size, multiReceive, minMultiReceive));
+    static LoopbackFabric join(String job, int size, boolean multiReceive, boolean onDemand, long minMultiReceive) {
+        return JOBS.computeIfAbsent(job, j -> new LoopbackFabric(size, multiReceive, onDemand, minMultiReceive));
+    }
+
+    /** On demand: {@code rank} posted its share for {@code peer}. */
+    synchronized void shared(int rank, int peer) {
+        shared[rank][peer] = true;
+    }
+
+    /** On demand: {@code rank} asks to reach {@code peer}. @return whether {@code peer} has posted its share for it */
+    synchronized boolean reach(int rank, int peer) {
+        requested[peer][rank] = true;
+        return shared[peer][rank];
+    }
+
+    /** On demand: a rank that asked to reach {@code rank} and has no share of its buffers yet, or -1. */
+    synchronized int nextRequest(int rank) {
+        for (int r = 0; r < requested[rank].length; r++) {
+            if (requested[rank][r] && !shared[rank][r]) {
+                return r;
+            }
+        }
+        return -1;
     }
 
     /** A rank's NIC closed: the job's fabric is forgotten with the last. */
@@ -81,6 +111,9 @@ final class LoopbackFabric {
      * @return false if {@code peer} has no room posted
      */
     synchronized boolean deliver(int source, int peer, long from, long length) {
+        if (onDemand && source != peer && !shared[peer][source]) {
+            throw new IllegalStateException("rank " + source + " sent to rank " + peer + " before it posted buffers");
+        }
         final Port target = ports[peer];
         Posted p = target.posted.peekFirst();
         if (multiReceive) {

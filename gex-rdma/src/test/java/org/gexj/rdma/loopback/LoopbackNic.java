@@ -13,7 +13,9 @@ import java.lang.foreign.MemorySegment;
  * the ranks of an in-process job. With {@code multiReceive} it lands many messages per receive buffer, as
  * libfabric's {@code FI_MULTI_RECV} does for ofi; without, one message per buffer, as a verbs shared receive queue
  * does for ibv, and a write with data consumes a posted buffer too. Sends find a full target back-pressured
- * ({@link #AGAIN}), and RMA to a bad key completes in error.
+ * ({@link #AGAIN}), and RMA to a bad key completes in error. On demand (one message per buffer only), a rank posts
+ * a peer's share of receive buffers as it first asks to reach it or is asked, as ibv does as it makes the QP, and an
+ * operation toward a peer that has not posted its share for this rank yet returns {@link #AGAIN}.
  */
 final class LoopbackNic implements RdmaNic, AutoCloseable {
     static final long MAX_MESSAGE = 64 * 1024;
@@ -23,11 +25,48 @@ final class LoopbackNic implements RdmaNic, AutoCloseable {
     private final String job;
     private final int rank;
     private long nextKey = 1;
+    /** The engine's, on demand: posts a peer's share of receive buffers. */
+    private Runnable connecting;
+    private final boolean[] shared;
 
-    LoopbackNic(LoopbackFabric fabric, String job, int rank) {
+    LoopbackNic(LoopbackFabric fabric, String job, int rank, int size) {
         this.fabric = fabric;
         this.job = job;
         this.rank = rank;
+        this.shared = new boolean[size];
+        shared[rank] = true;
+        fabric.shared(rank, rank);
+    }
+
+    @Override
+    public boolean receivesPerConnection(Runnable connecting) {
+        if (!fabric.onDemand) {
+            return false;
+        }
+        this.connecting = connecting;
+        return true;
+    }
+
+    @Override
+    public boolean engaged(int peer) {
+        return connecting == null || shared[peer];
+    }
+
+    /** Whether operations may go to {@code peer}: on demand, once it posted its share for this rank. */
+    private boolean reaches(int peer) {
+        if (connecting == null) {
+            return true;
+        }
+        share(peer);
+        return fabric.reach(rank, peer);
+    }
+
+    private void share(int peer) {
+        if (!shared[peer]) {
+            shared[peer] = true;
+            connecting.run();
+            fabric.shared(rank, peer);
+        }
     }
 
     @Override
@@ -89,7 +128,7 @@ final class LoopbackNic implements RdmaNic, AutoCloseable {
 
     @Override
     public long send(long buffer, long length, long descriptor, int peer, long context) {
-        if (!fabric.deliver(rank, peer, buffer, length)) {
+        if (!reaches(peer) || !fabric.deliver(rank, peer, buffer, length)) {
             return AGAIN;
         }
         fabric.complete(rank, new LoopbackFabric.Entry(context, false, false, length, 0, 0, rank));
@@ -98,7 +137,7 @@ final class LoopbackNic implements RdmaNic, AutoCloseable {
 
     @Override
     public long inject(long buffer, long length, int peer) {
-        return fabric.deliver(rank, peer, buffer, length) ? 0 : AGAIN;
+        return reaches(peer) && fabric.deliver(rank, peer, buffer, length) ? 0 : AGAIN;
     }
 
     @Override
@@ -110,12 +149,18 @@ final class LoopbackNic implements RdmaNic, AutoCloseable {
     @Override
     public long transfer(boolean read, long local, long length, long descriptor, int peer, long remote, long key,
                          long context) {
+        if (!reaches(peer)) {
+            return AGAIN;
+        }
         return finish(fabric.transfer(rank, read, local, length, peer, remote, key, false, 0), context);
     }
 
     @Override
     public long writeData(long local, long length, long descriptor, long data, int peer, long remote, long key,
                           long context) {
+        if (!reaches(peer)) {
+            return AGAIN;
+        }
         return finish(fabric.transfer(rank, false, local, length, peer, remote, key, true, data), context);
     }
 
@@ -139,6 +184,11 @@ final class LoopbackNic implements RdmaNic, AutoCloseable {
 
     @Override
     public long read(RdmaCompletions entries, int count) {
+        if (connecting != null) {
+            for (int r; (r = fabric.nextRequest(rank)) >= 0; ) {
+                share(r);
+            }
+        }
         final Completions c = (Completions) entries;
         int n = 0;
         LoopbackFabric.Entry e;

@@ -12,20 +12,23 @@ import java.lang.foreign.Arena;
  * For tests ({@code GEX_CONDUIT=rdma-loopback}): the RDMA engine over a {@link LoopbackNic}, so that the conformance
  * kits run against the engine alone, with no libfabric and no device. {@code GEX_RDMA_LOOPBACK_MULTI=false} gives a
  * NIC with one message per receive buffer (the shape of verbs' shared receive queue), the default the shape of
- * libfabric's multi-receive buffers. Small frames, windows and chunks make the kits exercise back-pressure, credit
- * returns and RMA chunking.
+ * libfabric's multi-receive buffers; with it, {@code GEX_RDMA_LOOPBACK_ONDEMAND=true} posts receive buffers per
+ * connected peer, as ibv's on-demand connections do. Small frames, windows and chunks make the kits exercise
+ * back-pressure, credit returns and RMA chunking.
  */
 final class LoopbackRdmaConduit extends RdmaConduit {
     static final String MULTI = "GEX_RDMA_LOOPBACK_MULTI";
+    static final String ONDEMAND = "GEX_RDMA_LOOPBACK_ONDEMAND";
     private static final int FRAME = 16 << 10;
 
     LoopbackRdmaConduit(ConduitContext context) {
         final boolean multi = context.config().getBoolean(MULTI, true);
         final RdmaSettings settings = new RdmaSettings(FRAME, 8L * FRAME, 4, 64, 64, 30_000_000_000L,
             "GEX_RDMA_LOOPBACK_FRAME", "GEX_RDMA_LOOPBACK_CREDITS", "GEX_RDMA_LOOPBACK_TIMEOUT");
-        final LoopbackFabric fabric = LoopbackFabric.join(context.jobId(), context.size(), multi,
+        final boolean onDemand = context.config().getBoolean(ONDEMAND, false);
+        final LoopbackFabric fabric = LoopbackFabric.join(context.jobId(), context.size(), multi, onDemand && !multi,
             RdmaEngine.slotBytes(settings));
-        final LoopbackNic nic = new LoopbackNic(fabric, context.jobId(), context.rank());
+        final LoopbackNic nic = new LoopbackNic(fabric, context.jobId(), context.rank(), context.size());
         this.engine = new RdmaEngine(nic, nic, Arena.ofShared(), settings, context.rank(), context.size(),
             context.health(), context.bootstrap(), nic.completionDataBytes(), false);
         this.capabilities = Capabilities.builder("rdma-loopback").maxFrameLength(FRAME).maxMedium(FRAME, FRAME)
