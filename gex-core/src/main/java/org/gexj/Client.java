@@ -58,7 +58,7 @@ public final class Client implements AutoCloseable {
     private final ThreadLocal<Event[]> nbi = ThreadLocal.withInitial(this::newNbiEvents);
     final EventPool events = new EventPool(this);
     private final Map<Class<?>, Object> extensions = new HashMap<>();
-    /** How threads wait: {@code GEX_WAIT}, see {@link WaitSettings}. */
+    /** How threads wait: {@code GEX_WAIT_*}, see {@link WaitSettings}. */
     final ThreadLocal<BackoffIdleStrategy> idle;
 
     /** The AM layer's listener: frames other than the core's, remote writes. */

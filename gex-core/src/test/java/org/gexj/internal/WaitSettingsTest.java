@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code GEX_WAIT}: the default, a setting taken as given, and every bad value named with its allowed range. */
+/** {@code GEX_WAIT_*}: the defaults, settings taken as given, and every bad value named with its allowed range. */
 class WaitSettingsTest {
 
     @Test
@@ -18,26 +18,25 @@ class WaitSettingsTest {
     }
 
     @Test
-    void aSettingIsTakenAsGivenWithParkTimesInMicroseconds() {
-        final WaitSettings w = WaitSettings.of(Config.of(Map.of("GEX_WAIT", "50000, 0, 5, 200")));
-        assertEquals(new WaitSettings(50_000, 0, 5_000, 200_000), w);
-        assertEquals(new WaitSettings(0, 0, 1_000, 1_000), WaitSettings.parse("0,0,1,1"));
+    void settingsAreTakenAsGivenWithParkTimesInMicroseconds() {
+        assertEquals(new WaitSettings(50_000, 0, 5_000, 200_000), WaitSettings.of(Config.of(Map.of("GEX_WAIT_SPINS",
+            "50000", "GEX_WAIT_YIELDS", "0", "GEX_WAIT_PARK_US", "5", "GEX_WAIT_PARK_MAX_US", "200"))));
+        assertEquals(new WaitSettings(1000, 20_000, 5_000, 5_000),
+            WaitSettings.of(Config.of(Map.of("GEX_WAIT_PARK_MAX_US", "5"))), "the first park is at most the longest");
     }
 
     @Test
     void badValuesAreNamedWithTheAllowedRange() {
-        assertMessage("GEX_WAIT=1,2,3: expected SPINS,YIELDS,PARK_MIN_US,PARK_MAX_US", "1,2,3");
-        assertMessage("'x' is not a number", "1,x,3,4");
-        assertMessage("SPINS -1 outside [0, 1000000000]", "-1,0,10,100");
-        assertMessage("YIELDS 2000000000 outside [0, 1000000000]", "0,2000000000,10,100");
-        assertMessage("PARK_MAX_US 0 outside [1, 1000000]", "0,0,0,0");
-        assertMessage("PARK_MIN_US 200 outside [1, 100]", "0,0,200,100");
+        assertMessage("GEX_WAIT_SPINS=-1 outside [0, 1000000000]", Map.of("GEX_WAIT_SPINS", "-1"));
+        assertMessage("GEX_WAIT_YIELDS=x is not a number", Map.of("GEX_WAIT_YIELDS", "x"));
+        assertMessage("GEX_WAIT_PARK_MAX_US=0 outside [1, 1000000]", Map.of("GEX_WAIT_PARK_MAX_US", "0"));
+        assertMessage("GEX_WAIT_PARK_US=200 outside [1, 100]",
+            Map.of("GEX_WAIT_PARK_US", "200", "GEX_WAIT_PARK_MAX_US", "100"));
     }
 
-    private static void assertMessage(String part, String value) {
+    private static void assertMessage(String part, Map<String, String> settings) {
         final IllegalArgumentException e =
-            assertThrows(IllegalArgumentException.class, () -> WaitSettings.parse(value));
+            assertThrows(IllegalArgumentException.class, () -> WaitSettings.of(Config.of(settings)));
         assertTrue(e.getMessage().contains(part), e.getMessage());
-        assertTrue(e.getMessage().startsWith("GEX_WAIT=" + value), e.getMessage());
     }
 }
