@@ -4,7 +4,6 @@ import org.gexj.Config;
 import org.gexj.rdma.RdmaConduit;
 import org.gexj.rdma.RdmaEngine;
 import org.gexj.rdma.RdmaSettings;
-import org.gexj.spi.Capabilities;
 import org.gexj.spi.ConduitContext;
 
 import java.lang.foreign.Arena;
@@ -57,21 +56,9 @@ final class IbvConduit extends RdmaConduit {
             arena.close();
             throw e;
         }
-        this.engine = new RdmaEngine(nic, nic, arena, engineSettings, rank, size, context.health(),
-            context.bootstrap(), nic.completionDataBytes(), config.getBoolean("GEX_EXIT_ON_FAILURE", false));
-        // a reassembled Long's payload is one write carrying its immediate: at most one message
-        final long maxLong = nic.maxMessageSize();
-        final int frame = settings.frameLength();
-        this.capabilities = Capabilities.builder("ibv").maxFrameLength(frame).maxMedium(frame, frame)
-            .maxLong(maxLong, maxLong).maxPackedLong(frame)
-            .immediateBits(engine.immediateBits()).nativeRma(true).crossMapped(false)
-            .deferredLocalCompletion(true).conduitBarrier(false).orderedChannels(false).build();
-        try {
-            context.bootstrap().barrier(); // every rank's receive buffers are posted before anyone sends
-        } catch (RuntimeException | Error e) {
-            engine.close();
-            throw e;
-        }
+        start("ibv", new RdmaEngine(nic, nic, arena, engineSettings, rank, size, context.health(),
+            context.bootstrap(), nic.completionDataBytes(), config.getBoolean("GEX_EXIT_ON_FAILURE", false)),
+            settings.frameLength(), nic.maxMessageSize(), context.bootstrap());
         this.openNanos = System.nanoTime() - start;
         if (rank == 0) {
             System.err.println("gex: " + this);
@@ -104,7 +91,7 @@ final class IbvConduit extends RdmaConduit {
         return "ibv conduit rank " + rank + " of " + size + ": device " + device.name + " port " + device.port
             + ", GID index " + device.gidIndex + " (" + device.gidType() + "), connect " + settings.connect()
             + ", max inline " + nic.maxInline() + " B, max message " + nic.maxMessageSize() + " B, send queue "
-            + nic.sendQueueDepth() + " per QP, " + engine.describe();
+            + nic.sendQueueDepth() + " per QP, " + engine().describe();
     }
 
     /**
@@ -121,7 +108,7 @@ final class IbvConduit extends RdmaConduit {
      */
     @Override
     public Map<String, Long> counters() {
-        final Map<String, Long> m = engine.counters();
+        final Map<String, Long> m = engine().counters();
         m.put("ibv.qps", (long) nic.queuePairs());
         m.put("ibv.registered.bytes", nic.registeredBytes());
         m.put("ibv.open.micros", openNanos / 1000);

@@ -4,7 +4,6 @@ import org.gexj.ofi.ffm.Fabric;
 import org.gexj.rdma.RdmaConduit;
 import org.gexj.rdma.RdmaEngine;
 import org.gexj.rdma.RdmaSettings;
-import org.gexj.spi.Capabilities;
 import org.gexj.spi.ConduitContext;
 
 import java.lang.foreign.Arena;
@@ -44,21 +43,9 @@ final class OfiConduit extends RdmaConduit {
             throw e;
         }
         final long cqData = Math.min(fabric.cqDataSize, settings.cqDataBytes());
-        this.engine = new RdmaEngine(nic, fabric, arena, engineSettings, rank, size, context.health(),
-            context.bootstrap(), cqData, context.config().getBoolean("GEX_EXIT_ON_FAILURE", false));
-        // a reassembled Long's payload is one write carrying its immediate: at most one message
-        final long maxLong = fabric.maxMessageSize;
-        final int frame = settings.frameLength();
-        this.capabilities = Capabilities.builder("ofi").maxFrameLength(frame).maxMedium(frame, frame)
-            .maxLong(maxLong, maxLong).maxPackedLong(frame)
-            .immediateBits(engine.immediateBits()).nativeRma(true).crossMapped(false)
-            .deferredLocalCompletion(true).conduitBarrier(false).orderedChannels(false).build();
-        try {
-            context.bootstrap().barrier(); // every rank's receive buffers are posted before anyone sends
-        } catch (RuntimeException | Error e) {
-            engine.close();
-            throw e;
-        }
+        start("ofi", new RdmaEngine(nic, fabric, arena, engineSettings, rank, size, context.health(),
+            context.bootstrap(), cqData, context.config().getBoolean("GEX_EXIT_ON_FAILURE", false)),
+            settings.frameLength(), fabric.maxMessageSize, context.bootstrap());
         if (rank == 0) {
             System.err.println("gex: " + this);
         }
@@ -76,7 +63,7 @@ final class OfiConduit extends RdmaConduit {
             + fabric.domainName + ", max message " + fabric.maxMessageSize + " B, inject " + fabric.injectSize
             + " B, CQ data " + fabric.cqDataSize + " B"
             + (settings.cqDataBytes() < fabric.cqDataSize ? " (" + settings.cqDataBytes() + " used)" : "")
-            + ", mr_mode " + Fabric.mrModeText(fabric.mrMode) + ", " + engine.describe();
+            + ", mr_mode " + Fabric.mrModeText(fabric.mrMode) + ", " + engine().describe();
     }
 
     /**
@@ -85,18 +72,18 @@ final class OfiConduit extends RdmaConduit {
      */
     @Override
     public Map<String, Long> counters() {
-        final Map<String, Long> m = engine.counters();
+        final Map<String, Long> m = engine().counters();
         m.put("ofi.source-checked", fabric.sourceKnown ? 1L : 0L);
         return m;
     }
 
     /** For tests: credits toward {@code peer}'s {@code channel}, in units. */
     int credits(int peer, int channel) {
-        return engine.credits(peer, channel);
+        return engine().credits(peer, channel);
     }
 
     int windowUnits() {
-        return engine.windowUnits();
+        return engine().windowUnits();
     }
 
     String provider() {

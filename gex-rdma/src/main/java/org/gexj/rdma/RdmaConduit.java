@@ -1,6 +1,7 @@
 package org.gexj.rdma;
 
 import org.gexj.spi.AttachedSegments;
+import org.gexj.spi.Bootstrap;
 import org.gexj.spi.Capabilities;
 import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
@@ -11,17 +12,48 @@ import java.util.Map;
 
 /**
  * A conduit over the {@link RdmaEngine}: the conduit SPI's calls forwarded to the engine, written once for every
- * conduit over an RDMA NIC (ofi, ibv, the tests' loopback). A subclass opens its NIC, and its constructor sets
- * {@link #engine} and {@link #capabilities} once, before the conduit is published; it adds its start-up line
+ * conduit over an RDMA NIC (ofi, ibv, the tests' loopback). A subclass opens its NIC, builds its engine and calls
+ * {@link #start} once from its constructor, before the conduit is published; it adds its start-up line
  * ({@link #toString}) and any counters of its own.
  */
 public abstract class RdmaConduit implements Conduit {
-    /** Set once by the subclass's constructor. */
-    protected RdmaEngine engine;
-    /** Set once by the subclass's constructor. */
-    protected Capabilities capabilities;
+    /** Set once, by {@link #start}. */
+    private RdmaEngine engine;
+    /** Set once, by {@link #start}. */
+    private Capabilities capabilities;
 
     protected RdmaConduit() {
+    }
+
+    /**
+     * Takes {@code engine}, states the capabilities every conduit over it shares (native RMA, deferred local
+     * completion, no barrier or channel order of its own; a reassembled Long's payload is one write carrying its
+     * immediate, so at most one message of {@code maxMessage} bytes), and waits for every rank at the bootstrap's
+     * barrier, so that every rank's receive buffers are posted before anyone sends. Closes the engine if that fails.
+     *
+     * @param name       the conduit's name in its capabilities ("ofi")
+     * @param engine     the engine over the subclass's NIC
+     * @param frame      the largest frame, and so Medium and packed Long
+     * @param maxMessage the NIC's largest message, and so Long
+     * @param bootstrap  the job's bootstrap, for the barrier
+     */
+    protected final void start(String name, RdmaEngine engine, int frame, long maxMessage, Bootstrap bootstrap) {
+        this.engine = engine;
+        this.capabilities = Capabilities.builder(name).maxFrameLength(frame).maxMedium(frame, frame)
+            .maxLong(maxMessage, maxMessage).maxPackedLong(frame)
+            .immediateBits(engine.immediateBits()).nativeRma(true).crossMapped(false)
+            .deferredLocalCompletion(true).conduitBarrier(false).orderedChannels(false).build();
+        try {
+            bootstrap.barrier();
+        } catch (RuntimeException | Error e) {
+            engine.close();
+            throw e;
+        }
+    }
+
+    /** The engine {@link #start} took. */
+    protected final RdmaEngine engine() {
+        return engine;
     }
 
     @Override

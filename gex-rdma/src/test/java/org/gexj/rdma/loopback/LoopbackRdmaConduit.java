@@ -3,7 +3,6 @@ package org.gexj.rdma.loopback;
 import org.gexj.rdma.RdmaConduit;
 import org.gexj.rdma.RdmaEngine;
 import org.gexj.rdma.RdmaSettings;
-import org.gexj.spi.Capabilities;
 import org.gexj.spi.ConduitContext;
 
 import java.lang.foreign.Arena;
@@ -29,17 +28,13 @@ final class LoopbackRdmaConduit extends RdmaConduit {
         final LoopbackFabric fabric = LoopbackFabric.join(context.jobId(), context.size(), multi, onDemand && !multi,
             RdmaEngine.slotBytes(settings));
         final LoopbackNic nic = new LoopbackNic(fabric, context.jobId(), context.rank(), context.size());
-        this.engine = new RdmaEngine(nic, nic, Arena.ofShared(), settings, context.rank(), context.size(),
-            context.health(), context.bootstrap(), nic.completionDataBytes(), false);
-        this.capabilities = Capabilities.builder("rdma-loopback").maxFrameLength(FRAME).maxMedium(FRAME, FRAME)
-            .maxLong(LoopbackNic.MAX_MESSAGE, LoopbackNic.MAX_MESSAGE).maxPackedLong(FRAME)
-            .immediateBits(engine.immediateBits()).nativeRma(true).crossMapped(false)
-            .deferredLocalCompletion(true).conduitBarrier(false).orderedChannels(false).build();
-        context.bootstrap().barrier(); // every rank's receive buffers are posted before anyone sends
+        start("rdma-loopback", new RdmaEngine(nic, nic, Arena.ofShared(), settings, context.rank(), context.size(),
+            context.health(), context.bootstrap(), nic.completionDataBytes(), false), FRAME, LoopbackNic.MAX_MESSAGE,
+            context.bootstrap());
     }
 
     @Override
     public String toString() {
-        return "rdma-loopback conduit: " + engine.describe();
+        return "rdma-loopback conduit: " + engine().describe();
     }
 }
