@@ -3,7 +3,6 @@ package org.gexj.ibv;
 import org.gexj.ibv.ffm.RecvWr;
 import org.gexj.ibv.ffm.SendWr;
 import org.gexj.ibv.ffm.Verbs;
-import org.gexj.ibv.ffm.VerbsLayouts;
 import org.gexj.ibv.ffm.VerbsOps;
 import org.gexj.ibv.ffm.VerbsQp;
 import org.gexj.ibv.ffm.WorkCompletions;
@@ -17,9 +16,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -41,7 +38,7 @@ class IbvLoopbackOnDevice {
         | Verbs.IBV_ACCESS_REMOTE_READ;
     private static final Arena ARENA = Arena.ofShared();
 
-    private static MemorySegment list;
+    private static OnDeviceVerbs device;
     private static MemorySegment context;
     private static VerbsOps ops;
     private static MemorySegment pd;
@@ -83,36 +80,19 @@ class IbvLoopbackOnDevice {
 
     @BeforeAll
     static void openTheDeviceAndConnectTwoQps() {
-        assertEquals(null, Verbs.loadFailure(), "libibverbs.so.1 did not load");
-        final String env = System.getenv("RXE_DEVICE");
-        final IbvSettings.Choice choice = env != null ? new IbvSettings.Choice(env, 1, 0)
-            : IbvSettings.from(System.getenv()).choose(IbvInventory.scan());
-        port = choice.port();
-        final MemorySegment count = ARENA.allocate(JAVA_INT);
-        list = Verbs.getDeviceList(count);
-        MemorySegment device = MemorySegment.NULL;
-        for (int i = 0; i < count.get(JAVA_INT, 0); i++) {
-            if (Verbs.deviceName(list.getAtIndex(ADDRESS, i)).equals(choice.device())) {
-                device = list.getAtIndex(ADDRESS, i);
-            }
-        }
-        assertNotEquals(MemorySegment.NULL, device, "no device " + choice.device());
-        context = Verbs.openDevice(device);
-        ops = new VerbsOps(context);
-        final MemorySegment portAttr = ARENA.allocate(VerbsLayouts.IBV_PORT_ATTR);
-        Verbs.queryPort(context, port, portAttr);
-        mtu = portAttr.get(JAVA_INT, VerbsLayouts.offset(VerbsLayouts.IBV_PORT_ATTR, "active_mtu"));
-        gidIndex = IbvGids.choose(context, choice.device(), port);
+        device = OnDeviceVerbs.open(ARENA);
+        context = device.context();
+        ops = device.ops();
+        port = device.port();
+        mtu = device.mtu();
+        gidIndex = device.gidIndex();
+        gid = device.gid();
+        pd = device.pd();
         final String expected = System.getenv("RXE_GID_INDEX");
         if (expected != null) {
             // the harness knows which entry is ::ffff:<dummy0's IPv4>, RoCE v2: the conduit's choice must agree
             assertEquals(Integer.parseInt(expected), gidIndex, "GID index chosen vs RXE_GID_INDEX");
         }
-        gid = ARENA.allocate(16, 8);
-        Verbs.queryGid(context, port, gidIndex, gid);
-        System.out.println("device " + choice.device() + " port " + port + " mtu enum " + mtu + " gid[" + gidIndex
-            + "] " + java.util.HexFormat.of().formatHex(gid.toArray(JAVA_BYTE)));
-        pd = Verbs.allocPd(context);
         srq = Verbs.createSrq(pd, 32, 1);
         memoryA = ARENA.allocate(SIZE, 4096);
         memoryB = ARENA.allocate(SIZE, 4096);
@@ -130,13 +110,9 @@ class IbvLoopbackOnDevice {
             Verbs.destroySrq(srq);
             Verbs.deregMr(mrA);
             Verbs.deregMr(mrB);
-            Verbs.deallocPd(pd);
         }
-        if (context != null) {
-            Verbs.closeDevice(context);
-        }
-        if (list != null && !list.equals(MemorySegment.NULL)) {
-            Verbs.freeDeviceList(list);
+        if (device != null) {
+            device.close();
         }
     }
 

@@ -22,10 +22,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -51,7 +48,7 @@ class IbvUdOnDevice {
     private static final int GRH = Verbs.UD_GRH_BYTES;
     private static final Arena ARENA = Arena.ofShared();
 
-    private static MemorySegment list;
+    private static OnDeviceVerbs device;
     private static MemorySegment context;
     private static VerbsOps ops;
     private static MemorySegment pd;
@@ -111,33 +108,15 @@ class IbvUdOnDevice {
 
     @BeforeAll
     static void openTheDeviceAndMakeTwoUdQps() {
-        assertEquals(null, Verbs.loadFailure(), "libibverbs.so.1 did not load");
-        final String env = System.getenv("RXE_DEVICE");
-        final IbvSettings.Choice choice = env != null ? new IbvSettings.Choice(env, 1, 0)
-            : IbvSettings.from(System.getenv()).choose(IbvInventory.scan());
-        port = choice.port();
-        final MemorySegment count = ARENA.allocate(JAVA_INT);
-        list = Verbs.getDeviceList(count);
-        MemorySegment device = MemorySegment.NULL;
-        for (int i = 0; i < count.get(JAVA_INT, 0); i++) {
-            if (Verbs.deviceName(list.getAtIndex(ADDRESS, i)).equals(choice.device())) {
-                device = list.getAtIndex(ADDRESS, i);
-            }
-        }
-        assertNotEquals(MemorySegment.NULL, device, "no device " + choice.device());
-        context = Verbs.openDevice(device);
-        ops = new VerbsOps(context);
-        final MemorySegment portAttr = ARENA.allocate(VerbsLayouts.IBV_PORT_ATTR);
-        Verbs.queryPort(context, port, portAttr);
-        final int mtu = portAttr.get(JAVA_INT, VerbsLayouts.offset(VerbsLayouts.IBV_PORT_ATTR, "active_mtu"));
-        mtuBytes = Verbs.mtuBytes(mtu);
-        lid = Short.toUnsignedInt(portAttr.get(JAVA_SHORT, VerbsLayouts.offset(VerbsLayouts.IBV_PORT_ATTR, "lid")));
-        gidIndex = IbvGids.choose(context, choice.device(), port);
-        gid = ARENA.allocate(16, 8);
-        Verbs.queryGid(context, port, gidIndex, gid);
-        System.out.println("device " + choice.device() + " port " + port + " active mtu " + mtuBytes + " B, lid "
-            + lid + ", gid[" + gidIndex + "] " + HexFormat.of().formatHex(gid.toArray(JAVA_BYTE)));
-        pd = Verbs.allocPd(context);
+        device = OnDeviceVerbs.open(ARENA);
+        context = device.context();
+        ops = device.ops();
+        port = device.port();
+        mtuBytes = Verbs.mtuBytes(device.mtu());
+        lid = device.lid();
+        gidIndex = device.gidIndex();
+        gid = device.gid();
+        pd = device.pd();
         memoryA = ARENA.allocate(SIZE, 4096);
         memoryB = ARENA.allocate(SIZE, 4096);
         mrA = Verbs.regMr(pd, memoryA, Verbs.IBV_ACCESS_LOCAL_WRITE);
@@ -160,13 +139,9 @@ class IbvUdOnDevice {
         if (pd != null) {
             Verbs.deregMr(mrA);
             Verbs.deregMr(mrB);
-            Verbs.deallocPd(pd);
         }
-        if (context != null) {
-            Verbs.closeDevice(context);
-        }
-        if (list != null && !list.equals(MemorySegment.NULL)) {
-            Verbs.freeDeviceList(list);
+        if (device != null) {
+            device.close();
         }
     }
 
