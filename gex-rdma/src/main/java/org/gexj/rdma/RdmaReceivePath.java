@@ -116,6 +116,11 @@ final class RdmaReceivePath {
         }
     }
 
+    /** The block of buffer {@code b}; no division where all buffers are one block (multi-receive, static). */
+    private int blockOf(int b) {
+        return blocks.length == 1 ? 0 : b / blockBuffers;
+    }
+
     private int blockSize(int k) {
         return Math.min(blockBuffers, buffers - k * blockBuffers);
     }
@@ -139,7 +144,7 @@ final class RdmaReceivePath {
 
     /** Posts receive buffer {@code b} (under the lock), driving progress while the endpoint is busy. */
     void post(int b) {
-        final int k = b / blockBuffers;
+        final int k = blockOf(b);
         final long at = blocks[k].address() + (long) (b - k * blockBuffers) * bufferBytes;
         final long descriptor = blockDescriptors[k];
         long deadline = 0;
@@ -205,7 +210,7 @@ final class RdmaReceivePath {
      */
     int message(int b, RdmaCompletions entries, int entry, long entrySource, ConduitListener listener, int mask) {
         final int length = (int) Math.min(entries.length(entry), messageBytes);
-        final int k = b / blockBuffers;
+        final int k = blockOf(b);
         final UnsafeBuffer buffer = blockViews[k];
         final int offset = (int) (entries.buffer(entry) - blocks[k].address());
         if (!entries.releases(entry)) {
@@ -358,7 +363,7 @@ final class RdmaReceivePath {
         if (length < RdmaHeaderFlyweight.LENGTH) {
             return -1;
         }
-        final int k = b / blockBuffers;
+        final int k = blockOf(b);
         final RdmaHeaderFlyweight h = closeHeader.wrap(blockViews[k], (int) (at - blocks[k].address()));
         return h.validate((int) length, size) == null && h.kind() == RdmaHeaderFlyweight.KIND_CLOSE ? h.source() : -1;
     }
