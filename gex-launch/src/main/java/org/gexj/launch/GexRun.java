@@ -309,6 +309,14 @@ public final class GexRun {
                 destroyAll(ranks, true);
                 return 1;
             }
+            // the rendezvous's failure first: a rank that exits on hearing of it is not the cause
+            if (failedRank < 0 && server.failure() != null) {
+                failedRank = Math.max(server.failedRank(), 0);
+                failedAt = System.currentTimeMillis();
+                final String failed = server.failedRank() >= 0 ? who.apply(server.failedRank()) + " failed"
+                    : "the job failed";
+                output.launcherLine("gexrun: " + failed + ": " + server.failure() + "; ending the job");
+            }
             if (r != null) {
                 final int code = ranks[r].exitValue();
                 codes.put(r, code);
@@ -321,13 +329,6 @@ public final class GexRun {
                     final boolean rankMayLive = overSsh && code == SshSpawn.SSH_FAILED;
                     server.abort(rankMayLive ? -1 : r, who.apply(r) + " " + why);
                 }
-            }
-            if (failedRank < 0 && server.failure() != null) {
-                failedRank = Math.max(server.failedRank(), 0);
-                failedAt = System.currentTimeMillis();
-                final String failed = server.failedRank() >= 0 ? who.apply(server.failedRank()) + " failed"
-                    : "the job failed";
-                output.launcherLine("gexrun: " + failed + ": " + server.failure() + "; ending the job");
             }
             if (failedRank >= 0) {
                 final long waited = System.currentTimeMillis() - failedAt;
