@@ -76,10 +76,20 @@ final class Exchange {
         warmupIters = Math.min(passIters, MAX_WARMUP_ITERS);
     }
 
-    /** GASNet's {@code GASNET_BLOCKUNTIL}: poll, then the pause hint, until the condition holds. */
+    /**
+     * GASNet's {@code GASNET_BLOCKUNTIL} ({@code GASNETI_SPIN_WHILE}): nothing if the condition holds, else poll and
+     * check until it does, with the pause hint only between a check that failed and the next poll, never between the
+     * poll that delivered and the check that sees it.
+     */
     void blockUntil(int value) {
-        while (flag != value) {
+        if (flag == value) {
+            return;
+        }
+        while (true) {
             client.poll();
+            if (flag == value) {
+                return;
+            }
             Thread.onSpinWait();
         }
     }

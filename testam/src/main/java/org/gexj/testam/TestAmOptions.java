@@ -1,5 +1,7 @@
 package org.gexj.testam;
 
+import org.gexj.benchutil.WarmupIters;
+
 /**
  * testam's command line, as GASNet's: {@code testam [options] (iters) (maxsz) (test_sections)}.
  *
@@ -28,11 +30,7 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
                             int iters, long maxSize, String sections, int warmupIters) {
 
     /** -warmup's value when none is given: {@link #warmupFor} chooses by conduit. */
-    public static final int DEFAULT_WARMUP_ITERS = -1;
-    /** Warm-up iterations on a cross-mapped conduit (smp): a round trip there costs under a microsecond. */
-    public static final int MEMORY_WARMUP_ITERS = 10_000;
-    /** Warm-up iterations over a network conduit, whose round trips cost 10 to 100 times more. */
-    public static final int NETWORK_WARMUP_ITERS = 1_000;
+    public static final int DEFAULT_WARMUP_ITERS = WarmupIters.BY_CONDUIT;
     /**
      * Up to GASNet's usual largest size: what runs only for large payloads (datagram fragments, large buffer classes,
      * copies of many bytes) must be compiled before section D, the first large flood; warmed to 4 KiB only, D's 8-32
@@ -80,10 +78,7 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
 
     /** The warm-up iterations to run: as given, or by default as the conduit's kind suggests. */
     public int warmupFor(boolean crossMapped) {
-        if (warmupIters != DEFAULT_WARMUP_ITERS) {
-            return warmupIters;
-        }
-        return crossMapped ? MEMORY_WARMUP_ITERS : NETWORK_WARMUP_ITERS;
+        return WarmupIters.forConduit(warmupIters, crossMapped);
     }
 
     /**

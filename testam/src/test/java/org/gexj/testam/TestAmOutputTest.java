@@ -1,5 +1,6 @@
 package org.gexj.testam;
 
+import org.gexj.benchutil.WarmupIters;
 import org.gexj.launch.InProcessJob;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -243,8 +244,8 @@ class TestAmOutputTest {
         assertEquals(2L << 20, d.maxSize());
         assertTrue(d.inSegment() && d.sectionEnabled('A') && d.sectionEnabled('K'));
         assertEquals(TestAmOptions.DEFAULT_WARMUP_ITERS, d.warmupIters());
-        assertEquals(TestAmOptions.MEMORY_WARMUP_ITERS, d.warmupFor(true));
-        assertEquals(TestAmOptions.NETWORK_WARMUP_ITERS, d.warmupFor(false));
+        assertEquals(WarmupIters.MEMORY, d.warmupFor(true));
+        assertEquals(WarmupIters.NETWORK, d.warmupFor(false));
         assertEquals(7, TestAmOptions.parse("-warmup", "7").warmupFor(true));
         assertEquals(TestAmOptions.SourceMode.NOOP, d.source());
         assertTrue(!d.skipWarmup() && d.pollers() == 0 && d.maxStep() == 0);

@@ -205,9 +205,13 @@ public final class TestQueue {
     private void nothing(int depth) {
     }
 
+    /** GASNET_BLOCKUNTIL(amcount == depth): poll and check, the pause hint only between a failed check and a poll. */
     private void receiveAms(int depth) {
-        while (amcount != depth) {  // GASNET_BLOCKUNTIL: poll, then the pause hint
+        while (amcount != depth) {
             client.poll();
+            if (amcount == depth) {
+                break;
+            }
             Thread.onSpinWait();
         }
         amcount = 0;

@@ -171,10 +171,11 @@ abstract class RmaBench {
             gasnetWarmup();
         }
         client.barrier();
-        if (o.warmupIters() > 0) {
+        final int warmupIters = o.warmupFor(client.capabilities().crossMapped());
+        if (warmupIters > 0) {
             // printing too, to /dev/null, so that the timed pass does not compile it between rows
             try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
-                pass(printStream(devNull), Math.min(o.iters(), o.warmupIters()),
+                pass(printStream(devNull), Math.min(o.iters(), warmupIters),
                     Math.min(o.maxSize(), RmaBenchOptions.WARMUP_MAX_SIZE));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

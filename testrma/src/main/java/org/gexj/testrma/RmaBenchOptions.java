@@ -1,5 +1,7 @@
 package org.gexj.testrma;
 
+import org.gexj.benchutil.WarmupIters;
+
 /**
  * The command line of GASNet's testsmall and testlarge:
  * {@code [-in|-out] [-p|-g] [-s] [-m] [-a] [-c] [-f] [-minsz N] [-max-step N] [-segsz N] [-lbufs N] (iters) (maxsz)
@@ -21,13 +23,15 @@ package org.gexj.testrma;
  * @param sections    the letters to run, or null for all
  * @param warmupIters -warmup N (GEX/J only): a silent pass of the enabled sections with N iterations per size and
  *                    sizes up to {@link #WARMUP_MAX_SIZE} before the timed pass, so that the JIT has compiled the
- *                    data path first; 0 turns it off
+ *                    data path first; 0 turns it off; {@link #DEFAULT_WARMUP_ITERS} when not given (see
+ *                    {@link #warmupFor})
  */
 public record RmaBenchOptions(boolean inSegment, boolean puts, boolean gets, boolean skipWarmup, boolean unitsMB,
                               boolean fullDuplex, boolean crossMachine, boolean firstLast, long minSize, long maxStep,
                               long segmentSize, int localBuffers, int iters, long maxSize, String sections,
                               int warmupIters) {
-    public static final int DEFAULT_WARMUP_ITERS = 1000;
+    /** -warmup's value when none is given: {@link #warmupFor} chooses by conduit. */
+    public static final int DEFAULT_WARMUP_ITERS = WarmupIters.BY_CONDUIT;
     public static final long WARMUP_MAX_SIZE = 65536;
 
     static final String COMMON_USAGE = """
@@ -123,6 +127,11 @@ public record RmaBenchOptions(boolean inSegment, boolean puts, boolean gets, boo
             throw new IllegalArgumentException(option + " needs a value");
         }
         return args[at];
+    }
+
+    /** The warm-up iterations to run: as given, or by default as the conduit's kind suggests. */
+    public int warmupFor(boolean crossMapped) {
+        return WarmupIters.forConduit(warmupIters, crossMapped);
     }
 
     /** GASNet's gasnett_parse_int: a count with an optional K, M or G suffix; {@code unit} without one. */

@@ -23,8 +23,9 @@ public final class TestLarge extends RmaBench {
             The default is the minimum necessary to complete the tests.
           The '-lbufs N' option is valid only with '-out' and sets the number of
             distinct local (initiator-side) buffers to cycle through (default is 1).
-          The '-warmup N' option (GEX/J; default 1000, 0 = off) first runs a silent
-            pass with N iterations per size and sizes up to 65536.""";
+          The '-warmup N' option (GEX/J; default 10000 on smp, 1000 on network
+            conduits, 0 = off) first runs a silent pass with N iterations per size
+            and sizes up to 65536.""";
     private int lbufs;
     private Lc[] lcs;
 

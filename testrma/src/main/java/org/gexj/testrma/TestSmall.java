@@ -19,8 +19,9 @@ public final class TestSmall extends RmaBench {
           The '-minsz N' option sets the minimum transfer size tested (default is 1).
           The '-max-step N' option selects the maximum step between transfer sizes,
             which by default advance by doubling until maxsz is reached.
-          The '-warmup N' option (GEX/J; default 1000, 0 = off) first runs a silent
-            pass with N iterations per size and sizes up to 65536.""";
+          The '-warmup N' option (GEX/J; default 10000 on smp, 1000 on network
+            conduits, 0 = off) first runs a silent pass with N iterations per size
+            and sizes up to 65536.""";
 
     private TestSmall(Client client, RmaBenchOptions options, PrintStream out) {
         super(client, options, out);

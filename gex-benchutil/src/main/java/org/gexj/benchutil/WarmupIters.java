@@ -1,0 +1,29 @@
+package org.gexj.benchutil;
+
+/**
+ * How many iterations per size the GEX/J-only warm-up passes of testam and testsmall/testlarge run when
+ * {@code -warmup} is not given: enough that the JIT has compiled the timed loops fully (C2) before the first timed
+ * row, and no more than a network conduit needs, where each iteration costs 10 to 100 times as much.
+ */
+public final class WarmupIters {
+    /** -warmup's value when none is given: {@link #forConduit} chooses. */
+    public static final int BY_CONDUIT = -1;
+    /**
+     * On a cross-mapped conduit (smp), where an operation costs nanoseconds to a microsecond. With 1000, testsmall's
+     * first sizes of each section still ran at C1's speed, 3-5 times slower, until C2 compiled the loop mid-section.
+     */
+    public static final int MEMORY = 10_000;
+    /** Over a network conduit. */
+    public static final int NETWORK = 1_000;
+
+    private WarmupIters() {
+    }
+
+    /** @return {@code given}, or for {@link #BY_CONDUIT} {@link #MEMORY} or {@link #NETWORK} */
+    public static int forConduit(int given, boolean crossMapped) {
+        if (given != BY_CONDUIT) {
+            return given;
+        }
+        return crossMapped ? MEMORY : NETWORK;
+    }
+}
