@@ -32,10 +32,12 @@
 #
 # Each run goes to DIR/TAG-gasnet-rN.txt, DIR/TAG-gexj-rN.txt or DIR/TAG-gexj-NAME-rN.txt (N goes on after the
 # files already there): the output of both ranks after a header of '#' lines (side, arguments, command, load, load
-# wait, mode probe, start) and a last '#' line with the exit status and wall time. The mode probe, just before each
-# run, times GASNet smp's AMShort ping-pong round trip (testam 20000 8 A, well under a second): compare.py sorts the
-# runs into the VM's fast and slow mode by it. GEX/J runs from this checkout's bin/gexrun: build it first with
-# ./gexj.sh build.
+# wait, mode probe, copy probe, start) and last '#' lines with the exit status, wall time and a second copy probe.
+# The mode probe, just before each run, times GASNet smp's AMShort ping-pong round trip (testam 20000 8 A, well under
+# a second): compare.py sorts the runs into the VM's fast and slow mode by it. The copy probe, before and after each
+# run, times a 32 KiB UDP ping-pong between two processes (copyprobe.c, built with cc into DIR, 0.1 s): in the VM's
+# slow-copy mode it takes about 3 times as long, and so do GASNet's and GEX/J's large udp messages. GEX/J runs from
+# this checkout's bin/gexrun: build it first with ./gexj.sh build.
 set -uo pipefail
 
 usage() { sed -n '2,/^set /s/^# \{0,1\}//p' "$0" >&2; exit 2; }
@@ -164,6 +166,14 @@ mode_probe() {  # prints GASNet smp's AMShort ping-pong round trip in us, or a r
   else echo "none (testam printed no AMShort round trip)"; fi
 }
 
+copy_probe() {  # prints copyprobe.c's 32 KiB loopback UDP round trip in us, or a reason it has none
+  local bin="$OUT/.copyprobe" v
+  if [ ! -x "$bin" ] || [ "$HERE/copyprobe.c" -nt "$bin" ]; then
+    cc -O2 -o "$bin" "$HERE/copyprobe.c" 2>/dev/null || { echo "none (cc could not build $HERE/copyprobe.c)"; return; }
+  fi
+  v=$(timeout 20 "$bin" 5000 32768 2>/dev/null) && [ -n "$v" ] && echo "$v" || echo "none (copyprobe failed)"
+}
+
 next_round() {  # first N with no OUT/TAG-SIDE-rN.txt
   local n=1
   while [ -e "$OUT/$TAG-$1-r$n.txt" ]; do n=$((n + 1)); done
@@ -171,7 +181,7 @@ next_round() {  # first N with no OUT/TAG-SIDE-rN.txt
 }
 
 run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
-  local side=$1 dir n f rc t0 probe what kv
+  local side=$1 dir n f rc t0 probe copy after what kv
   local -a cmd
   if [ "$side" = gasnet ]; then dir=$G_DIR; cmd=("${G_CMD[@]}")
     what="$(cut -d' ' -f1 "$GB/.gexj-configure" 2>/dev/null || echo "GASNet build $GB")"
@@ -185,8 +195,10 @@ run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
   n=$(next_round "$side"); f="$OUT/$TAG-$side-r$n.txt"
   wait_load
   probe=$(mode_probe)
+  copy=$(copy_probe)
   # the host's fast/slow modes cannot be read in the emulated guest: its probe is kept, but not as a mode probe
   [ -z "${RXE_DEVICE:-}" ] || probe="none in the Soft-RoCE guest (TCG; emulated smp round trip $probe us)"
+  [ -z "${RXE_DEVICE:-}" ] || copy="none in the Soft-RoCE guest (TCG; emulated $copy us)"
   {
     echo "# side: $side  conduit: $CONDUIT  program: $PROG  round: $n  ($what)"
     echo "# args: ${ARGS[*]}"
@@ -194,6 +206,7 @@ run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
     echo "# loadavg at start: $(cat /proc/loadavg)"
     echo "# load wait: $WAIT_NOTE"
     echo "# mode probe: GASNet smp AMShort ping-pong roundtrip us: $probe"
+    echo "# copy probe before: 32 KiB loopback UDP ping-pong roundtrip us: $copy"
     echo "# started: $(date -u '+%Y-%m-%dT%H:%M:%SZ')"
   } > "$f"
   t0=$(date +%s.%N)
@@ -201,7 +214,11 @@ run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
   rc=$?
   printf '# exit status: %s  wall: %.1f s  loadavg at end: %s\n' "$rc" \
     "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" "$(cat /proc/loadavg)" >> "$f"
-  echo "$f  (exit $rc; load wait $WAIT_NOTE; mode probe $probe us)"
+  # after too: the copy mode changes within tens of seconds, so a run is in one mode only if both probes agree
+  after=$(copy_probe)
+  [ -z "${RXE_DEVICE:-}" ] || after="none in the Soft-RoCE guest (TCG; emulated $after us)"
+  echo "# copy probe after: 32 KiB loopback UDP ping-pong roundtrip us: $after" >> "$f"
+  echo "$f  (exit $rc; load wait $WAIT_NOTE; mode probe $probe us; copy probe $copy / $after us)"
 }
 
 # GASNet's ibv-conduit refuses to start when RLIMIT_MEMLOCK is below 128 MB (the guest's is 8 MB); raise it if allowed

@@ -15,6 +15,10 @@ or about 1 us, every other time moving with it). Each run's mode is read from it
 that round trip just before the run), or, without one, from the run itself when it is a GASNet smp testam run;
 runs are compared only with runs of the same mode. --split sets the boundary (default 0.55 us). A probe above
 --disturbed-above (default 3 us) means the cores were busy with something else: such runs are not compared.
+Independently, the kernel's copies of large datagrams take about 3 times as long for tens of seconds at a time (a C
+program's 32 KiB loopback UDP ping-pong: 16-22 us or 45-50 us; GASNet's and GEX/J's udp testam at 32 KiB alike): a
+run whose copy probe before or after it is above --copy-split (default 32 us) is in that mode as well (fast+slowcopy,
+slow+slowcopy), and is compared only with runs of the same.
 
 A run is left out when it exited non-zero, has no rows, or started only after its load wait gave up
 (--include-busy keeps those). --plot also draws every run with the repository's bin/gexplot into DIR
@@ -44,7 +48,7 @@ def parse_run(path):
     m = NAME_RE.match(os.path.basename(path))
     run = {"path": path, "tag": m.group("tag") if m else None, "side": m.group("side") if m else None,
            "round": int(m.group("round")) if m else None, "conduit": None, "program": None, "args": "",
-           "rc": None, "busy": False, "probe": None, "am": {}, "am_max": {}, "tq": {}, "rma": {}}
+           "rc": None, "busy": False, "probe": None, "copy": [], "am": {}, "am_max": {}, "tq": {}, "rma": {}}
     for ln in lines:
         if not ln.startswith("# "):
             continue
@@ -58,6 +62,10 @@ def parse_run(path):
         elif ln.startswith("# mode probe:"):
             p = re.search(r"us: ([\d.]+)\s*$", ln)
             run["probe"] = float(p.group(1)) if p else None
+        elif ln.startswith("# copy probe"):
+            p = re.search(r"us: ([\d.]+)\s*$", ln)
+            if p:
+                run["copy"].append(float(p.group(1)))
         elif ln.startswith("# exit status:"):
             run["rc"] = int(ln.split(":", 1)[1].split()[0])
     parse_testam(lines, run)
@@ -119,13 +127,16 @@ def parse_testqueue(lines, run):
                 run["tq"][(title, int(toks[0]), d)] = v
 
 
-def mode_of(run, split, disturbed):
+def mode_of(run, split, disturbed, copy_split):
     us = run["probe"]
     if us is None and run["side"] == "gasnet" and run["conduit"] == "smp":
         us = run["am"].get(("A", "", "AMShort", "ping-pong", "roundtrip", "ReqRep"))
     if us is None:
         return "unknown", None
-    return ("fast" if us < split else "slow" if us <= disturbed else "disturbed"), us
+    mode = "fast" if us < split else "slow" if us <= disturbed else "disturbed"
+    if mode != "disturbed" and run["copy"] and max(run["copy"]) > copy_split:
+        mode += "+slowcopy"  # either copy probe: the copy mode changes within a run's length
+    return mode, us
 
 
 def side_name(side):
@@ -219,6 +230,9 @@ def main(argv=None):
                     help="AMShort round trip (us) between the fast and the slow mode (default 0.55)")
     ap.add_argument("--disturbed-above", type=float, default=3.0, metavar="US",
                     help="a mode probe above this (us) marks a disturbed run, not compared (default 3)")
+    ap.add_argument("--copy-split", type=float, default=32.0, metavar="US",
+                    help="a copy probe (32 KiB loopback UDP round trip) above this (us), before or after a run,"
+                         " puts it in the slow-copy mode (default 32)")
     ap.add_argument("--include-busy", action="store_true", help="keep runs whose load wait gave up")
     ap.add_argument("--plot", nargs="?", const="", metavar="DIR", help="draw every run with bin/gexplot")
     a = ap.parse_args(argv)
@@ -261,19 +275,25 @@ def main(argv=None):
                 kept.append(r)
         by_mode = {}
         for r in kept:
-            mode, us = mode_of(r, a.split, a.disturbed_above)
+            mode, us = mode_of(r, a.split, a.disturbed_above, a.copy_split)
             r["mode"], r["mode_us"] = mode, us
             by_mode.setdefault(mode, {}).setdefault(r["side"], []).append(r)
-        modes = sorted(by_mode, key=["fast", "slow", "disturbed", "unknown"].index)
+        order = ["fast", "fast+slowcopy", "slow", "slow+slowcopy", "disturbed", "unknown"]
+        modes = sorted(by_mode, key=order.index)
         for mode in modes:
             sides = by_mode[mode]
             probes = sorted(r["mode_us"] for rs in sides.values() for r in rs if r["mode_us"] is not None)
+            copies = sorted(c for rs in sides.values() for r in rs for c in r["copy"])
             what = {"fast": f"fast mode (GASNet smp AMShort round trip < {a.split} us",
                     "slow": f"slow mode (GASNet smp AMShort round trip {a.split}-{a.disturbed_above} us",
                     "disturbed": f"disturbed (GASNet smp AMShort round trip > {a.disturbed_above} us",
-                    "unknown": "mode unknown (no mode probe"}[mode]
+                    "unknown": "mode unknown (no mode probe"}[mode.split("+")[0]]
+            if mode.endswith("+slowcopy"):
+                what += f", slow-copy mode (a copy probe > {a.copy_split} us)"
             if probes:
                 what += f"; probes {probes[0]:.3f}-{probes[-1]:.3f} us"
+            if copies:
+                what += f"; copy probes {copies[0]:.1f}-{copies[-1]:.1f} us"
             gexj_sides = sorted(s for s in sides if s != "gasnet")
             counts = ", ".join(f"{len(sides[s])} {side_name(s)} runs" for s in ["gasnet"] + gexj_sides
                                if s in sides)
