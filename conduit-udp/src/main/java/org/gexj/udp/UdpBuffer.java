@@ -13,11 +13,10 @@ import java.lang.foreign.MemorySegment;
  */
 final class UdpBuffer {
     /**
-     * Buffers start on a page (those under a page, on their own size), so a datagram leaves from the same offset in a
-     * page in every run. At 64-byte alignment the offset was wherever malloc put the buffer, and where a 32 KiB
-     * datagram started 1-12 bytes before a page's end the kernel's copy into its socket buffer took 2.8 times as long
-     * (13.7 µs against 4.8 for a send and receive on loopback): udp's Medium and Long round trips from 8 KiB up were
-     * 1.5-2.3 times as long in some runs as in others.
+     * Buffers start on a page (those under a page, on their own size), so a datagram never starts just before a
+     * page's end: on loopback the kernel's copy of a 32 KiB datagram sent from 1-12 bytes before a page's end took 2.8
+     * times as long (13.7 µs against 4.8 for a send and receive, in C), and at malloc's 64-byte alignment where a
+     * buffer started moved with the heap.
      */
     static final long PAGE = 4096;
 
