@@ -1,5 +1,6 @@
 package org.gexj.rma;
 
+import org.agrona.UnsafeApi;
 import org.gexj.Event;
 import org.gexj.internal.PayloadCopy;
 import org.gexj.spi.Conduit;
@@ -9,6 +10,14 @@ import java.lang.foreign.MemorySegment;
 /**
  * RMA on conduits that map every peer's segment into this process (smp): a put or get is one memory copy,
  * complete at return.
+ *
+ * <p>Up to {@link #SMALL_COPY_MAX} bytes between native segments the copy is a few unsafe loads and stores, after
+ * {@link Rma} has checked both ranges and here each segment's liveness, thread and (the destination's) writability.
+ * {@link MemorySegment#copy} is one method shared by every copy in the process, so its type profile sees heap, native
+ * and mapped segments alike, and C2 compiles it with virtual calls: 8 bytes took 10-15 ns per put in testsmall (4
+ * ns in a program that copies only one kind of segment, 16-20 after it has copied the others), and 5-8 ns this way
+ * (GASNet's memcpy: 3-5). As with the smp rings, closing an arena while another thread copies from it is a race the
+ * caller must not start.
  */
 final class CrossMappedRmaEngine implements RmaEngine {
     private final Conduit conduit;
@@ -39,7 +48,7 @@ final class CrossMappedRmaEngine implements RmaEngine {
         if (nbytes == 0) {
             return; // src may be null
         }
-        PayloadCopy.copy(src, srcOffset, peer(peer), remoteOffset, nbytes);
+        copy(src, srcOffset, peer(peer), remoteOffset, nbytes);
     }
 
     @Override
@@ -47,7 +56,44 @@ final class CrossMappedRmaEngine implements RmaEngine {
         if (nbytes == 0) {
             return; // dst may be null
         }
-        PayloadCopy.copy(peer(peer), remoteOffset, dst, dstOffset, nbytes);
+        copy(peer(peer), remoteOffset, dst, dstOffset, nbytes);
+    }
+
+    /** The largest copy done with unsafe accesses: at 64 bytes the JDK's copy was as fast. */
+    static final long SMALL_COPY_MAX = 32;
+
+    /** Ranges checked by {@link Rma}; anything the unsafe path cannot vouch for goes to {@link PayloadCopy}. */
+    static void copy(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long nbytes) {
+        if (nbytes > SMALL_COPY_MAX || !usable(src) || !usable(dst) || dst.isReadOnly()) {
+            PayloadCopy.copy(src, srcOffset, dst, dstOffset, nbytes);
+            return;
+        }
+        final long from = src.address() + srcOffset;
+        final long to = dst.address() + dstOffset;
+        if (from < to + nbytes && to < from + nbytes) {
+            PayloadCopy.copy(src, srcOffset, dst, dstOffset, nbytes); // overlapping: memmove semantics
+            return;
+        }
+        long o = 0;
+        for (; o + Long.BYTES <= nbytes; o += Long.BYTES) {
+            UnsafeApi.putLong(to + o, UnsafeApi.getLong(from + o));
+        }
+        if ((nbytes & 4) != 0) {
+            UnsafeApi.putInt(to + o, UnsafeApi.getInt(from + o));
+            o += 4;
+        }
+        if ((nbytes & 2) != 0) {
+            UnsafeApi.putShort(to + o, UnsafeApi.getShort(from + o));
+            o += 2;
+        }
+        if ((nbytes & 1) != 0) {
+            UnsafeApi.putByte(to + o, UnsafeApi.getByte(from + o));
+        }
+    }
+
+    /** Native, alive and accessible from this thread: what the JDK's copy would otherwise throw for. */
+    private static boolean usable(MemorySegment segment) {
+        return segment.isNative() && segment.scope().isAlive() && segment.isAccessibleBy(Thread.currentThread());
     }
 
     @Override

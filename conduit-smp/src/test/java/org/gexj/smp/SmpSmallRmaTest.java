@@ -1,0 +1,81 @@
+package org.gexj.smp;
+
+import org.gexj.launch.InProcessJob;
+import org.gexj.rma.Rma;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * Small puts and gets on smp, which copy with unsafe accesses: every size from 0 to 40 bytes at odd offsets lands
+ * exactly, touching no byte around it; heap, overlapping and closed buffers behave as the JDK's copy does.
+ */
+class SmpSmallRmaTest {
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void smallPutsAndGetsMoveExactlyTheirBytes() {
+        InProcessJob.run(2, Duration.ofSeconds(50), Map.of("GEX_CONDUIT", "smp"), client -> {
+            final Rma rma = Rma.of(client);
+            final MemorySegment segment = client.attachSegment(1 << 16).memory();
+            client.barrier();
+            if (client.rank() == 0) {
+                final MemorySegment src = Arena.ofShared().allocate(256);
+                final MemorySegment back = Arena.ofShared().allocate(256);
+                for (int n = 0; n <= 40; n++) {
+                    for (int i = 0; i < 256; i++) {
+                        src.set(ValueLayout.JAVA_BYTE, i, (byte) (n * 7 + i));
+                    }
+                    rma.put(1, 1000, src.fill((byte) 0).asSlice(0, 0), 0, 0); // a 0-byte put is a no-op
+                    for (int i = 0; i < 256; i++) {
+                        src.set(ValueLayout.JAVA_BYTE, i, (byte) (n * 7 + i));
+                    }
+                    final MemorySegment zeros = Arena.ofShared().allocate(128);
+                    rma.put(1, 1000, zeros, 0, 128); // clear the target's window
+                    rma.put(1, 1003 + 40, src, 5, n);
+                    back.fill((byte) -1);
+                    rma.get(back, 3, 1, 1003, 128);
+                    for (int i = 0; i < 128; i++) {
+                        final int at = 1003 + i;
+                        final byte want = at >= 1043 && at < 1043 + n ? (byte) (n * 7 + 5 + at - 1043) : 0;
+                        assertEquals(want, back.get(ValueLayout.JAVA_BYTE, 3 + i), "size " + n + ", byte " + i);
+                    }
+                    assertEquals((byte) -1, back.get(ValueLayout.JAVA_BYTE, 2), "size " + n + ": byte before");
+                    assertEquals((byte) -1, back.get(ValueLayout.JAVA_BYTE, 131), "size " + n + ": byte after");
+                }
+                // a heap source and destination take the JDK's copy
+                final byte[] heap = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+                rma.put(1, 2000, MemorySegment.ofArray(heap), 0, 9);
+                final byte[] got = new byte[9];
+                rma.get(MemorySegment.ofArray(got), 0, 1, 2000, 9);
+                assertEquals(java.util.Arrays.toString(heap), java.util.Arrays.toString(got));
+                // overlapping ranges of this rank's own segment: memmove semantics
+                for (int i = 0; i < 24; i++) {
+                    segment.set(ValueLayout.JAVA_BYTE, 3000 + i, (byte) i);
+                }
+                rma.put(0, 3003, segment, 3000, 16);
+                for (int i = 0; i < 16; i++) {
+                    assertEquals((byte) i, segment.get(ValueLayout.JAVA_BYTE, 3003 + i), "overlapping put, byte " + i);
+                }
+                // a closed source throws, as the JDK's copy does, and writes nothing
+                final Arena closed = Arena.ofShared();
+                final MemorySegment gone = closed.allocate(16);
+                closed.close();
+                rma.put(1, 4000, Arena.ofShared().allocate(16), 0, 16);
+                assertThrows(IllegalStateException.class, () -> rma.put(1, 4000, gone, 0, 8));
+                final MemorySegment check = Arena.ofShared().allocate(16);
+                rma.get(check, 0, 1, 4000, 16);
+                assertEquals(0L, check.get(ValueLayout.JAVA_LONG, 0) | check.get(ValueLayout.JAVA_LONG, 8));
+            }
+            client.barrier();
+        });
+    }
+}
