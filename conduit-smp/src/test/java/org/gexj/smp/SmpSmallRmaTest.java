@@ -16,8 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * Small puts and gets on smp, which copy with unsafe accesses: every size from 0 to 40 bytes at odd offsets lands
- * exactly, touching no byte around it; heap, overlapping and closed buffers behave as the JDK's copy does.
+ * Puts and gets on smp, which copy raw addresses below 4 KiB (unsafe loads and stores up to 32 bytes, the JDK's
+ * copy stub above): every size from 0 to 40 bytes and sizes on either side of 32, 64 and 4096 at odd offsets land
+ * exactly, touching no byte around them; heap, overlapping and closed buffers behave as the JDK's copy does.
  */
 class SmpSmallRmaTest {
     @Test
@@ -28,28 +29,28 @@ class SmpSmallRmaTest {
             final MemorySegment segment = client.attachSegment(1 << 16).memory();
             client.barrier();
             if (client.rank() == 0) {
-                final MemorySegment src = Arena.ofShared().allocate(256);
-                final MemorySegment back = Arena.ofShared().allocate(256);
-                for (int n = 0; n <= 40; n++) {
-                    for (int i = 0; i < 256; i++) {
+                final int window = 6000;
+                final MemorySegment src = Arena.ofShared().allocate(window);
+                final MemorySegment back = Arena.ofShared().allocate(window + 8);
+                final MemorySegment zeros = Arena.ofShared().allocate(window);
+                final int[] sizes = java.util.stream.IntStream.concat(java.util.stream.IntStream.rangeClosed(0, 40),
+                    java.util.stream.IntStream.of(63, 64, 100, 1000, 4095, 4096, 5000)).toArray();
+                for (int n : sizes) {
+                    for (int i = 0; i < window; i++) {
                         src.set(ValueLayout.JAVA_BYTE, i, (byte) (n * 7 + i));
                     }
-                    rma.put(1, 1000, src.fill((byte) 0).asSlice(0, 0), 0, 0); // a 0-byte put is a no-op
-                    for (int i = 0; i < 256; i++) {
-                        src.set(ValueLayout.JAVA_BYTE, i, (byte) (n * 7 + i));
-                    }
-                    final MemorySegment zeros = Arena.ofShared().allocate(128);
-                    rma.put(1, 1000, zeros, 0, 128); // clear the target's window
+                    rma.put(1, 1000, src.asSlice(0, 0), 0, 0); // a 0-byte put is a no-op
+                    rma.put(1, 1000, zeros, 0, window); // clear the target's window
                     rma.put(1, 1003 + 40, src, 5, n);
                     back.fill((byte) -1);
-                    rma.get(back, 3, 1, 1003, 128);
-                    for (int i = 0; i < 128; i++) {
+                    rma.get(back, 3, 1, 1003, n + 80);
+                    for (int i = 0; i < n + 80; i++) {
                         final int at = 1003 + i;
                         final byte want = at >= 1043 && at < 1043 + n ? (byte) (n * 7 + 5 + at - 1043) : 0;
                         assertEquals(want, back.get(ValueLayout.JAVA_BYTE, 3 + i), "size " + n + ", byte " + i);
                     }
                     assertEquals((byte) -1, back.get(ValueLayout.JAVA_BYTE, 2), "size " + n + ": byte before");
-                    assertEquals((byte) -1, back.get(ValueLayout.JAVA_BYTE, 131), "size " + n + ": byte after");
+                    assertEquals((byte) -1, back.get(ValueLayout.JAVA_BYTE, 3 + n + 80), "size " + n + ": byte after");
                 }
                 // a heap source and destination take the JDK's copy
                 final byte[] heap = {1, 2, 3, 4, 5, 6, 7, 8, 9};
@@ -58,12 +59,20 @@ class SmpSmallRmaTest {
                 rma.get(MemorySegment.ofArray(got), 0, 1, 2000, 9);
                 assertEquals(java.util.Arrays.toString(heap), java.util.Arrays.toString(got));
                 // overlapping ranges of this rank's own segment: memmove semantics
-                for (int i = 0; i < 24; i++) {
-                    segment.set(ValueLayout.JAVA_BYTE, 3000 + i, (byte) i);
-                }
-                rma.put(0, 3003, segment, 3000, 16);
-                for (int i = 0; i < 16; i++) {
-                    assertEquals((byte) i, segment.get(ValueLayout.JAVA_BYTE, 3003 + i), "overlapping put, byte " + i);
+                for (int n : new int[] {16, 200}) {
+                    for (int i = 0; i < n + 8; i++) {
+                        segment.set(ValueLayout.JAVA_BYTE, 3000 + i, (byte) i);
+                    }
+                    rma.put(0, 3003, segment, 3000, n);
+                    for (int i = 0; i < n; i++) {
+                        assertEquals((byte) i, segment.get(ValueLayout.JAVA_BYTE, 3003 + i), "overlapping put of " + n
+                            + " bytes, byte " + i);
+                    }
+                    rma.get(segment, 3000, 0, 3003, n);
+                    for (int i = 0; i < n; i++) {
+                        assertEquals((byte) i, segment.get(ValueLayout.JAVA_BYTE, 3000 + i), "overlapping get of " + n
+                            + " bytes, byte " + i);
+                    }
                 }
                 // a closed source throws, as the JDK's copy does, and writes nothing
                 final Arena closed = Arena.ofShared();
@@ -71,6 +80,11 @@ class SmpSmallRmaTest {
                 closed.close();
                 rma.put(1, 4000, Arena.ofShared().allocate(16), 0, 16);
                 assertThrows(IllegalStateException.class, () -> rma.put(1, 4000, gone, 0, 8));
+                assertThrows(IllegalStateException.class, () -> rma.put(1, 4000, gone, 0, 16));
+                assertThrows(IllegalStateException.class, () -> rma.get(gone, 0, 1, 4000, 16));
+                // a read-only destination is refused before anything is copied
+                final MemorySegment readOnly = Arena.ofShared().allocate(64).asReadOnly();
+                assertThrows(IllegalArgumentException.class, () -> rma.get(readOnly, 0, 1, 4000, 64));
                 final MemorySegment check = Arena.ofShared().allocate(16);
                 rma.get(check, 0, 1, 4000, 16);
                 assertEquals(0L, check.get(ValueLayout.JAVA_LONG, 0) | check.get(ValueLayout.JAVA_LONG, 8));

@@ -11,15 +11,21 @@ import java.lang.foreign.MemorySegment;
  * RMA on conduits that map every peer's segment into this process (smp): a put or get is one memory copy,
  * complete at return.
  *
- * <p>Up to {@link #SMALL_COPY_MAX} bytes between native segments the copy is a few unsafe loads and stores, after
- * {@link Rma} has checked both ranges and here each segment's liveness, thread and (the destination's) writability.
- * {@link MemorySegment#copy} is one method shared by every copy in the process, so its type profile sees heap, native
- * and mapped segments alike, and C2 compiles it with virtual calls: 8 bytes took 10-15 ns per put in testsmall (4
- * ns in a program that copies only one kind of segment, 16-20 after it has copied the others), and 5-8 ns this way
- * (GASNet's memcpy: 3-5). As with the smp rings, closing an arena while another thread copies from it is a race the
- * caller must not start.
+ * <p>Below {@link PayloadCopy#MEMCPY_MIN} bytes, when the caller's buffer is native, alive, accessible from this
+ * thread and (for a get) writable, the copy takes raw addresses: unsafe loads and stores up to {@link #SMALL_COPY_MAX}
+ * bytes, {@code Unsafe.copyMemory} above, after {@link Rma} has checked both ranges. The peer's segment needs no
+ * check: the conduit maps it for the client's life, and {@link Rma} refuses every call once the client is closed.
+ * {@link MemorySegment#copy} is one method for every copy in the process, so its type profile sees heap, native and
+ * mapped segments alike and C2 leaves virtual calls in it: 8 bytes took 10-15 ns per put in testsmall (4 ns in a
+ * program that copies only one kind of segment, 16-20 after it has copied the others), 64 bytes 17-25 ns. Larger
+ * copies, heap, closed or confined buffers and overlapping ranges go to {@link PayloadCopy}, which checks as the JDK
+ * does. As with the smp rings, closing an arena while another thread copies from it is a race the caller must not
+ * start.
  */
 final class CrossMappedRmaEngine implements RmaEngine {
+    /** The largest copy done with unsafe loads and stores; above it {@code Unsafe.copyMemory}'s stub is as fast. */
+    static final long SMALL_COPY_MAX = 32;
+
     private final Conduit conduit;
     private final int size;
     private MemorySegment[] peers;
@@ -48,7 +54,16 @@ final class CrossMappedRmaEngine implements RmaEngine {
         if (nbytes == 0) {
             return; // src may be null
         }
-        copy(src, srcOffset, peer(peer), remoteOffset, nbytes);
+        final MemorySegment target = peer(peer);
+        if (direct(src, nbytes)) {
+            final long from = src.address() + srcOffset;
+            final long to = target.address() + remoteOffset;
+            if (from >= to + nbytes || to >= from + nbytes) {
+                copy(from, to, nbytes);
+                return;
+            }
+        }
+        PayloadCopy.copy(src, srcOffset, target, remoteOffset, nbytes);
     }
 
     @Override
@@ -56,22 +71,28 @@ final class CrossMappedRmaEngine implements RmaEngine {
         if (nbytes == 0) {
             return; // dst may be null
         }
-        copy(peer(peer), remoteOffset, dst, dstOffset, nbytes);
+        final MemorySegment source = peer(peer);
+        if (direct(dst, nbytes) && !dst.isReadOnly()) {
+            final long from = source.address() + remoteOffset;
+            final long to = dst.address() + dstOffset;
+            if (from >= to + nbytes || to >= from + nbytes) {
+                copy(from, to, nbytes);
+                return;
+            }
+        }
+        PayloadCopy.copy(source, remoteOffset, dst, dstOffset, nbytes);
     }
 
-    /** The largest copy done with unsafe accesses: at 64 bytes the JDK's copy was as fast. */
-    static final long SMALL_COPY_MAX = 32;
+    /** A copy this class does itself: short enough, and a buffer the JDK's copy would not throw for. */
+    private static boolean direct(MemorySegment buffer, long nbytes) {
+        return nbytes < PayloadCopy.MEMCPY_MIN && buffer.isNative() && buffer.scope().isAlive()
+            && buffer.isAccessibleBy(Thread.currentThread());
+    }
 
-    /** Ranges checked by {@link Rma}; anything the unsafe path cannot vouch for goes to {@link PayloadCopy}. */
-    static void copy(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long nbytes) {
-        if (nbytes > SMALL_COPY_MAX || !usable(src) || !usable(dst) || dst.isReadOnly()) {
-            PayloadCopy.copy(src, srcOffset, dst, dstOffset, nbytes);
-            return;
-        }
-        final long from = src.address() + srcOffset;
-        final long to = dst.address() + dstOffset;
-        if (from < to + nbytes && to < from + nbytes) {
-            PayloadCopy.copy(src, srcOffset, dst, dstOffset, nbytes); // overlapping: memmove semantics
+    /** Copies between non-overlapping native ranges that the callers have checked. */
+    static void copy(long from, long to, long nbytes) {
+        if (nbytes > SMALL_COPY_MAX) {
+            UnsafeApi.copyMemory(from, to, nbytes);
             return;
         }
         long o = 0;
@@ -89,11 +110,6 @@ final class CrossMappedRmaEngine implements RmaEngine {
         if ((nbytes & 1) != 0) {
             UnsafeApi.putByte(to + o, UnsafeApi.getByte(from + o));
         }
-    }
-
-    /** Native, alive and accessible from this thread: what the JDK's copy would otherwise throw for. */
-    private static boolean usable(MemorySegment segment) {
-        return segment.isNative() && segment.scope().isAlive() && segment.isAccessibleBy(Thread.currentThread());
     }
 
     @Override

@@ -35,9 +35,18 @@ abstract class RmaBench {
     MemorySegment msgbuf;
     /** Where the peer's transfers go in its segment. */
     long tgtmem;
+    /**
+     * Calls of each loop per row in the warm-up pass, which shares its iterations out among them. C2 compiles a method
+     * whole only after hundreds of calls; with one call per row, a loop stayed in code compiled on stack replacement
+     * (or not at all, with few sizes), and each timed call began in C1's code: testsmall's 8-byte put round trip took
+     * 11-40 ns over 10000 iterations and 6 ns over 100 million.
+     */
+    static final int WARMUP_CALLS = 1000;
     /** Where rows go: the output, or /dev/null in the warm-up pass. */
     PrintStream print;
     int passIters;
+    /** How many times a row runs each of its loops: 1 when timed, {@link #WARMUP_CALLS} in the warm-up pass. */
+    private int passCalls;
     long passMaxSize;
     /** Events of a flood, waited by {@link #awaitAll}; sized by {@link #allocate}. */
     Event[] events;
@@ -175,15 +184,17 @@ abstract class RmaBench {
         if (warmupIters > 0) {
             // printing too, to /dev/null, so that the timed pass does not compile it between rows
             try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
-                pass(printStream(devNull), Math.min(o.iters(), warmupIters),
-                    Math.min(o.maxSize(), RmaBenchOptions.WARMUP_MAX_SIZE));
+                final int iters = Math.min(o.iters(), warmupIters);
+                final int calls = Math.min(iters, WARMUP_CALLS);
+                final long maxSize = Math.min(o.maxSize(), RmaBenchOptions.WARMUP_MAX_SIZE);
+                pass(printStream(devNull), iters / calls, calls, maxSize);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
             JitQuiescence.await();
             client.barrier();
         }
-        pass(out, o.iters(), o.maxSize());
+        pass(out, o.iters(), 1, o.maxSize());
         client.barrier();
         msg0("done.");
         return 0;
@@ -193,9 +204,10 @@ abstract class RmaBench {
         return new PrintStream(new BufferedOutputStream(file), false, System.out.charset());
     }
 
-    private void pass(PrintStream to, int iters, long maxSize) {
+    private void pass(PrintStream to, int iters, int calls, long maxSize) {
         print = to;
         passIters = iters;
+        passCalls = calls;
         passMaxSize = maxSize;
         section = 'A' - 1;
         sections();
@@ -249,16 +261,25 @@ abstract class RmaBench {
         client.barrier();
         final boolean puts = sender && o.puts() && put != null;
         final boolean gets = sender && o.gets() && get != null;
-        final long putTime = puts ? put.run(nbytes) : 0;
+        final long putTime = puts ? run(put, nbytes) : 0;
         client.barrier();
         if (puts) {
             stat(nbytes, putTime, putName, latency, wide);
         }
-        final long getTime = gets ? get.run(nbytes) : 0;
+        final long getTime = gets ? run(get, nbytes) : 0;
         client.barrier();
         if (gets) {
             stat(nbytes, getTime, getName, latency, wide);
         }
+    }
+
+    /** The loop, {@link #passCalls} times: @return the last call's time */
+    private long run(TimedLoop loop, long nbytes) {
+        long time = 0;
+        for (int c = 0; c < passCalls; c++) {
+            time = loop.run(nbytes);
+        }
+        return time;
     }
 
     private void stat(long nbytes, long time, String name, boolean latency, boolean wide) {
