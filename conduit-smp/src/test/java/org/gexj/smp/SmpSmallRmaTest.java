@@ -16,8 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * Puts and gets on smp, which copy raw addresses below 4 KiB (unsafe loads and stores up to 32 bytes, the JDK's
- * copy stub above): every size from 0 to 40 bytes and sizes on either side of 32, 64 and 4096 at odd offsets land
+ * Puts and gets on smp, which copy raw addresses (unsafe loads and stores up to 32 bytes, {@code memcpy} above):
+ * every size from 0 to 40 bytes and sizes on either side of 32, 64 and 4096 at odd offsets land
  * exactly, touching no byte around them; heap, overlapping and closed buffers behave as the JDK's copy does.
  */
 class SmpSmallRmaTest {

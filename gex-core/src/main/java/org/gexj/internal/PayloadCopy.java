@@ -67,4 +67,12 @@ public final class PayloadCopy {
         }
         StringH.memcpy(to, from, count);
     }
+
+    /**
+     * The C library's {@code memcpy} on raw addresses, for callers that have checked both ranges as {@link #copy}
+     * does (mapped, live, accessible, writable) and that they do not overlap.
+     */
+    public static void memcpy(long to, long from, long count) {
+        StringH.memcpy(to, from, count);
+    }
 }

@@ -11,19 +11,21 @@ import java.lang.foreign.MemorySegment;
  * RMA on conduits that map every peer's segment into this process (smp): a put or get is one memory copy,
  * complete at return.
  *
- * <p>Below {@link PayloadCopy#MEMCPY_MIN} bytes, when the caller's buffer is native, alive, accessible from this
- * thread and (for a get) writable, the copy takes raw addresses: unsafe loads and stores up to {@link #SMALL_COPY_MAX}
- * bytes, {@code Unsafe.copyMemory} above, after {@link Rma} has checked both ranges. The peer's segment needs no
- * check: the conduit maps it for the client's life, and {@link Rma} refuses every call once the client is closed.
- * {@link MemorySegment#copy} is one method for every copy in the process, so its type profile sees heap, native and
- * mapped segments alike and C2 leaves virtual calls in it: 8 bytes took 10-15 ns per put in testsmall (4 ns in a
- * program that copies only one kind of segment, 16-20 after it has copied the others), 64 bytes 17-25 ns. Larger
- * copies, heap, closed or confined buffers and overlapping ranges go to {@link PayloadCopy}, which checks as the JDK
- * does. As with the smp rings, closing an arena while another thread copies from it is a race the caller must not
- * start.
+ * <p>When the caller's buffer is native, alive, accessible from this thread and (for a get) writable, the copy takes
+ * raw addresses, after {@link Rma} has checked both ranges: unsafe loads and stores up to {@link #SMALL_COPY_MAX}
+ * bytes, the C library's {@code memcpy} above. The peer's segment needs no check: the conduit maps it for the
+ * client's life, and {@link Rma} refuses every call once the client is closed. {@link MemorySegment#copy} is one
+ * method for every copy in the process, so its type profile sees heap, native and mapped segments alike and C2
+ * leaves virtual calls in it: 8 bytes took 10-15 ns per put in testsmall (4 ns in a program that copies only one
+ * kind of segment, 16-20 after it has copied the others), 64 bytes 17-25 ns. Heap, closed or confined buffers and
+ * overlapping ranges go to {@link PayloadCopy}, which checks as the JDK does. As with the smp rings, closing an arena
+ * while another thread copies from it is a race the caller must not start.
  */
 final class CrossMappedRmaEngine implements RmaEngine {
-    /** The largest copy done with unsafe loads and stores; above it {@code Unsafe.copyMemory}'s stub is as fast. */
+    /**
+     * The largest copy done with unsafe loads and stores. Above it the C library's {@code memcpy}, called critical:
+     * 3-8 ns from 64 to 512 bytes where the JDK's copy stub ({@code Unsafe.copyMemory}) took 4-12 ns.
+     */
     static final long SMALL_COPY_MAX = 32;
 
     private final Conduit conduit;
@@ -55,7 +57,7 @@ final class CrossMappedRmaEngine implements RmaEngine {
             return; // src may be null
         }
         final MemorySegment target = peer(peer);
-        if (direct(src, nbytes)) {
+        if (direct(src)) {
             final long from = src.address() + srcOffset;
             final long to = target.address() + remoteOffset;
             if (from >= to + nbytes || to >= from + nbytes) {
@@ -72,7 +74,7 @@ final class CrossMappedRmaEngine implements RmaEngine {
             return; // dst may be null
         }
         final MemorySegment source = peer(peer);
-        if (direct(dst, nbytes) && !dst.isReadOnly()) {
+        if (direct(dst) && !dst.isReadOnly()) {
             final long from = source.address() + remoteOffset;
             final long to = dst.address() + dstOffset;
             if (from >= to + nbytes || to >= from + nbytes) {
@@ -83,16 +85,16 @@ final class CrossMappedRmaEngine implements RmaEngine {
         PayloadCopy.copy(source, remoteOffset, dst, dstOffset, nbytes);
     }
 
-    /** A copy this class does itself: short enough, and a buffer the JDK's copy would not throw for. */
-    private static boolean direct(MemorySegment buffer, long nbytes) {
-        return nbytes < PayloadCopy.MEMCPY_MIN && buffer.isNative() && buffer.scope().isAlive()
+    /** A buffer this class copies from or to itself: one the JDK's copy would not throw for. */
+    private static boolean direct(MemorySegment buffer) {
+        return buffer.isNative() && buffer.scope().isAlive()
             && buffer.isAccessibleBy(Thread.currentThread());
     }
 
     /** Copies between non-overlapping native ranges that the callers have checked. */
     static void copy(long from, long to, long nbytes) {
         if (nbytes > SMALL_COPY_MAX) {
-            UnsafeApi.copyMemory(from, to, nbytes);
+            PayloadCopy.memcpy(to, from, nbytes);
             return;
         }
         long o = 0;
