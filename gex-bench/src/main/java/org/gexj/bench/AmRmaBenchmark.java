@@ -1,6 +1,7 @@
 package org.gexj.bench;
 
 import org.gexj.Client;
+import org.gexj.Ec;
 import org.gexj.Lc;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
@@ -24,7 +25,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Round-trip latency of AM Short/Medium/Long request-reply and of blocking put/get between two smp ranks, and with
+ * Round-trip latency of AM Short/Medium/Long request-reply and of put/get (blocking, NBI and NB, each waited for)
+ * between two smp ranks, and with
  * {@code -prof gc} the bytes allocated per operation ({@code gc.alloc.rate.norm}, both ranks' threads): the data
  * path is meant to allocate nothing.
  *
@@ -122,5 +124,21 @@ public class AmRmaBenchmark {
     @Benchmark
     public void getBlocking(Size size) {
         rma.get(source, 0, 1, 0, size.bytes);
+    }
+
+    @Benchmark
+    public void putNbiWait(Size size) {
+        rma.putNbi(1, 0, source, 0, size.bytes, Lc.NOW);
+        client.nbiWait(Ec.PUT);
+    }
+
+    @Benchmark
+    public void putNbWait(Size size) {
+        rma.putNb(1, 0, source, 0, size.bytes, Lc.NOW).await();
+    }
+
+    @Benchmark
+    public void getNbWait(Size size) {
+        rma.getNb(source, 0, 1, 0, size.bytes).await();
     }
 }
