@@ -181,7 +181,7 @@ next_round() {  # first N with no OUT/TAG-SIDE-rN.txt
 }
 
 run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
-  local side=$1 dir n f rc t0 probe copy after what kv
+  local side=$1 dir n f rc t0 probe copy after probe_after what kv
   local -a cmd
   if [ "$side" = gasnet ]; then dir=$G_DIR; cmd=("${G_CMD[@]}")
     what="$(cut -d' ' -f1 "$GB/.gexj-configure" 2>/dev/null || echo "GASNet build $GB")"
@@ -214,11 +214,14 @@ run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
   rc=$?
   printf '# exit status: %s  wall: %.1f s  loadavg at end: %s\n' "$rc" \
     "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" "$(cat /proc/loadavg)" >> "$f"
-  # after too: the copy mode changes within tens of seconds, so a run is in one mode only if both probes agree
+  # after too: both modes change within tens of seconds, so a run is in one mode only if both of its probes agree
+  probe_after=$(mode_probe)
   after=$(copy_probe)
+  [ -z "${RXE_DEVICE:-}" ] || probe_after="none in the Soft-RoCE guest (TCG; emulated smp round trip $probe_after us)"
   [ -z "${RXE_DEVICE:-}" ] || after="none in the Soft-RoCE guest (TCG; emulated $after us)"
+  echo "# mode probe after: GASNet smp AMShort ping-pong roundtrip us: $probe_after" >> "$f"
   echo "# copy probe after: 32 KiB loopback UDP ping-pong roundtrip us: $after" >> "$f"
-  echo "$f  (exit $rc; load wait $WAIT_NOTE; mode probe $probe us; copy probe $copy / $after us)"
+  echo "$f  (exit $rc; load wait $WAIT_NOTE; mode probe $probe / $probe_after us; copy probe $copy / $after us)"
 }
 
 # GASNet's ibv-conduit refuses to start when RLIMIT_MEMLOCK is below 128 MB (the guest's is 8 MB); raise it if allowed

@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
 """Compares GASNet-EX's and GEX/J's testam and testqueue runs written by tools/gasnet/alternate.sh.
 
-    python3 tools/gasnet/compare.py [--split US] [--include-busy] [--plot [DIR]] RESULTS_DIR_OR_FILE...
+    python3 tools/gasnet/compare.py [--split US] [--copy-split US] [--include-busy] [--all] [--plot [DIR]] DIR_OR_FILE...
 
 Runs are grouped by conduit, program and arguments. Every testam row (section, size, test; each section's largest
 size is compared as its 'max' row, since GASNet's largest AMMedium is not GEX/J's) and every testqueue cell (table,
 size, depth) gets the median of its values over the runs of each side; ratio = GEX/J median / GASNet median, at or
 below 1.0 means GEX/J is as fast or faster. For each group it prints the rows at or below 1.0 out of all rows in
-common, the median ratio, and every row above 1.0 with both medians; GEX/J variants (alternate.sh -v NAME:...,
+common, the median ratio, and every row above 1.0 (--all: every row) with both medians; GEX/J variants (alternate.sh -v NAME:...,
 side gexj-NAME) are compared with GASNet one by one.
 
 This VM runs in a fast or a slow mode for minutes at a time (GASNet smp's AMShort ping-pong round trip about 0.3 us
 or about 1 us, every other time moving with it). Each run's mode is read from its mode probe (alternate.sh times
 that round trip just before the run), or, without one, from the run itself when it is a GASNet smp testam run;
-runs are compared only with runs of the same mode. --split sets the boundary (default 0.55 us). A probe above
+runs are compared only with runs of the same mode. --split sets the boundary (default 0.55 us). The mode can change
+within a run: when alternate.sh probed after the run too and the two probes fall on either side of the boundary,
+the run is left out ("mode changed during the run"). A probe above
 --disturbed-above (default 3 us) means the cores were busy with something else: such runs are not compared.
 Independently, the kernel's copies of large datagrams take about 3 times as long for tens of seconds at a time (a C
 program's 32 KiB loopback UDP ping-pong: 16-22 us or 45-50 us; GASNet's and GEX/J's udp testam at 32 KiB alike): a
@@ -48,7 +50,7 @@ def parse_run(path):
     m = NAME_RE.match(os.path.basename(path))
     run = {"path": path, "tag": m.group("tag") if m else None, "side": m.group("side") if m else None,
            "round": int(m.group("round")) if m else None, "conduit": None, "program": None, "args": "",
-           "rc": None, "busy": False, "probe": None, "copy": [], "am": {}, "am_max": {}, "tq": {}, "rma": {}}
+           "rc": None, "busy": False, "probe": None, "probe_after": None, "copy": [], "am": {}, "am_max": {}, "tq": {}, "rma": {}}
     for ln in lines:
         if not ln.startswith("# "):
             continue
@@ -59,6 +61,9 @@ def parse_run(path):
             run["args"] = ln.split(":", 1)[1].strip()
         elif ln.startswith("# load wait:"):
             run["busy"] = "GAVE UP" in ln
+        elif ln.startswith("# mode probe after:"):
+            p = re.search(r"us: ([\d.]+)\s*$", ln)
+            run["probe_after"] = float(p.group(1)) if p else None
         elif ln.startswith("# mode probe:"):
             p = re.search(r"us: ([\d.]+)\s*$", ln)
             run["probe"] = float(p.group(1)) if p else None
@@ -134,6 +139,9 @@ def mode_of(run, split, disturbed, copy_split):
     if us is None:
         return "unknown", None
     mode = "fast" if us < split else "slow" if us <= disturbed else "disturbed"
+    after = run["probe_after"]
+    if mode != "disturbed" and after is not None and (after < split) != (mode == "fast"):
+        return "changed", us  # the VM switched modes during the run: its rows belong to neither
     if mode != "disturbed" and run["copy"] and max(run["copy"]) > copy_split:
         mode += "+slowcopy"  # either copy probe: the copy mode changes within a run's length
     return mode, us
@@ -176,8 +184,8 @@ def ratio(g, j):
     return 1.0 if j <= 0 else float("inf")
 
 
-def compare(gasnet_runs, gexj_runs, out):
-    """Appends to out the comparison of one GEX/J side with GASNet, runs of one mode."""
+def compare(gasnet_runs, gexj_runs, out, every_row=False):
+    """Appends to out the comparison of one GEX/J side with GASNet, runs of one mode (every row with every_row)."""
     med = {}
     max_sizes = {}
     for side, runs in (("gasnet", gasnet_runs), ("gexj", gexj_runs)):
@@ -199,10 +207,12 @@ def compare(gasnet_runs, gexj_runs, out):
                f" median ratio {statistics.median(ratios.values()):.2f}; largest {max(ratios.values()):.2f}"
                + (f"  (rows on one side only: GASNet {only['gasnet']}, GEX/J {only['gexj']})"
                   if any(only.values()) else ""))
-    if above:
-        width = max(len(label(k, max_sizes)) for k in above)
-        out.append(f"    {'rows above 1.0 (medians in us):':{width + 2}}    GASNet     GEX/J   ratio")
-        for k in above:
+    listed = common if every_row else above
+    if listed:
+        width = max(len(label(k, max_sizes)) for k in listed)
+        title = "every row" if every_row else "rows above 1.0"
+        out.append(f"    {title + ' (medians in us):':{width + 2}}    GASNet     GEX/J   ratio")
+        for k in listed:
             out.append(f"      {label(k, max_sizes):{width}} {med['gasnet'][k]:9.3f} {med['gexj'][k]:9.3f}"
                        f"  {ratios[k]:6.2f}")
 
@@ -235,6 +245,7 @@ def main(argv=None):
                          " puts it in the slow-copy mode (default 32)")
     ap.add_argument("--include-busy", action="store_true", help="keep runs whose load wait gave up")
     ap.add_argument("--plot", nargs="?", const="", metavar="DIR", help="draw every run with bin/gexplot")
+    ap.add_argument("--all", action="store_true", help="list every row in common, in order, not only those above 1.0")
     a = ap.parse_args(argv)
     if not 0 < a.split < a.disturbed_above:
         ap.error(f"--split {a.split} and --disturbed-above {a.disturbed_above}: give microseconds with"
@@ -278,7 +289,7 @@ def main(argv=None):
             mode, us = mode_of(r, a.split, a.disturbed_above, a.copy_split)
             r["mode"], r["mode_us"] = mode, us
             by_mode.setdefault(mode, {}).setdefault(r["side"], []).append(r)
-        order = ["fast", "fast+slowcopy", "slow", "slow+slowcopy", "disturbed", "unknown"]
+        order = ["fast", "fast+slowcopy", "slow", "slow+slowcopy", "changed", "disturbed", "unknown"]
         modes = sorted(by_mode, key=order.index)
         for mode in modes:
             sides = by_mode[mode]
@@ -286,11 +297,15 @@ def main(argv=None):
             copies = sorted(c for rs in sides.values() for r in rs for c in r["copy"])
             what = {"fast": f"fast mode (GASNet smp AMShort round trip < {a.split} us",
                     "slow": f"slow mode (GASNet smp AMShort round trip {a.split}-{a.disturbed_above} us",
+                    "changed": f"mode changed during the run (mode probes before and after on either side of {a.split} us",
                     "disturbed": f"disturbed (GASNet smp AMShort round trip > {a.disturbed_above} us",
                     "unknown": "mode unknown (no mode probe"}[mode.split("+")[0]]
             if mode.endswith("+slowcopy"):
                 what += f", slow-copy mode (a copy probe > {a.copy_split} us)"
-            if probes:
+            if mode == "changed":
+                what += "; " + ", ".join(f"{os.path.basename(r['path'])} {r['probe']:.3f} then {r['probe_after']:.3f} us"
+                                         for rs in sides.values() for r in rs)
+            elif probes:
                 what += f"; probes {probes[0]:.3f}-{probes[-1]:.3f} us"
             if copies:
                 what += f"; copy probes {copies[0]:.1f}-{copies[-1]:.1f} us"
@@ -300,6 +315,9 @@ def main(argv=None):
             if mode == "disturbed":
                 out.append(f"  -- {what}): {counts}: not compared (the cores were busy with something else)")
                 continue
+            if mode == "changed":
+                out.append(f"  -- {what}): {counts}: not compared (their rows belong to neither mode)")
+                continue
             if "gasnet" not in sides or not gexj_sides:
                 out.append(f"  -- {what}): {counts}: not compared (runs are compared only within one mode)")
                 continue
@@ -307,7 +325,7 @@ def main(argv=None):
             for s in gexj_sides:
                 if len(gexj_sides) > 1:
                     out.append(f"   {side_name(s)} against GASNet:")
-                compare(sides["gasnet"], sides[s], out)
+                compare(sides["gasnet"], sides[s], out, a.all)
     print("\n".join(out))
     if a.plot is not None:
         target = a.plot or os.path.join(a.paths[0] if os.path.isdir(a.paths[0])

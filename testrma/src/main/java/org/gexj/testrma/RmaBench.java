@@ -36,12 +36,18 @@ abstract class RmaBench {
     /** Where the peer's transfers go in its segment. */
     long tgtmem;
     /**
-     * Calls of each loop per row in the warm-up pass, which shares its iterations out among them. C2 compiles a method
-     * whole only after hundreds of calls; with one call per row, a loop stayed in code compiled on stack replacement
-     * (or not at all, with few sizes), and each timed call began in C1's code: testsmall's 8-byte put round trip took
-     * 11-40 ns over 10000 iterations and 6 ns over 100 million.
+     * Calls of each loop per row in the warm-up pass at most, which shares its iterations out among them. C2 compiles
+     * a method whole only after hundreds of calls; with one call per row, a loop stayed in code compiled on stack
+     * replacement (or not at all, with few sizes), and each timed call began in C1's code: testsmall's 8-byte put
+     * round trip took 11-40 ns over 10000 iterations and 6 ns over 100 million.
      */
     static final int WARMUP_CALLS = 1000;
+    /**
+     * Iterations per warm-up call at least: a loop that never went round in the warm-up is compiled with a trap at its
+     * back edge, and the first timed row deoptimised it (testlarge -m 1000 on smp: 60-95 ns per 16-byte put in each
+     * section's first row, 8-12 in the next).
+     */
+    static final int WARMUP_MIN_ITERS = 16;
     /** Where rows go: the output, or /dev/null in the warm-up pass. */
     PrintStream print;
     int passIters;
@@ -185,9 +191,10 @@ abstract class RmaBench {
             // printing too, to /dev/null, so that the timed pass does not compile it between rows
             try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
                 final int iters = Math.min(o.iters(), warmupIters);
-                final int calls = Math.min(iters, WARMUP_CALLS);
+                final int perCall = Math.min(iters, Math.max(WARMUP_MIN_ITERS, iters / WARMUP_CALLS));
+                final int calls = Math.max(1, iters / perCall);
                 final long maxSize = Math.min(o.maxSize(), RmaBenchOptions.WARMUP_MAX_SIZE);
-                pass(printStream(devNull), iters / calls, calls, maxSize);
+                pass(printStream(devNull), perCall, calls, maxSize);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
