@@ -55,13 +55,7 @@ public final class Client implements AutoCloseable {
     private final long maxSegmentSize;
     private final ReentrantLock pollLock = new ReentrantLock();
     /** Each thread's NBI events, one per category: GASNet's NBI completion is per thread. */
-    private final ThreadLocal<NbiEvents> nbi = ThreadLocal.withInitial(this::newNbiEvents);
-    /**
-     * The NBI events of the thread that asked last, checked against the caller before use: most clients call from one
-     * thread, and a field read is cheaper than a thread-local lookup (2-4 ns of a 5-10 ns smp put with NBI wait).
-     * Racy by design: every value is an immutable holder, so a thread sees either its own or another's, never half.
-     */
-    private NbiEvents lastNbi;
+    private final ThreadNbiEvents nbi = new ThreadNbiEvents(this);
     final EventPool events = new EventPool(this);
     private final Map<Class<?>, Object> extensions = new HashMap<>();
     /** How threads wait: {@code GEX_WAIT_*}, see {@link WaitSettings}. */
@@ -132,29 +126,6 @@ public final class Client implements AutoCloseable {
             }
             default -> throw new IllegalArgumentException("GEX_BARRIER=" + choice + " is not one of auto, am, conduit");
         };
-    }
-
-    private NbiEvents newNbiEvents() {
-        final Event[] e = new Event[Ec.COUNT];
-        for (int i = 0; i < e.length; i++) {
-            e[i] = new Event(this, null);
-        }
-        return new NbiEvents(Thread.currentThread(), e);
-    }
-
-    /** A thread's NBI events and the thread. */
-    private record NbiEvents(Thread owner, Event[] events) {
-    }
-
-    /** The calling thread's NBI events, one per category. */
-    private Event[] nbiEvents() {
-        final Thread me = Thread.currentThread();
-        NbiEvents n = lastNbi;
-        if (n == null || n.owner() != me) {
-            n = nbi.get();
-            lastNbi = n;
-        }
-        return n.events();
     }
 
     public String name() {
@@ -331,7 +302,7 @@ public final class Client implements AutoCloseable {
      */
     public boolean nbiTest(int mask) {
         Ec.checkMask(mask);
-        final Event[] mine = nbiEvents();
+        final Event[] mine = nbi.get();
         for (int i = 0; i < Ec.COUNT; i++) {
             if ((mask & (1 << i)) != 0 && !mine[i].test()) {
                 return false;
@@ -348,7 +319,7 @@ public final class Client implements AutoCloseable {
      */
     public void nbiWait(int mask) {
         Ec.checkMask(mask);
-        final Event[] mine = nbiEvents();
+        final Event[] mine = nbi.get();
         for (int i = 0; i < Ec.COUNT; i++) {
             if ((mask & (1 << i)) != 0) {
                 mine[i].await();
@@ -392,7 +363,7 @@ public final class Client implements AutoCloseable {
                 return r;
             }
         }
-        return nbiEvents()[Ec.index(category)];
+        return nbi.get()[Ec.index(category)];
     }
 
     /** Polls until {@code event} completes; checks handler context, job health and closed peers. */

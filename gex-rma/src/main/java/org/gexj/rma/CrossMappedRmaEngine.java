@@ -57,15 +57,9 @@ final class CrossMappedRmaEngine implements RmaEngine {
             return; // src may be null
         }
         final MemorySegment target = peer(peer);
-        if (direct(src)) {
-            final long from = src.address() + srcOffset;
-            final long to = target.address() + remoteOffset;
-            if (from >= to + nbytes || to >= from + nbytes) {
-                copy(from, to, nbytes);
-                return;
-            }
+        if (!direct(src) || !copied(src.address() + srcOffset, target.address() + remoteOffset, nbytes)) {
+            PayloadCopy.copy(src, srcOffset, target, remoteOffset, nbytes);
         }
-        PayloadCopy.copy(src, srcOffset, target, remoteOffset, nbytes);
     }
 
     @Override
@@ -74,15 +68,10 @@ final class CrossMappedRmaEngine implements RmaEngine {
             return; // dst may be null
         }
         final MemorySegment source = peer(peer);
-        if (direct(dst) && !dst.isReadOnly()) {
-            final long from = source.address() + remoteOffset;
-            final long to = dst.address() + dstOffset;
-            if (from >= to + nbytes || to >= from + nbytes) {
-                copy(from, to, nbytes);
-                return;
-            }
+        if (!direct(dst) || dst.isReadOnly()
+            || !copied(source.address() + remoteOffset, dst.address() + dstOffset, nbytes)) {
+            PayloadCopy.copy(source, remoteOffset, dst, dstOffset, nbytes);
         }
-        PayloadCopy.copy(source, remoteOffset, dst, dstOffset, nbytes);
     }
 
     /** A buffer this class copies from or to itself: one the JDK's copy would not throw for. */
@@ -91,11 +80,17 @@ final class CrossMappedRmaEngine implements RmaEngine {
             && buffer.isAccessibleBy(Thread.currentThread());
     }
 
-    /** Copies between non-overlapping native ranges that the callers have checked. */
-    static void copy(long from, long to, long nbytes) {
+    /**
+     * Copies between native ranges that the callers have checked, unless they overlap (memmove semantics are
+     * {@link PayloadCopy}'s). @return false, having copied nothing, if they overlap
+     */
+    private static boolean copied(long from, long to, long nbytes) {
+        if (from < to + nbytes && to < from + nbytes) {
+            return false;
+        }
         if (nbytes > SMALL_COPY_MAX) {
             PayloadCopy.memcpy(to, from, nbytes);
-            return;
+            return true;
         }
         long o = 0;
         for (; o + Long.BYTES <= nbytes; o += Long.BYTES) {
@@ -112,6 +107,7 @@ final class CrossMappedRmaEngine implements RmaEngine {
         if ((nbytes & 1) != 0) {
             UnsafeApi.putByte(to + o, UnsafeApi.getByte(from + o));
         }
+        return true;
     }
 
     @Override

@@ -43,15 +43,14 @@ abstract class RmaBench {
      */
     static final int WARMUP_CALLS = 1000;
     /**
-     * Iterations per warm-up call at least: a loop that never went round in the warm-up is compiled with a trap at its
-     * back edge, and the first timed row deoptimised it (testlarge -m 1000 on smp: 60-95 ns per 16-byte put in each
-     * section's first row, 8-12 in the next).
+     * Iterations per warm-up call at least: C2 compiles a back edge the profile never saw taken as a trap, which the
+     * first timed row would hit and deoptimise (1000 warm-up iterations over 1000 calls ran each loop once per call).
      */
     static final int WARMUP_MIN_ITERS = 16;
     /** Where rows go: the output, or /dev/null in the warm-up pass. */
     PrintStream print;
     int passIters;
-    /** How many times a row runs each of its loops: 1 when timed, {@link #WARMUP_CALLS} in the warm-up pass. */
+    /** How many times a row runs each of its loops: 1 when timed, up to {@link #WARMUP_CALLS} when warming up. */
     private int passCalls;
     long passMaxSize;
     /** Events of a flood, waited by {@link #awaitAll}; sized by {@link #allocate}. */
