@@ -1,6 +1,6 @@
 package org.gexj;
 
-import org.agrona.concurrent.BackoffIdleStrategy;
+import org.gexj.internal.ConduitIdleStrategy;
 import org.gexj.internal.CoreAccess;
 import org.gexj.internal.WaitSettings;
 import org.gexj.spi.AttachedSegments;
@@ -59,7 +59,7 @@ public final class Client implements AutoCloseable {
     final EventPool events = new EventPool(this);
     private final Map<Class<?>, Object> extensions = new HashMap<>();
     /** How threads wait: {@code GEX_WAIT_*}, see {@link WaitSettings}. */
-    final ThreadLocal<BackoffIdleStrategy> idle;
+    final ThreadLocal<ConduitIdleStrategy> idle;
 
     /** The AM layer's listener: frames other than the core's, remote writes. */
     volatile ConduitListener amListener;
@@ -106,7 +106,7 @@ public final class Client implements AutoCloseable {
         this.config = config;
         this.maxSegmentSize = config.getLong("GEX_MAX_SEGSIZE", 1L << 34, PAGE_SIZE, Long.MAX_VALUE);
         final WaitSettings wait = WaitSettings.of(config);
-        this.idle = ThreadLocal.withInitial(wait::newIdleStrategy);
+        this.idle = ThreadLocal.withInitial(() -> wait.newIdleStrategy(conduit));
         this.amBarrier = useConduitBarrier(config, conduit.capabilities()) ? null
             : new DisseminationBarrier(conduit, rank, size);
     }
@@ -264,7 +264,7 @@ public final class Client implements AutoCloseable {
         } else {
             amBarrier.notifyPhase();
         }
-        final BackoffIdleStrategy idler = idle.get();
+        final ConduitIdleStrategy idler = idle.get();
         idler.reset();
         Throwable handlerFailure = null;
         while (!(amBarrier == null ? conduit.barrierTry() : amBarrier.tryComplete())) {
@@ -369,7 +369,7 @@ public final class Client implements AutoCloseable {
     /** Polls until {@code event} completes; checks handler context, job health and closed peers. */
     void awaitEvent(Event event) {
         checkNotRestricted("waiting for an event");
-        final BackoffIdleStrategy idler = idle.get();
+        final ConduitIdleStrategy idler = idle.get();
         idler.reset();
         while (event.pending() != 0) {
             checkCanWait("waiting for an event");

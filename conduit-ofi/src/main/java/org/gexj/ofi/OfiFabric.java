@@ -56,6 +56,8 @@ final class OfiFabric implements AutoCloseable {
     MemorySegment cq = MemorySegment.NULL;
     MemorySegment av = MemorySegment.NULL;
     MemorySegment ep = MemorySegment.NULL;
+    /** The completion queue's file descriptor ({@code FI_WAIT_FD}), or -1 where it has none. */
+    int cqWaitFd = -1;
     private final List<Runnable> closers = new ArrayList<>();
 
     private OfiFabric(MemorySegment infoList, FiInfo info) {
@@ -84,8 +86,7 @@ final class OfiFabric implements AutoCloseable {
             f.closers.add(() -> Fabric.close(f.fabric, "fabric"));
             f.domain = Fabric.openDomain(f.fabric, f.info.segment());
             f.closers.add(() -> Fabric.close(f.domain, "domain"));
-            f.cq = FiDomain.openCq(f.domain, cqSize, FiEq.FI_CQ_FORMAT_DATA, FiEq.FI_WAIT_NONE);
-            f.closers.add(() -> Fabric.close(f.cq, "completion queue"));
+            f.openCq(cqSize, settings.cqWaitFd());
             f.av = FiDomain.openAv(f.domain, Fabric.FI_AV_TABLE, ranks);
             f.closers.add(() -> Fabric.close(f.av, "address vector"));
             if ("shm".equals(f.provider)) {
@@ -108,6 +109,32 @@ final class OfiFabric implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Opens the completion queue, with a file descriptor to wait on if {@code waitFd} and the provider offers one
+     * (shm and the utility providers over sockets do; a provider that refuses gets a queue without).
+     */
+    private void openCq(long cqSize, boolean waitFd) {
+        if (waitFd) {
+            try {
+                cq = FiDomain.openCq(domain, cqSize, FiEq.FI_CQ_FORMAT_DATA, FiEq.FI_WAIT_FD);
+            } catch (OfiException refused) {
+                cq = MemorySegment.NULL;
+            }
+            if (!cq.equals(MemorySegment.NULL)) {
+                try {
+                    cqWaitFd = FiEq.waitFd(cq); // udp;ofi_rxd opens the queue, then cannot name its descriptor
+                } catch (OfiException refused) {
+                    Fabric.close(cq, "completion queue");
+                    cq = MemorySegment.NULL;
+                }
+            }
+        }
+        if (cq.equals(MemorySegment.NULL)) {
+            cq = FiDomain.openCq(domain, cqSize, FiEq.FI_CQ_FORMAT_DATA, FiEq.FI_WAIT_NONE);
+        }
+        closers.add(() -> Fabric.close(cq, "completion queue"));
     }
 
     boolean requires(int mrModeBit) {

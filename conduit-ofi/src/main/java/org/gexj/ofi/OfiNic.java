@@ -1,5 +1,6 @@
 package org.gexj.ofi;
 
+import org.gexj.internal.ffm.PollH;
 import org.gexj.ofi.ffm.Fabric;
 import org.gexj.ofi.ffm.FiCm;
 import org.gexj.ofi.ffm.FiCqEntries;
@@ -43,6 +44,11 @@ final class OfiNic implements RdmaNic {
     private final MemorySegment readFn;
     private final MemorySegment writeDataFn;
     private final long[] peerAddress;
+    /** {@code fi_trywait} and its one fid, the CQ; null where the CQ has no file descriptor. */
+    private final MemorySegment trywaitFn;
+    private final MemorySegment waitFids;
+    /** Each waiting thread's {@code ppoll} arguments on the CQ's file descriptor. */
+    private final ThreadLocal<PollH> polls;
     /** Entries of a read of none, which only drives progress. */
     private final FiCqEntries none;
     private final FiMsg message;
@@ -67,6 +73,17 @@ final class OfiNic implements RdmaNic {
         this.none = new FiCqEntries(arena, 1);
         this.message = new FiMsg(arena);
         this.description = "ofi (" + fabric.provider + ")";
+        final int fd = fabric.cqWaitFd;
+        if (fd < 0) {
+            this.trywaitFn = null;
+            this.waitFids = null;
+            this.polls = null;
+        } else {
+            this.trywaitFn = FiEq.trywaitFunction(fabric.fabric);
+            this.waitFids = arena.allocate(ValueLayout.ADDRESS);
+            waitFids.set(ValueLayout.ADDRESS, 0, cq);
+            this.polls = ThreadLocal.withInitial(() -> new PollH(Arena.ofAuto(), fd));
+        }
     }
 
     /** Collective over the job: publishes this endpoint's name and inserts every rank's into the address vector. */
@@ -191,6 +208,22 @@ final class OfiNic implements RdmaNic {
     public long read(RdmaCompletions entries, int count) {
         final FiCqEntries e = (FiCqEntries) entries;
         return cqReadFromFn != null ? e.readFrom(cqReadFromFn, cq, count) : e.read(cqReadFn, cq, count);
+    }
+
+    /** {@code fi_trywait} on the CQ, where it has a file descriptor. */
+    @Override
+    public int prepareWait() {
+        if (trywaitFn == null) {
+            return WAIT_UNSUPPORTED;
+        }
+        final int rc = FiEq.trywait(trywaitFn, fabric.fabric, waitFids, 1);
+        return rc == 0 ? WAIT_READY : rc == AGAIN ? WAIT_BUSY : WAIT_UNSUPPORTED;
+    }
+
+    /** {@code ppoll} on the CQ's file descriptor. */
+    @Override
+    public boolean awaitActivity(long nanos) {
+        return polls.get().awaitInput(nanos);
     }
 
     /** {@code fi_cq_read} of no entry: drives the provider's progress. */

@@ -23,9 +23,13 @@ import org.gexj.Config;
  *                     4 or 8 (default 8: all a provider offers). 0 offers the AM layer no immediate, so it never
  *                     chooses target-side reassembly (for measurements); 4 carries the tag alone, as on verbs, so
  *                     that path runs on any provider
+ * @param cqWaitFd     {@code GEX_OFI_CQ_WAIT}: {@code fd} (default) opens the completion queue with a file descriptor
+ *                     to wait on where the provider offers one, so that a rank waiting with nothing to do blocks on it
+ *                     instead of parking and serves a peer's gets as they come; {@code none} opens it without (for
+ *                     measurements)
  */
 record OfiSettings(String provider, String node, int frameLength, long creditBytes, int sendBuffers,
-                   int rmaOperations, long timeoutNanos, int cqDataBytes) {
+                   int rmaOperations, long timeoutNanos, int cqDataBytes, boolean cqWaitFd) {
     static final String PROVIDER = "GEX_OFI_PROVIDER";
     static final String FI_PROVIDER = "FI_PROVIDER";
     static final String NODE = "GEX_OFI_NODE";
@@ -35,6 +39,7 @@ record OfiSettings(String provider, String node, int frameLength, long creditByt
     static final String RMA_OPS = "GEX_OFI_RMA_OPS";
     static final String TIMEOUT = "GEX_OFI_TIMEOUT";
     static final String CQ_DATA = "GEX_OFI_CQ_DATA";
+    static final String CQ_WAIT = "GEX_OFI_CQ_WAIT";
 
     static final int DEFAULT_FRAME = 16 << 10;
     static final int MIN_FRAME = 1024;
@@ -63,7 +68,12 @@ record OfiSettings(String provider, String node, int frameLength, long creditByt
             throw new IllegalArgumentException(CQ_DATA + "=" + cqData + " is not one of 0, 4, 8 (bytes of remote CQ"
                 + " data the conduit uses)");
         }
+        final String cqWait = config.get(CQ_WAIT, "fd");
+        if (!cqWait.equals("fd") && !cqWait.equals("none")) {
+            throw new IllegalArgumentException(CQ_WAIT + "=" + cqWait + " is not one of fd, none (how a rank with"
+                + " nothing to do waits for the completion queue)");
+        }
         return new OfiSettings(provider, node.isBlank() ? null : node, frame, credit, send, rma,
-            timeout * 1_000_000_000L, cqData);
+            timeout * 1_000_000_000L, cqData, cqWait.equals("fd"));
     }
 }

@@ -242,6 +242,18 @@ public final class UdpConduit implements Conduit {
         return agent.poll(listener, channelMask, limit);
     }
 
+    /**
+     * Blocks on the receive socket (epoll transport; the NIO one parks): RMA runs over AM here, so a peer's get needs
+     * this rank's poll, which a datagram's arrival now starts at once rather than at the end of a park.
+     */
+    @Override
+    public boolean awaitActivity(long nanos) {
+        if (closed) {
+            return Conduit.super.awaitActivity(nanos);
+        }
+        return port.awaitDatagram(nanos);
+    }
+
     @Override
     public AttachedSegments attachSegment(long size) {
         if (closed) {

@@ -1,14 +1,15 @@
 package org.gexj.internal;
 
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.gexj.Config;
+import org.gexj.spi.Conduit;
 
 /**
  * How a thread waits inside GEX/J (barriers, events, a send waiting for room): spin with the CPU's pause hint
  * ({@code GEX_WAIT_SPINS}, default 1000), then {@code sched_yield} ({@code GEX_WAIT_YIELDS}, default 20000), which is
  * free while no other thread wants the core, and only then park, from {@code GEX_WAIT_PARK_US} (default 10)
  * doubling up to {@code GEX_WAIT_PARK_MAX_US} (default 1000), because waking a parked core costs about 25 us on small
- * VMs. Where a yield is not free (an emulated guest, a core shared with a peer or the JIT) other counts may be faster:
+ * VMs. The park is the conduit's {@link Conduit#awaitActivity}, which may end early ({@link ConduitIdleStrategy}).
+ * Where a yield is not free (an emulated guest, a core shared with a peer or the JIT) other counts may be faster:
  * hence settable.
  *
  * @param spins     busy spins before yielding, [0, 10^9]
@@ -33,8 +34,11 @@ public record WaitSettings(long spins, long yields, long parkMinNs, long parkMax
         return new WaitSettings(spins, yields, park * 1000, parkMax * 1000);
     }
 
-    /** A new idle strategy of these settings (one per waiting thread: it keeps the thread's back-off state). */
-    public BackoffIdleStrategy newIdleStrategy() {
-        return new BackoffIdleStrategy(spins, yields, parkMinNs, parkMaxNs);
+    /**
+     * A new idle strategy of these settings that parks in {@code conduit} (one per waiting thread: it keeps the
+     * thread's back-off state).
+     */
+    public ConduitIdleStrategy newIdleStrategy(Conduit conduit) {
+        return new ConduitIdleStrategy(conduit, this);
     }
 }

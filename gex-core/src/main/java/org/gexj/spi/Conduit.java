@@ -1,6 +1,7 @@
 package org.gexj.spi;
 
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A transport between the ranks of a job: it moves AM frames on two channels (requests and replies, so a request
@@ -81,6 +82,21 @@ public interface Conduit extends AutoCloseable {
      */
     default boolean mayDeliver(int channelMask) {
         return true;
+    }
+
+    /**
+     * Called by a thread that has found nothing to do for a while, in place of a park: blocks for up to {@code nanos}
+     * (from any thread, without the poller's exclusion), and may return early when a poll has something to do. A
+     * conduit whose peers need this rank's calls to make progress (one-sided reads and writes served by software at
+     * the target, as libfabric's {@code tcp;ofi_rxm} does) waits on its provider's wait object, so that a peer's get
+     * is served one wake-up later rather than at the end of the park. The default parks.
+     *
+     * @return true if it returned because a poll has something to do: the caller polls at once and starts its back-off
+     *         again
+     */
+    default boolean awaitActivity(long nanos) {
+        LockSupport.parkNanos(nanos);
+        return false;
     }
 
     /**

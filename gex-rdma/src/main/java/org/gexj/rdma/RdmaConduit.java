@@ -86,6 +86,11 @@ public abstract class RdmaConduit implements Conduit {
     }
 
     @Override
+    public final boolean awaitActivity(long nanos) {
+        return engine.awaitActivity(nanos);
+    }
+
+    @Override
     public final RmaTransport rma() {
         return engine.rma();
     }

@@ -17,6 +17,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The transport-neutral core of a conduit over an RDMA-capable NIC ({@link RdmaNic}): AM frames with credit flow
@@ -288,6 +289,32 @@ public final class RdmaEngine {
                 freeMemoryAfterPoll();
             }
         }
+    }
+
+    /**
+     * {@link Conduit#awaitActivity}: blocks on the NIC's wait object when it has one and nothing is pending (asked
+     * under the lock, waited on without it, so a sender is never held up), else parks.
+     */
+    public boolean awaitActivity(long nanos) {
+        if (guard.closing()) {
+            LockSupport.parkNanos(nanos);
+            return false;
+        }
+        final int state;
+        guard.lock();
+        try {
+            state = guard.closing() ? RdmaNic.WAIT_UNSUPPORTED : nic.prepareWait();
+        } finally {
+            guard.unlock();
+        }
+        return switch (state) {
+            case RdmaNic.WAIT_READY -> nic.awaitActivity(nanos);
+            case RdmaNic.WAIT_BUSY -> true;
+            default -> {
+                LockSupport.parkNanos(nanos);
+                yield false;
+            }
+        };
     }
 
     /** Reads a batch of completions into the entry array. @return false if none */

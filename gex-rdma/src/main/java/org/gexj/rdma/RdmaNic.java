@@ -28,6 +28,13 @@ public interface RdmaNic {
     /** A completion's source outside the job (libfabric's {@code FI_ADDR_NOTAVAIL}). */
     long FOREIGN_SOURCE = -1;
 
+    /** {@link #prepareWait}: the NIC may block on its wait object now. */
+    int WAIT_READY = 0;
+    /** {@link #prepareWait}: completions or progress are pending; poll instead of blocking. */
+    int WAIT_BUSY = 1;
+    /** {@link #prepareWait}: the NIC has no wait object. */
+    int WAIT_UNSUPPORTED = -1;
+
     /** The conduit and its provider or device, for messages: "ofi (tcp;ofi_rxm)". */
     String description();
 
@@ -114,6 +121,26 @@ public interface RdmaNic {
      */
     default boolean receivesPerConnection(Runnable connecting) {
         return false;
+    }
+
+    /**
+     * Under the lock, before {@link #awaitActivity}: whether the NIC can wait for activity at all, and if so whether it
+     * may block now ({@code fi_trywait}). The default: {@link #WAIT_UNSUPPORTED}, the engine parks instead.
+     *
+     * @return {@link #WAIT_READY}, {@link #WAIT_BUSY} (poll first: something is pending) or {@link #WAIT_UNSUPPORTED}
+     */
+    default int prepareWait() {
+        return WAIT_UNSUPPORTED;
+    }
+
+    /**
+     * Without the lock, after {@link #prepareWait} said {@link #WAIT_READY}: blocks up to {@code nanos} on the NIC's
+     * wait object. Any thread may call, several at once.
+     *
+     * @return true if the wait object fired (a poll has something to do), false when the time ran out
+     */
+    default boolean awaitActivity(long nanos) {
+        throw new UnsupportedOperationException(description() + " has no wait object");
     }
 
     /** Drives the provider's progress without taking any completion. */

@@ -96,6 +96,7 @@ public final class Fabric {
     public static final int FI_TYPE_CAPS = 2;
     public static final int FI_TYPE_MR_MODE = 21;
     // fi_control commands
+    public static final int FI_GETWAIT = 5;
     public static final int FI_ENABLE = 6;
 
     // ------------------------------------------------------------------------------------------------ layouts
@@ -210,6 +211,7 @@ public final class Fabric {
     static final long OPS_CONTROL = offset(FI_OPS, "control");
     static final long FABRIC_OPS = offset(FID_FABRIC, "ops");
     static final long OPS_FABRIC_DOMAIN = offset(FI_OPS_FABRIC, "domain");
+    static final long OPS_FABRIC_TRYWAIT = offset(FI_OPS_FABRIC, "trywait");
 
     // ------------------------------------------------------------------------------------------------ binding helpers
 

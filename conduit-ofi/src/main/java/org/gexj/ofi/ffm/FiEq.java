@@ -45,6 +45,7 @@ public final class FiEq {
 
     public static final int FI_CQ_FORMAT_DATA = 3;
     public static final int FI_WAIT_NONE = 0;
+    public static final int FI_WAIT_FD = 3;
 
     public static final long CQ_ATTR_SIZE = Fabric.offset(FI_CQ_ATTR, "size");
     public static final long CQ_ATTR_FORMAT = Fabric.offset(FI_CQ_ATTR, "format");
@@ -75,7 +76,41 @@ public final class FiEq {
     private static final MethodHandle STRERROR = Fabric.pointer(FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS,
         JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
 
+    private static final MethodHandle TRYWAIT = Fabric.pointer(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
+        ADDRESS, JAVA_INT));
+
     private FiEq() {
+    }
+
+    /**
+     * {@code fi_control(cq, FI_GETWAIT, &fd)}: the file descriptor of a completion queue opened with
+     * {@link #FI_WAIT_FD}.
+     */
+    public static int waitFd(MemorySegment cq) {
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment fd = arena.allocate(JAVA_INT);
+            Fabric.control(cq, Fabric.FI_GETWAIT, fd, "fi_control(FI_GETWAIT)");
+            return fd.get(JAVA_INT, 0);
+        }
+    }
+
+    public static MemorySegment trywaitFunction(MemorySegment fabric) {
+        return Fabric.function(fabric, Fabric.FABRIC_OPS, Fabric.OPS_FABRIC_TRYWAIT);
+    }
+
+    /**
+     * {@code fi_trywait(fabric, fids, count)} through {@code fn} from {@link #trywaitFunction}: {@code fids} holds
+     * {@code count} pointers to the objects whose wait objects the caller will block on.
+     *
+     * @return 0 if the caller may block now, {@code -FI_EAGAIN} if it must read the objects first, or another
+     *         negative code
+     */
+    public static int trywait(MemorySegment fn, MemorySegment fabric, MemorySegment fids, int count) {
+        try {
+            return (int) TRYWAIT.invokeExact(fn, fabric, fids, count);
+        } catch (Throwable t) {
+            throw FiErrno.unexpected("fi_trywait", t);
+        }
     }
 
     public static MemorySegment readFunction(MemorySegment cq) {

@@ -3,6 +3,7 @@ package org.gexj.udp.io;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.net.InetSocketAddress;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Datagrams between this rank and its peers, non-blocking: what the udp conduit's reliability sits on. A peer is a
@@ -25,6 +26,18 @@ public interface DatagramPort extends AutoCloseable {
      * @return its length (0 for an empty datagram), or -1 if none is waiting
      */
     int receive(UnsafeBuffer into, int from, int to);
+
+    /**
+     * Any thread, without the conduit's lock: blocks for up to {@code nanos} until a datagram waits to be received,
+     * for a rank with nothing to do ({@link org.gexj.spi.Conduit#awaitActivity}). The default, for a port that cannot
+     * wait on its socket, parks.
+     *
+     * @return true if a datagram (or an error) waits, false when the time ran out
+     */
+    default boolean awaitDatagram(long nanos) {
+        LockSupport.parkNanos(nanos);
+        return false;
+    }
 
     /** Where this rank receives, published to its peers. */
     InetSocketAddress localAddress();

@@ -3,9 +3,11 @@ package org.gexj.udp.io;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.unix.Socket;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.gexj.internal.ffm.PollH;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Set;
@@ -27,6 +29,8 @@ public final class EpollDatagramPort implements DatagramPort {
     private final boolean[] withinHost;
     private final Set<InetAddress> hostAddresses = UdpAddresses.hostAddresses();
     private final InetSocketAddress local;
+    /** Each waiting thread's {@code ppoll} arguments on the receive socket. */
+    private final ThreadLocal<PollH> polls;
 
     /** True if Netty's epoll transport loads here. */
     public static boolean isAvailable() {
@@ -56,6 +60,14 @@ public final class EpollDatagramPort implements DatagramPort {
         }
         senders = new Socket[peers];
         withinHost = new boolean[peers];
+        final int fd = receiver.intValue();
+        polls = ThreadLocal.withInitial(() -> new PollH(Arena.ofAuto(), fd));
+    }
+
+    /** {@code ppoll} on the receive socket. */
+    @Override
+    public boolean awaitDatagram(long nanos) {
+        return polls.get().awaitInput(nanos);
     }
 
     /**

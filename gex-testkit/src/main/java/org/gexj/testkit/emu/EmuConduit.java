@@ -490,6 +490,15 @@ public final class EmuConduit implements Conduit {
         return "emu conduit rank " + rank + " of " + size + " in job " + jobId + ": " + settings;
     }
 
+    /**
+     * Blocks until something is offered to this rank (RMA lands at the target's poll here, as software RMA does), or
+     * returns at once while items it holds back or has on the wire wait for polls.
+     */
+    @Override
+    public boolean awaitActivity(long nanos) {
+        return inbox.size() > 0 || inbox.awaitArrival(nanos);
+    }
+
     /** For tests: items waiting in this rank's inbox (arrived or pending); exact only when nothing moves. */
     int pendingItems() {
         return inbox.size();

@@ -4,6 +4,7 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.gexj.spi.Conduit;
 
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What has arrived at one emu rank and what it delivers next: senders {@link #offer} from any thread; the rank's poll
@@ -35,6 +36,9 @@ final class EmuInbox {
     private int wireCount;
     private int count;
     private long polls;
+    /** Threads in {@link #awaitArrival}: an offer wakes them only when there are some. */
+    private final AtomicInteger waiting = new AtomicInteger();
+    private final Object arrival = new Object();
 
     /**
      * @param capacity  the most items that can be here at once, on the wire, arrived and pending (the senders' credits)
@@ -54,7 +58,35 @@ final class EmuInbox {
         if (latencyNs > 0) {
             item.dueAt = System.nanoTime() + latencyNs;
         }
-        return inbound.offer(item);
+        final boolean offered = inbound.offer(item);
+        if (waiting.get() > 0) {
+            synchronized (arrival) {
+                arrival.notifyAll();
+            }
+        }
+        return offered;
+    }
+
+    /**
+     * Any thread: blocks until an item is offered or {@code nanos} pass (a rank waiting with nothing to do, as
+     * {@link Conduit#awaitActivity}).
+     *
+     * @return true if something is waiting to be polled
+     */
+    boolean awaitArrival(long nanos) {
+        waiting.incrementAndGet();
+        try {
+            synchronized (arrival) {
+                if (inbound.isEmpty()) {
+                    arrival.wait(nanos / 1_000_000, (int) (nanos % 1_000_000));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            waiting.decrementAndGet();
+        }
+        return !inbound.isEmpty();
     }
 
     /** Counts a poll and moves what has arrived since the last one into the pending set, each with its hold. */
