@@ -47,6 +47,13 @@ abstract class RmaBench {
      * first timed row would hit and deoptimise (1000 warm-up iterations over 1000 calls ran each loop once per call).
      */
     static final int WARMUP_MIN_ITERS = 16;
+    /**
+     * Iterations of the first warm-up call of each loop per row (0 in the timed pass): a timed row's worth at once, so
+     * that a flood deeper than the transport's window runs its back-pressure path before the timed pass. In calls of
+     * 16 only, the first timed flood on udp took a branch C2 had compiled as a trap ({@code AmClaims.claimRoom}'s full
+     * path) and the AM send path was recompiled during the rows.
+     */
+    private int passFloodIters;
     /** Where rows go: the output, or /dev/null in the warm-up pass. */
     PrintStream print;
     int passIters;
@@ -185,15 +192,21 @@ abstract class RmaBench {
             gasnetWarmup();
         }
         client.barrier();
-        final int warmupIters = o.warmupFor(client.capabilities().crossMapped());
+        final int warmupIters = o.warmup();
         if (warmupIters > 0) {
             // printing too, to /dev/null, so that the timed pass does not compile it between rows
             try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
-                final int iters = Math.min(o.iters(), warmupIters);
-                final int perCall = Math.min(iters, Math.max(WARMUP_MIN_ITERS, iters / WARMUP_CALLS));
+                // the warm-up's count, not capped by the timed rows' (-m 200 left the data path to C2 mid-pass),
+                // in calls no deeper than a timed row's
+                final int iters = warmupIters;
+                final int perCall = Math.min(Math.min(iters, o.iters()), Math.max(WARMUP_MIN_ITERS,
+                    iters / WARMUP_CALLS));
                 final int calls = Math.max(1, iters / perCall);
                 final long maxSize = Math.min(o.maxSize(), RmaBenchOptions.WARMUP_MAX_SIZE);
+                final int flood = Math.min(o.iters(), iters);
+                passFloodIters = perCall < flood ? flood : 0;
                 pass(printStream(devNull), perCall, calls, maxSize);
+                passFloodIters = 0;
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -282,6 +295,12 @@ abstract class RmaBench {
     /** The loop, {@link #passCalls} times: @return the last call's time */
     private long run(TimedLoop loop, long nbytes) {
         long time = 0;
+        if (passFloodIters > 0) {
+            final int perCall = passIters;
+            passIters = passFloodIters;
+            loop.run(nbytes);
+            passIters = perCall;
+        }
         for (int c = 0; c < passCalls; c++) {
             time = loop.run(nbytes);
         }

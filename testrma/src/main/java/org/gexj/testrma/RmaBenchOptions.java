@@ -24,14 +24,16 @@ import org.gexj.benchutil.WarmupIters;
  * @param warmupIters -warmup N (GEX/J only): a silent pass of the enabled sections with N iterations per size and
  *                    sizes up to {@link #WARMUP_MAX_SIZE} before the timed pass, so that the JIT has compiled the
  *                    data path first; 0 turns it off; {@link #DEFAULT_WARMUP_ITERS} when not given (see
- *                    {@link #warmupFor})
+ *                    {@link #warmup})
  */
 public record RmaBenchOptions(boolean inSegment, boolean puts, boolean gets, boolean skipWarmup, boolean unitsMB,
                               boolean fullDuplex, boolean crossMachine, boolean firstLast, long minSize, long maxStep,
                               long segmentSize, int localBuffers, int iters, long maxSize, String sections,
                               int warmupIters) {
-    /** -warmup's value when none is given: {@link #warmupFor} chooses by conduit. */
+    /** -warmup's value when none is given: {@link #warmup} takes {@link #DEFAULT_WARMUP}. */
     public static final int DEFAULT_WARMUP_ITERS = WarmupIters.BY_CONDUIT;
+    /** Warm-up iterations per size by default, on every conduit ({@link #warmup}). */
+    public static final int DEFAULT_WARMUP = WarmupIters.MEMORY;
     public static final long WARMUP_MAX_SIZE = 65536;
 
     static final String COMMON_USAGE = """
@@ -129,9 +131,14 @@ public record RmaBenchOptions(boolean inSegment, boolean puts, boolean gets, boo
         return args[at];
     }
 
-    /** The warm-up iterations to run: as given, or by default as the conduit's kind suggests. */
-    public int warmupFor(boolean crossMapped) {
-        return WarmupIters.forConduit(warmupIters, crossMapped);
+    /**
+     * The warm-up iterations to run: as given, or by default {@link #DEFAULT_WARMUP} on every conduit, networks too.
+     * RMA rows over a network are short (testlarge {@code -m 200}): with testam's {@link WarmupIters#NETWORK} per size,
+     * C2 compiled the RMA-over-AM path and the loops during the first timed rows, and udp's 16-128 B NBI rows ran 5-13
+     * times slower than GASNet's. It costs a few seconds per run there.
+     */
+    public int warmup() {
+        return warmupIters == WarmupIters.BY_CONDUIT ? DEFAULT_WARMUP : warmupIters;
     }
 
     /** GASNet's gasnett_parse_int: a count with an optional K, M or G suffix; {@code unit} without one. */

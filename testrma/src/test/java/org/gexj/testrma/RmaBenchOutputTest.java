@@ -1,7 +1,6 @@
 package org.gexj.testrma;
 
 import org.gexj.Client;
-import org.gexj.benchutil.WarmupIters;
 import org.gexj.launch.InProcessJob;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -190,10 +189,9 @@ class RmaBenchOutputTest {
         assertEquals(1, s.minSize());
         assertEquals(2048, s.maxStep(), "sizes double unless -max-step");
         assertTrue(s.inSegment() && s.puts() && s.gets() && !s.unitsMB());
-        assertEquals(WarmupIters.MEMORY, s.warmupFor(true), "the warm-up by the conduit's kind, as testam's");
-        assertEquals(WarmupIters.NETWORK, s.warmupFor(false));
-        assertEquals(0, RmaBenchOptions.parse("testsmall", 2048, "-warmup", "0").warmupFor(true));
-        assertEquals(7, RmaBenchOptions.parse("testlarge", 2048, "-warmup", "7").warmupFor(false));
+        assertEquals(10_000, s.warmup(), "the same warm-up on every conduit, networks too");
+        assertEquals(0, RmaBenchOptions.parse("testsmall", 2048, "-warmup", "0").warmup());
+        assertEquals(7, RmaBenchOptions.parse("testlarge", 2048, "-warmup", "7").warmup());
         final RmaBenchOptions l = RmaBenchOptions.parse("testlarge", 2L << 20, "-segsz", "8", "100", "1M", "ab");
         assertEquals(16, l.minSize());
         assertEquals(1L << 20, l.maxSize());
