@@ -47,8 +47,8 @@ final class OfiNic implements RdmaNic {
     /** {@code fi_trywait} and its one fid, the CQ; null where the CQ has no file descriptor. */
     private final MemorySegment trywaitFn;
     private final MemorySegment waitFids;
-    /** Each waiting thread's {@code ppoll} arguments on the CQ's file descriptor. */
-    private final ThreadLocal<PollH> polls;
+    /** {@code ppoll} on the CQ's file descriptor. */
+    private final PollH polls;
     /** Entries of a read of none, which only drives progress. */
     private final FiCqEntries none;
     private final FiMsg message;
@@ -82,7 +82,8 @@ final class OfiNic implements RdmaNic {
             this.trywaitFn = FiEq.trywaitFunction(fabric.fabric);
             this.waitFids = arena.allocate(ValueLayout.ADDRESS);
             waitFids.set(ValueLayout.ADDRESS, 0, cq);
-            this.polls = ThreadLocal.withInitial(() -> new PollH(Arena.ofAuto(), fd));
+            this.polls = new PollH(Arena.ofAuto(), fd); // freed only once no waiting thread holds it
+            prepareWait(); // links fi_trywait's downcall now: its first call allocates, a thread's first wait must not
         }
     }
 
@@ -223,7 +224,7 @@ final class OfiNic implements RdmaNic {
     /** {@code ppoll} on the CQ's file descriptor. */
     @Override
     public boolean awaitActivity(long nanos) {
-        return polls.get().awaitInput(nanos);
+        return polls.awaitInput(nanos);
     }
 
     /** {@code fi_cq_read} of no entry: drives the provider's progress. */

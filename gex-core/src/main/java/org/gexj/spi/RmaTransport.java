@@ -46,6 +46,25 @@ public interface RmaTransport {
     int get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, long operation);
 
     /**
+     * Whether {@link #putCopying} of {@code nbytes} from {@code src} copies the source before it returns
+     * {@link Conduit#OK}. The default: never.
+     */
+    default boolean copiesSource(MemorySegment src, long nbytes) {
+        return false;
+    }
+
+    /**
+     * A put whose caller wants its source back at once (local completion {@code NOW}): where {@link #copiesSource} is
+     * true for it, the transport copies the source before it returns {@link Conduit#OK}, so the caller need not wait
+     * for the operation's completion to reuse it; otherwise as {@link #put}. The completion is reported as for
+     * {@link #put}. The default is {@link #put}.
+     */
+    default int putCopying(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes,
+                           long operation) {
+        return put(peer, remoteOffset, src, srcOffset, nbytes, operation);
+    }
+
+    /**
      * A put whose arrival the target sees: once the data is in place there, the target's poll reports
      * {@link ConduitListener#onRemoteWrite} with this rank and {@code immediate} (its low
      * {@link Capabilities#immediateBits()} bits). Only with {@link Capabilities#immediateBits()} non-zero; the

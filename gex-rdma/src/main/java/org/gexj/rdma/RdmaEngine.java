@@ -293,15 +293,15 @@ public final class RdmaEngine {
 
     /**
      * {@link Conduit#awaitActivity}: blocks on the NIC's wait object when it has one and nothing is pending (asked
-     * under the lock, waited on without it, so a sender is never held up), else parks.
+     * under the lock, waited on without it, so a sender is never held up), else parks. A lock another thread holds is
+     * not waited for (a queued waiter allocates): the wait is a park then.
      */
     public boolean awaitActivity(long nanos) {
-        if (guard.closing()) {
+        if (guard.closing() || !guard.tryLock()) {
             LockSupport.parkNanos(nanos);
             return false;
         }
         final int state;
-        guard.lock();
         try {
             state = guard.closing() ? RdmaNic.WAIT_UNSUPPORTED : nic.prepareWait();
         } finally {

@@ -36,6 +36,11 @@ final class RdmaGuard {
         lock.lock();
     }
 
+    /** Takes the lock if it is free: never queues, so never allocates. */
+    boolean tryLock() {
+        return lock.tryLock();
+    }
+
     void unlock() {
         lock.unlock();
     }

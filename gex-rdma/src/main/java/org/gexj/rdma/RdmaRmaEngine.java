@@ -19,6 +19,11 @@ import java.lang.foreign.MemorySegment;
  * {@link #BOUNCE_BYTES}, one chunk at a time (a put copies each chunk in before its write, a get copies each out after
  * its read, before the next chunk or the completion), and counted.
  *
+ * <p>A put whose caller wants its source back at once ({@link RmaTransport#putCopying}) is staged the same way when it
+ * fits a bounce buffer, native memory up to {@link #COPY_MAX}: its source is copied at the call, so the caller's
+ * local completion is immediate instead of the write's completion, a network round trip on tcp;ofi_rxm (GASNet's ofi
+ * conduit copies such puts likewise). These are not counted as staged.
+ *
  * <p>The endpoint is reached only through {@link #post}, local memory's descriptors only through
  * {@link #localDescriptor} and {@link #closeOwnRegistration}.
  *
@@ -32,6 +37,8 @@ final class RdmaRmaEngine {
     static final int BOUNCE_BYTES = 64 * 1024;
     /** Bounce buffers of a rank: operations on heap memory beyond these are back-pressured until one completes. */
     static final int BOUNCE_BUFFERS = 8;
+    /** Largest put from native memory that {@link RmaTransport#putCopying} copies into a bounce buffer. */
+    static final int COPY_MAX = 8192;
 
     private final RdmaGuard guard;
     private final RdmaNic nic;
@@ -100,7 +107,7 @@ final class RdmaRmaEngine {
      * @return {@link Conduit#OK}, or {@link Conduit#NO_ROOM} with nothing started
      */
     int start(int kind, int peer, long remoteOffset, MemorySegment local, long localOffset, long nbytes,
-              long immediate, long operation) {
+              long immediate, long operation, boolean copySource) {
         guard.ensureOpen();
         if (peer < 0 || peer >= size) {
             throw new IllegalArgumentException("target rank " + peer + " outside [0, " + size + ")");
@@ -111,7 +118,8 @@ final class RdmaRmaEngine {
                 + " message is " + maxMessageSize);
         }
         // heap memory moves and cannot be registered: it is staged through a bounce buffer
-        final boolean staged = nbytes > 0 && !local.isNative();
+        final boolean heap = nbytes > 0 && !local.isNative();
+        final boolean staged = heap || copySource;
         guard.lockOpen();
         try {
             if (staged && freeBounceCount == 0) {
@@ -145,7 +153,14 @@ final class RdmaRmaEngine {
                     operations.heapOffset[slot] = localOffset;
                     operations.localAddress[slot] = bounceMemory.address() + (long) b * BOUNCE_BYTES;
                     operations.descriptor[slot] = bounceDescriptor;
-                    stagedOperations++;
+                    if (copySource) {
+                        // the whole source now, before the call returns; submit copies nothing more
+                        MemorySegment.copy(local, localOffset, bounceMemory, (long) b * BOUNCE_BYTES, nbytes);
+                        operations.heap[slot] = null;
+                    }
+                    if (heap) {
+                        stagedOperations++;
+                    }
                 } else {
                     final long address = nbytes == 0 ? (local == null ? 0 : local.address())
                         : local.address() + localOffset;
@@ -181,6 +196,11 @@ final class RdmaRmaEngine {
         }
     }
 
+    /** {@link RmaTransport#copiesSource}: a put that one bounce buffer holds, native memory up to {@link #COPY_MAX}. */
+    boolean copiesSource(MemorySegment src, long nbytes) {
+        return nbytes > 0 && src != null && nbytes <= (src.isNative() ? Math.min(COPY_MAX, bounceChunk) : bounceChunk);
+    }
+
     /** Whether an operation has chunks to submit that only {@link #resume} will (under the lock). */
     private boolean needsResume(int slot) {
         // a staged operation has one chunk in flight at most: its completion submits the next one
@@ -210,7 +230,7 @@ final class RdmaRmaEngine {
             final long offset = operations.submitted[slot];
             final long chunk = Math.min(max, operations.total[slot] - offset);
             final long local = operations.localAddress[slot] + (staged ? 0 : offset);
-            if (staged && kind != RdmaOperations.GET) {
+            if (staged && kind != RdmaOperations.GET && operations.heap[slot] != null) {
                 MemorySegment.copy(operations.heap[slot], operations.heapOffset[slot] + offset, bounceMemory,
                     local - bounceMemory.address(), chunk);
             }
@@ -222,7 +242,7 @@ final class RdmaRmaEngine {
             }
             operations.submitted[slot] = offset + chunk;
             operations.outstanding[slot]++;
-            if (staged) {
+            if (staged && operations.heap[slot] != null) {
                 stagedBytes += chunk;
             }
         } while (operations.waiting(slot) && !staged);

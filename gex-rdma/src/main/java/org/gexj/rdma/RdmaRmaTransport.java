@@ -14,18 +14,31 @@ final class RdmaRmaTransport implements RmaTransport {
 
     @Override
     public int put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, long operation) {
-        return engine.start(RdmaOperations.PUT, peer, remoteOffset, src, srcOffset, nbytes, 0, operation);
+        return engine.start(RdmaOperations.PUT, peer, remoteOffset, src, srcOffset, nbytes, 0, operation, false);
+    }
+
+    /** Heap memory up to a bounce buffer, native memory up to {@link RdmaRmaEngine#COPY_MAX}. */
+    @Override
+    public boolean copiesSource(MemorySegment src, long nbytes) {
+        return engine.copiesSource(src, nbytes);
+    }
+
+    @Override
+    public int putCopying(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes,
+                          long operation) {
+        return engine.start(RdmaOperations.PUT, peer, remoteOffset, src, srcOffset, nbytes, 0, operation,
+            engine.copiesSource(src, nbytes));
     }
 
     @Override
     public int get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, long operation) {
-        return engine.start(RdmaOperations.GET, peer, remoteOffset, dst, dstOffset, nbytes, 0, operation);
+        return engine.start(RdmaOperations.GET, peer, remoteOffset, dst, dstOffset, nbytes, 0, operation, false);
     }
 
     @Override
     public int putWithImmediate(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes,
                                 long immediate, long operation) {
         return engine.start(RdmaOperations.PUT_IMMEDIATE, peer, remoteOffset, src, srcOffset, nbytes, immediate,
-            operation);
+            operation, false);
     }
 }

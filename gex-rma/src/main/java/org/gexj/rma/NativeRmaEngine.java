@@ -65,12 +65,15 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
         if (nbytes == 0) {
             return;
         }
-        final int slot = start(completion, localCompletion);
+        // a put the transport copies at the call is complete locally when it returns: its local event is never begun
+        final boolean copying = put && localCompletion != null && transport.copiesSource(local, nbytes);
+        final int slot = start(completion, copying ? null : localCompletion);
         final long start = System.nanoTime();
         int code;
         do {
             try {
-                code = put ? transport.put(peer, remoteOffset, local, localOffset, nbytes, OWNER | slot)
+                code = copying ? transport.putCopying(peer, remoteOffset, local, localOffset, nbytes, OWNER | slot)
+                    : put ? transport.put(peer, remoteOffset, local, localOffset, nbytes, OWNER | slot)
                     : transport.get(local, localOffset, peer, remoteOffset, nbytes, OWNER | slot);
             } catch (RuntimeException e) {
                 finish(slot, null); // the conduit refused it: nothing started, the caller gets the exception

@@ -219,6 +219,59 @@ public abstract class RmaConformanceKit extends ConduitKit {
         }));
     }
 
+    /**
+     * {@code Lc.NOW}: the source may be reused as soon as the put returns, whether the transport copied it (small puts
+     * on ofi and ibv) or waited for the data to leave. Each put's source is overwritten at once; the target must hold
+     * what was there at the call. Native and heap sources, sizes on both sides of the transports' copy limits.
+     */
+    @Test
+    void aPutWithLcNowLeavesItsSourceFreeAtReturn() {
+        final long[] sizes = {1, 64, 100, 8192, 8193, 65537};
+        exactJob(2, client -> {
+            final Rma rma = Rma.of(client);
+            final MemorySegment mine = client.attachSegment(SEGMENT).memory();
+            mine.fill((byte) 0);
+            client.barrier();
+            final int peer = (client.rank() + 1) % 2;
+            long at = 0;
+            for (boolean heap : new boolean[] {false, true}) {
+                final MemorySegment src = heap ? MemorySegment.ofArray(new byte[65537])
+                    : Arena.ofAuto().allocate(65537);
+                for (int i = 0; i < sizes.length; i++) {
+                    final long n = sizes[i];
+                    final int seed = 3000 + 31 * client.rank() + (heap ? 16 : 0) + i;
+                    Patterns.fill(src, 0, n, seed);
+                    final Event e = i % 2 == 0 ? rma.putNb(peer, at, src, 0, n, Lc.NOW) : null;
+                    if (e == null) {
+                        rma.putNbi(peer, at, src, 0, n, Lc.NOW);
+                    }
+                    src.asSlice(0, n).fill((byte) 0x5A);
+                    if (e != null) {
+                        e.await();
+                    }
+                    at += n;
+                }
+            }
+            client.nbiWait(Ec.PUT);
+            client.barrier();
+            long from = 0;
+            for (boolean heap : new boolean[] {false, true}) {
+                for (int i = 0; i < sizes.length; i++) {
+                    final int seed = 3000 + 31 * peer + (heap ? 16 : 0) + i;
+                    for (long b = 0; b < sizes[i]; b++) {
+                        if (mine.get(ValueLayout.JAVA_BYTE, from + b) != Patterns.at(seed, b)) {
+                            assertEquals(Patterns.at(seed, b), mine.get(ValueLayout.JAVA_BYTE, from + b), "rank "
+                                + client.rank() + ": byte " + b + " of the " + sizes[i] + "-byte put from "
+                                + (heap ? "heap" : "native") + " memory, whose source was overwritten after return");
+                        }
+                    }
+                    from += sizes[i];
+                }
+            }
+            client.barrier();
+        });
+    }
+
     @Test
     void valueFormsRoundTripEverySize() {
         job(2, client -> {

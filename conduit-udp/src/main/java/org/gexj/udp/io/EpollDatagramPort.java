@@ -29,8 +29,8 @@ public final class EpollDatagramPort implements DatagramPort {
     private final boolean[] withinHost;
     private final Set<InetAddress> hostAddresses = UdpAddresses.hostAddresses();
     private final InetSocketAddress local;
-    /** Each waiting thread's {@code ppoll} arguments on the receive socket. */
-    private final ThreadLocal<PollH> polls;
+    /** {@code ppoll} on the receive socket. */
+    private final PollH polls;
 
     /** True if Netty's epoll transport loads here. */
     public static boolean isAvailable() {
@@ -61,13 +61,13 @@ public final class EpollDatagramPort implements DatagramPort {
         senders = new Socket[peers];
         withinHost = new boolean[peers];
         final int fd = receiver.intValue();
-        polls = ThreadLocal.withInitial(() -> new PollH(Arena.ofAuto(), fd));
+        polls = new PollH(Arena.ofAuto(), fd); // freed only once no waiting thread holds it
     }
 
     /** {@code ppoll} on the receive socket. */
     @Override
     public boolean awaitDatagram(long nanos) {
-        return polls.get().awaitInput(nanos);
+        return polls.awaitInput(nanos);
     }
 
     /**

@@ -7,6 +7,8 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -16,8 +18,12 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 /**
  * {@code <poll.h>} of the C library: {@code ppoll} on one file descriptor (a socket, a completion queue's
  * {@code FI_WAIT_FD}) with a timeout in nanoseconds, for conduits whose ranks block on their transport when they have
- * nothing to do ({@link org.gexj.spi.Conduit#awaitActivity}). One {@link PollH} holds the {@code struct pollfd} and
- * {@code struct timespec} of one waiting thread, so a wait allocates nothing.
+ * nothing to do ({@link org.gexj.spi.Conduit#awaitActivity}). One {@link PollH} holds {@value #SLOTS} pairs of
+ * {@code struct pollfd} and {@code struct timespec}, each taken by one waiting thread at a time, so a wait allocates
+ * nothing, on any thread, ever (thread-local ones were allocated at a thread's first wait, inside measured windows).
+ * A thread that finds every pair taken parks instead.
+ *
+ * <p>Threads: any, concurrently.
  */
 public final class PollH {
     /** {@code struct pollfd}. */
@@ -35,31 +41,60 @@ public final class PollH {
         Linker.nativeLinker().defaultLookup().find("ppoll").orElseThrow(),
         FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
 
-    private final MemorySegment pollfd;
-    private final MemorySegment timeout;
+    /** Threads that may wait at once; more park. */
+    static final int SLOTS = 16;
+
+    private final MemorySegment[] pollfds = new MemorySegment[SLOTS];
+    private final MemorySegment[] timeouts = new MemorySegment[SLOTS];
+    /** Bit i set: pair i is taken. */
+    private final AtomicInteger taken = new AtomicInteger();
 
     /** For waits on {@code fd} for input; the memory lives as long as {@code arena}. */
     public PollH(Arena arena, int fd) {
-        this.pollfd = arena.allocate(POLLFD);
-        this.timeout = arena.allocate(TIMESPEC);
-        pollfd.set(JAVA_INT, 0, fd);
-        pollfd.set(JAVA_SHORT, EVENTS, POLLIN);
+        for (int i = 0; i < SLOTS; i++) {
+            pollfds[i] = arena.allocate(POLLFD);
+            pollfds[i].set(JAVA_INT, 0, fd);
+            pollfds[i].set(JAVA_SHORT, EVENTS, POLLIN);
+            timeouts[i] = arena.allocate(TIMESPEC);
+        }
+        awaitInput(0); // links the downcall now: its first call allocates, which a thread's first wait must not
     }
 
     /**
-     * {@code ppoll} for input for up to {@code nanos}.
+     * {@code ppoll} for input for up to {@code nanos}, or a park of as long when {@value #SLOTS} threads wait already.
      *
-     * @return true if the descriptor is readable (or in error: the next call on it tells), false on timeout or
-     *         interruption by a signal
+     * @return true if the descriptor is readable (or in error: the next call on it tells), false on timeout,
+     *         interruption by a signal, or a park
      */
     public boolean awaitInput(long nanos) {
-        timeout.set(JAVA_LONG, 0, nanos / NANOS_PER_SECOND);
-        timeout.set(JAVA_LONG, Long.BYTES, nanos % NANOS_PER_SECOND);
-        pollfd.set(JAVA_SHORT, REVENTS, (short) 0);
+        int bits;
+        int slot;
+        do {
+            bits = taken.get();
+            slot = Integer.numberOfTrailingZeros(~bits);
+            if (slot >= SLOTS) {
+                LockSupport.parkNanos(nanos);
+                return false;
+            }
+        } while (!taken.compareAndSet(bits, bits | (1 << slot)));
+        final MemorySegment pollfd = pollfds[slot];
+        final MemorySegment timeout = timeouts[slot];
         try {
+            timeout.set(JAVA_LONG, 0, nanos / NANOS_PER_SECOND);
+            timeout.set(JAVA_LONG, Long.BYTES, nanos % NANOS_PER_SECOND);
+            pollfd.set(JAVA_SHORT, REVENTS, (short) 0);
             return (int) PPOLL.invokeExact(pollfd, 1L, timeout, MemorySegment.NULL) > 0;
         } catch (Throwable t) {
             throw new IllegalStateException("ppoll could not be called", t);
+        } finally {
+            release(slot);
         }
+    }
+
+    private void release(int slot) {
+        int bits;
+        do {
+            bits = taken.get();
+        } while (!taken.compareAndSet(bits, bits & ~(1 << slot)));
     }
 }
