@@ -1,5 +1,6 @@
 package org.gexj.testkit;
 
+import org.gexj.Client;
 import org.gexj.Ec;
 import org.gexj.Event;
 import org.gexj.Lc;
@@ -229,9 +230,7 @@ public abstract class RmaConformanceKit extends ConduitKit {
         final long[] sizes = {1, 64, 100, 8192, 8193, 65537};
         exactJob(2, client -> {
             final Rma rma = Rma.of(client);
-            final MemorySegment mine = client.attachSegment(SEGMENT).memory();
-            mine.fill((byte) 0);
-            client.barrier();
+            final MemorySegment mine = attachZeroed(client);
             final int peer = (client.rank() + 1) % 2;
             long at = 0;
             for (boolean heap : new boolean[] {false, true}) {
@@ -270,6 +269,14 @@ public abstract class RmaConformanceKit extends ConduitKit {
             }
             client.barrier();
         });
+    }
+
+    /** Attaches this rank's segment, zeroed, and waits until every rank's is. */
+    private static MemorySegment attachZeroed(Client client) {
+        final MemorySegment mine = client.attachSegment(SEGMENT).memory();
+        mine.fill((byte) 0);
+        client.barrier();
+        return mine;
     }
 
     @Test
@@ -383,9 +390,7 @@ public abstract class RmaConformanceKit extends ConduitKit {
     void heapLocalBuffersWorkForEveryPutAndGetForm() {
         exactJob(2, client -> {
             final Rma rma = Rma.of(client);
-            final MemorySegment mine = client.attachSegment(SEGMENT).memory();
-            mine.fill((byte) 0);
-            client.barrier();
+            final MemorySegment mine = attachZeroed(client);
             final int peer = (client.rank() + 1) % 2;
             final long base = (long) client.rank() * (SEGMENT / 2); // this rank's half of the peer's segment
             final MemorySegment heap = MemorySegment.ofArray(new byte[SEGMENT / 2 + 3]);
