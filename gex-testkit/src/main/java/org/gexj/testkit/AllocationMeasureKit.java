@@ -165,8 +165,9 @@ public abstract class AllocationMeasureKit {
     }
 
     /**
-     * Runs a 2-rank job; {@code setup} registers handlers on every rank and returns the paths, which rank 0 runs
-     * one window each (warm-up, then {@link #measured()} operations) while rank 1 serves them by polling. A control
+     * Runs a 2-rank job; {@code setup} registers handlers on every rank and returns the paths, which rank 0 runs, a
+     * warm-up window each, then again one window each (warm-up, then {@link #measured()} operations) while rank 1
+     * serves them by polling. A control
      * window without operations comes first, and a window of all paths in turn last.
      *
      * @param run the run these settings make, where the conduit cannot take it checked to be refused (or ignored by a
@@ -209,40 +210,47 @@ public abstract class AllocationMeasureKit {
             }
             client.barrier();
             int window = 0;
-            for (Path path : paths) {
-                long least = Long.MAX_VALUE;
-                for (int phase = 0; phase <= REPEATS; phase++) {
-                    final int n = phase == 0 ? warmup : measured;
-                    window++;
-                    client.barrier();
-                    final long before;
-                    final long after;
-                    if (client.rank() == 0) {
-                        final Operation operation = path.operation();
-                        before = allocatedBytes();
-                        for (int i = 0; i < n; i++) {
-                            operation.run(i);
-                        }
-                        after = allocatedBytes();
-                        windowsDone.incrementAndGet();
-                    } else {
-                        final long deadline = System.nanoTime() + WAIT_NANOS;
-                        before = allocatedBytes();
-                        while (windowsDone.get() < window) {
-                            client.poll();
-                            if (System.nanoTime() - deadline > 0) {
-                                throw new IllegalStateException("rank 0 did not finish " + path.name() + " in "
-                                    + WAIT_NANOS / 1_000_000_000L + " s");
+            // a round of every path's warm-up first: measured first, a path would otherwise meet a JIT still
+            // compiling (and deoptimising) the conduit's paths, whose one-off allocations spread over its windows
+            for (int round = 0; round < 2; round++) {
+                for (Path path : paths) {
+                    long least = Long.MAX_VALUE;
+                    final int phases = round == 0 ? 0 : REPEATS;
+                    for (int phase = 0; phase <= phases; phase++) {
+                        final int n = phase == 0 ? warmup : measured;
+                        window++;
+                        client.barrier();
+                        final long before;
+                        final long after;
+                        if (client.rank() == 0) {
+                            final Operation operation = path.operation();
+                            before = allocatedBytes();
+                            for (int i = 0; i < n; i++) {
+                                operation.run(i);
                             }
+                            after = allocatedBytes();
+                            windowsDone.incrementAndGet();
+                        } else {
+                            final long deadline = System.nanoTime() + WAIT_NANOS;
+                            before = allocatedBytes();
+                            while (windowsDone.get() < window) {
+                                client.poll();
+                                if (System.nanoTime() - deadline > 0) {
+                                    throw new IllegalStateException("rank 0 did not finish " + path.name() + " in "
+                                        + WAIT_NANOS / 1_000_000_000L + " s");
+                                }
+                            }
+                            after = allocatedBytes();
                         }
-                        after = allocatedBytes();
+                        client.barrier();
+                        if (phase > 0) {
+                            least = Math.min(least, after - before);
+                        }
                     }
-                    client.barrier();
-                    if (phase > 0) {
-                        least = Math.min(least, after - before);
+                    if (round > 0) {
+                        bytes.put(path.name() + " on rank " + client.rank(), least);
                     }
                 }
-                bytes.put(path.name() + " on rank " + client.rank(), least);
             }
         });
         final Map<String, Long> ordered = new LinkedHashMap<>();
