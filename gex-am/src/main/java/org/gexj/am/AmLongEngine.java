@@ -123,7 +123,8 @@ final class AmLongEngine implements ConduitListener {
         this.large = chosen;
         final long packedLimit = Math.min(frameLimit, capabilities.maxPackedLong());
         this.packedMax = client.config().getLong("GEX_AMLONG_PACKED_MAX",
-            chosen == Protocol.PACKED ? packedLimit : Math.min(packedLimit, 4096), 0, packedLimit);
+            chosen == Protocol.PACKED ? packedLimit : Math.min(packedLimit, capabilities.packedLongDefault()), 0,
+            packedLimit);
         if (chosen == Protocol.REASSEMBLY) {
             this.codec = new LongTagCodec(capabilities.immediateBits(), AmLongNonces.nonceBits());
             codec.checkJobSize(size);

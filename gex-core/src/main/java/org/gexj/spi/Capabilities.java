@@ -13,6 +13,10 @@ package org.gexj.spi;
  * @param maxLongRequest          largest Long request payload
  * @param maxLongReply            largest Long reply payload
  * @param maxPackedLong           largest Long payload that may travel inside the envelope frame
+ * @param packedLongDefault       largest Long payload that travels packed by default where larger ones go by RMA
+ *                                ({@code GEX_AMLONG_PACKED_MAX}'s default): up to it, one message beats a write and
+ *                                an envelope on this conduit. At most {@code maxPackedLong}; the builder's default is
+ *                                4096 (or {@code maxPackedLong} if smaller)
  * @param immediateBits           bits of immediate data a remote write carries to the target: 0 (none), 32 (verbs
  *                                {@code imm_data}) or 64 (libfabric CQ data)
  * @param crossMapped             peers' segments are mapped into this process ({@link Conduit#peerSegment}), so
@@ -28,7 +32,8 @@ package org.gexj.spi;
  *                                testkit's {@code ConduitKit.Marker})
  */
 public record Capabilities(String conduit, int maxFrameLength, long maxMediumRequest, long maxMediumReply,
-                           long maxLongRequest, long maxLongReply, long maxPackedLong, int immediateBits,
+                           long maxLongRequest, long maxLongReply, long maxPackedLong, long packedLongDefault,
+                           int immediateBits,
                            boolean crossMapped, boolean nativeRma, boolean deferredLocalCompletion,
                            boolean conduitBarrier, boolean orderedChannels) {
     public Capabilities {
@@ -49,6 +54,10 @@ public record Capabilities(String conduit, int maxFrameLength, long maxMediumReq
                 throw new IllegalArgumentException(conduit + ": a payload limit is negative: " + limit);
             }
         }
+        if (packedLongDefault < 0 || packedLongDefault > maxPackedLong) {
+            throw new IllegalArgumentException(conduit + ": packedLongDefault " + packedLongDefault + " outside [0, "
+                + maxPackedLong + "] (maxPackedLong)");
+        }
     }
 
     /** A builder with no native RMA, no immediates, no cross-mapping, no barrier, unordered channels. */
@@ -65,6 +74,8 @@ public record Capabilities(String conduit, int maxFrameLength, long maxMediumReq
         private long maxLongRequest;
         private long maxLongReply;
         private long maxPackedLong;
+        /** Unset: {@link #build} takes 4096, or {@code maxPackedLong} if smaller. */
+        private long packedLongDefault = -1;
         private int immediateBits;
         private boolean crossMapped;
         private boolean nativeRma;
@@ -100,6 +111,12 @@ public record Capabilities(String conduit, int maxFrameLength, long maxMediumReq
             return this;
         }
 
+        /** GEX_AMLONG_PACKED_MAX's default where Longs above it go by RMA (see the record's parameter). */
+        public Builder packedLongDefault(long v) {
+            packedLongDefault = v;
+            return this;
+        }
+
         public Builder immediateBits(int v) {
             immediateBits = v;
             return this;
@@ -132,7 +149,8 @@ public record Capabilities(String conduit, int maxFrameLength, long maxMediumReq
 
         public Capabilities build() {
             return new Capabilities(conduit, maxFrameLength, maxMediumRequest, maxMediumReply, maxLongRequest,
-                maxLongReply, maxPackedLong, immediateBits, crossMapped, nativeRma, deferredLocalCompletion,
+                maxLongReply, maxPackedLong, packedLongDefault < 0 ? Math.min(maxPackedLong, 4096) : packedLongDefault,
+                immediateBits, crossMapped, nativeRma, deferredLocalCompletion,
                 conduitBarrier, orderedChannels);
         }
     }

@@ -35,12 +35,14 @@ public abstract class RdmaConduit implements Conduit {
      * @param engine     the engine over the subclass's NIC
      * @param frame      the largest frame, and so Medium and packed Long
      * @param maxMessage the NIC's largest message, and so Long
+     * @param packedLong the largest Long that travels packed by default ({@link Capabilities#packedLongDefault})
      * @param bootstrap  the job's bootstrap, for the barrier
      */
-    protected final void start(String name, RdmaEngine engine, int frame, long maxMessage, Bootstrap bootstrap) {
+    protected final void start(String name, RdmaEngine engine, int frame, long maxMessage, long packedLong,
+                               Bootstrap bootstrap) {
         this.engine = engine;
         this.capabilities = Capabilities.builder(name).maxFrameLength(frame).maxMedium(frame, frame)
-            .maxLong(maxMessage, maxMessage).maxPackedLong(frame)
+            .maxLong(maxMessage, maxMessage).maxPackedLong(frame).packedLongDefault(Math.min(packedLong, frame))
             .immediateBits(engine.immediateBits()).nativeRma(true).crossMapped(false)
             .deferredLocalCompletion(true).conduitBarrier(false).orderedChannels(false).build();
         try {

@@ -30,7 +30,7 @@ final class LoopbackRdmaConduit extends RdmaConduit {
         final LoopbackNic nic = new LoopbackNic(fabric, context.jobId(), context.rank(), context.size());
         start("rdma-loopback", new RdmaEngine(nic, nic, Arena.ofShared(), settings, context.rank(), context.size(),
             context.health(), context.bootstrap(), nic.completionDataBytes(), false), FRAME, LoopbackNic.MAX_MESSAGE,
-            context.bootstrap());
+            4096, context.bootstrap());
     }
 
     @Override
