@@ -2,6 +2,7 @@ package org.gexj.rdma;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The network interface the {@link RdmaEngine} drives: one reliable endpoint that reaches every rank of the job, a
@@ -135,12 +136,13 @@ public interface RdmaNic {
 
     /**
      * Without the lock, after {@link #prepareWait} said {@link #WAIT_READY}: blocks up to {@code nanos} on the NIC's
-     * wait object. Any thread may call, several at once.
+     * wait object. Any thread may call, several at once. The default, for a NIC without one: parks.
      *
      * @return true if the wait object fired (a poll has something to do), false when the time ran out
      */
     default boolean awaitActivity(long nanos) {
-        throw new UnsupportedOperationException(description() + " has no wait object");
+        LockSupport.parkNanos(nanos);
+        return false;
     }
 
     /** Drives the provider's progress without taking any completion. */
