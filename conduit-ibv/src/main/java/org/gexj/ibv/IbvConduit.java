@@ -4,6 +4,7 @@ import org.gexj.Config;
 import org.gexj.rdma.RdmaConduit;
 import org.gexj.rdma.RdmaEngine;
 import org.gexj.rdma.RdmaSettings;
+import org.gexj.rdma.RdmaSizing;
 import org.gexj.spi.ConduitContext;
 
 import java.lang.foreign.Arena;
@@ -46,8 +47,8 @@ final class IbvConduit extends RdmaConduit {
         final Arena arena = Arena.ofShared();
         try {
             nic = new IbvNic(device, settings, rank, size, arena,
-                RdmaEngine.completionQueueEntries(engineSettings, size, false),
-                RdmaEngine.singleReceiveBuffers(engineSettings, size), context.health());
+                RdmaSizing.completionQueueEntries(engineSettings, size, false),
+                RdmaSizing.singleReceiveBuffers(engineSettings, size), context.health());
             if (settings.connectsStatically()) {
                 nic.connectStatic(context.bootstrap());
             } else {

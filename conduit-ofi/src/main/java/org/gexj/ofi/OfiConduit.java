@@ -4,6 +4,7 @@ import org.gexj.ofi.ffm.Fabric;
 import org.gexj.rdma.RdmaConduit;
 import org.gexj.rdma.RdmaEngine;
 import org.gexj.rdma.RdmaSettings;
+import org.gexj.rdma.RdmaSizing;
 import org.gexj.spi.ConduitContext;
 
 import java.lang.foreign.Arena;
@@ -37,8 +38,8 @@ final class OfiConduit extends RdmaConduit {
         final RdmaSettings engineSettings = new RdmaSettings(settings.frameLength(), settings.creditBytes(), 0,
             settings.sendBuffers(), settings.rmaOperations(), settings.timeoutNanos(), OfiSettings.FRAME,
             OfiSettings.CREDIT_BYTES, OfiSettings.TIMEOUT);
-        this.fabric = OfiFabric.open(settings, size, RdmaEngine.completionQueueEntries(engineSettings, size, true),
-            RdmaEngine.slotBytes(engineSettings));
+        this.fabric = OfiFabric.open(settings, size, RdmaSizing.completionQueueEntries(engineSettings, size, true),
+            RdmaSizing.slotBytes(engineSettings));
         final Arena arena = Arena.ofShared();
         final OfiNic nic;
         try {

@@ -5,13 +5,13 @@ import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
 import org.gexj.launch.InProcessJob;
 import org.gexj.spi.Capabilities;
+import org.gexj.testkit.Patterns;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class OfiLongProtocolTest {
     private static final long SEGMENT = 1 << 20;
+    private static final int SEED = 7;
 
     @ParameterizedTest
     @ValueSource(strings = {"tcp;ofi_rxm", "shm"})
@@ -55,22 +56,16 @@ class OfiLongProtocolTest {
                 // the handler's check: -2 before it runs, then the first wrong byte's offset or -1
                 final AtomicLong mismatch = new AtomicLong(-2);
                 final AtomicLong length = new AtomicLong();
+                final MemorySegment[] mine = new MemorySegment[1];
                 final int handler = am.register(AmHandler.longRequest(1, (token, payload, args) -> {
-                    long bad = -1;
-                    for (long i = payload.length() - 1; i >= 0; i--) {
-                        if (payload.getByte(i) != (byte) (i * 7)) {
-                            bad = i;
-                        }
-                    }
                     length.set(payload.length());
-                    mismatch.set(bad);
+                    mismatch.set(Patterns.firstMismatch(mine[0], payload.segmentOffset(), payload.length(), SEED));
                 }));
                 final MemorySegment segment = client.attachSegment(SEGMENT).memory();
+                mine[0] = segment;
                 client.barrier();
                 if (client.rank() == 0) {
-                    for (long i = 0; i < packed; i++) {
-                        segment.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
-                    }
+                    Patterns.fill(segment, 0, packed, SEED);
                     am.requestLong(1, handler, segment, 0, packed, 4096, Lc.NOW, 0);
                 } else {
                     final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);

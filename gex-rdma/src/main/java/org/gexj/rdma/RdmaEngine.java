@@ -57,8 +57,6 @@ public final class RdmaEngine {
     public static final int BOUNCE_BYTES = RdmaRmaEngine.BOUNCE_BYTES;
     /** How long an error the NIC attributes to no operation waits for the job to name a failed peer. */
     private static final long ATTRIBUTE_NS = 2_000_000_000L;
-    /** Receive buffers where each takes many messages: two suffice by the credits; a third covers a slow release. */
-    private static final int MULTI_RECEIVE_BUFFERS = 3;
 
     private final RdmaNic nic;
     private final AutoCloseable nicClose;
@@ -112,16 +110,11 @@ public final class RdmaEngine {
         boolean built = false;
         try {
             final boolean multi = nic.multiReceive();
-            final int slotBytes = slotBytes(settings);
-            final int windowUnits = windowUnits(settings, multi);
-            final long outstanding = outstandingBytes(settings, size, multi);
-            if (multi) {
-                this.receiveBufferBytes = align(outstanding + 2L * slotBytes, PAGE);
-                this.receiveSlots = MULTI_RECEIVE_BUFFERS;
-            } else {
-                this.receiveBufferBytes = slotBytes;
-                this.receiveSlots = singleReceiveBuffers(settings, size);
-            }
+            final int slotBytes = RdmaSizing.slotBytes(settings);
+            final int windowUnits = RdmaSizing.windowUnits(settings, multi);
+            final long outstanding = RdmaSizing.outstandingBytes(settings, size, multi);
+            this.receiveBufferBytes = RdmaSizing.receiveBufferBytes(settings, size, multi);
+            this.receiveSlots = RdmaSizing.receiveBuffers(settings, size, multi);
             if (receiveBufferBytes * receiveSlots > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException(settings.creditSetting() + " for " + size + " ranks needs "
                     + receiveSlots + " receive buffers of " + receiveBufferBytes + " bytes, more than "
@@ -164,52 +157,6 @@ public final class RdmaEngine {
     /** The NIC starts connecting a peer (under the lock): that peer's share of receive buffers is posted. */
     private void peerConnecting() {
         receive.addBlock();
-    }
-
-    /** Bytes of one send slot: the header and a frame, cache-line aligned. */
-    public static int slotBytes(RdmaSettings settings) {
-        return (int) align(RdmaHeaderFlyweight.LENGTH + settings.frameLength(), 64);
-    }
-
-    /** A peer's window per channel: bytes in units where messages share buffers, else messages. */
-    private static int windowUnits(RdmaSettings settings, boolean multiReceive) {
-        return multiReceive
-            ? (int) Math.min(Integer.MAX_VALUE / 4, settings.creditBytes() / RdmaHeaderFlyweight.CREDIT_UNIT)
-            : settings.messageCredits();
-    }
-
-    /**
-     * What may wait in the receive buffers at once, as frame bytes: every peer's window on both channels, and (where
-     * messages share buffers) credit messages. Also what the deferred frames may hold.
-     */
-    private static long outstandingBytes(RdmaSettings settings, int size, boolean multiReceive) {
-        return multiReceive
-            ? 2L * size * (long) windowUnits(settings, true) * RdmaHeaderFlyweight.CREDIT_UNIT + 2L * size * 16 * 64
-            : 2L * size * settings.messageCredits() * (slotBytes(settings) + 16L);
-    }
-
-    /**
-     * Receive buffers of one message each, for {@code size} ranks: from each peer, its frames on both channels, the
-     * credit messages that return at most as many units as this rank's frames to it took, a CLOSE, and its writes
-     * with data in flight (a verbs write with immediate takes a posted receive too), at most its RMA operations.
-     */
-    public static int singleReceiveBuffers(RdmaSettings settings, int size) {
-        return (int) Math.min(1 << 20, size * (4L * settings.messageCredits() + 2 + settings.rmaOperations()));
-    }
-
-    /**
-     * Completion-queue entries the NIC should provide for {@code size} ranks: every operation that can be pending.
-     */
-    public static long completionQueueEntries(RdmaSettings settings, int size, boolean multiReceive) {
-        final long receives = multiReceive
-            ? 2L * size * windowUnits(settings, true)
-            : singleReceiveBuffers(settings, size);
-        final long entries = (long) settings.sendBuffers() + settings.rmaOperations() + receives + 1024;
-        return Math.min(entries, 1 << 20);
-    }
-
-    private static long align(long n, long to) {
-        return (n + to - 1) / to * to;
     }
 
     /** The bits of immediate data a put-with-immediate carries to the target: 32, or 0 where the NIC has none. */

@@ -3,6 +3,7 @@ package org.gexj.rdma.loopback;
 import org.gexj.rdma.RdmaConduit;
 import org.gexj.rdma.RdmaEngine;
 import org.gexj.rdma.RdmaSettings;
+import org.gexj.rdma.RdmaSizing;
 import org.gexj.spi.ConduitContext;
 
 import java.lang.foreign.Arena;
@@ -26,7 +27,7 @@ final class LoopbackRdmaConduit extends RdmaConduit {
             "GEX_RDMA_LOOPBACK_FRAME", "GEX_RDMA_LOOPBACK_CREDITS", "GEX_RDMA_LOOPBACK_TIMEOUT");
         final boolean onDemand = context.config().getBoolean(ONDEMAND, false);
         final LoopbackFabric fabric = LoopbackFabric.join(context.jobId(), context.size(), multi, onDemand && !multi,
-            RdmaEngine.slotBytes(settings));
+            RdmaSizing.slotBytes(settings));
         final LoopbackNic nic = new LoopbackNic(fabric, context.jobId(), context.rank(), context.size());
         start("rdma-loopback", new RdmaEngine(nic, nic, Arena.ofShared(), settings, context.rank(), context.size(),
             context.health(), context.bootstrap(), nic.completionDataBytes(), false), FRAME, LoopbackNic.MAX_MESSAGE,
