@@ -28,7 +28,7 @@ import java.lang.foreign.ValueLayout;
  * returns libfabric's code ({@code 0}, {@code -FI_EAGAIN} = {@link RdmaNic#AGAIN}, another negative code) and
  * allocates nothing. Peers are named by rank; their {@code fi_addr_t} are learnt once by {@link #learnAddresses}.
  *
- * <p>Threads: not thread-safe; the engine makes every call under its lock (the endpoint is {@code FI_THREAD_DOMAIN}).
+ * <p>Threads: not thread-safe; the engine makes every call under its lock.
  */
 final class OfiNic implements RdmaNic {
     private final OfiFabric fabric;
@@ -40,7 +40,7 @@ final class OfiNic implements RdmaNic {
     private final MemorySegment cqReadFn;
     /** {@code fi_cq_readfrom} where the endpoint has {@code FI_SOURCE}, else null. */
     private final MemorySegment cqReadFromFn;
-    private final MemorySegment writeFn;
+    private final MemorySegment writeMsgFn;
     private final MemorySegment readFn;
     private final MemorySegment writeDataFn;
     private final long[] peerAddress;
@@ -52,6 +52,7 @@ final class OfiNic implements RdmaNic {
     /** Entries of a read of none, which only drives progress. */
     private final FiCqEntries none;
     private final FiMsg message;
+    private final FiRma.WriteMessage write;
     private final String description;
     /** The key the next registration asks for (where the provider does not choose keys itself). */
     private long nextKey = 1;
@@ -66,12 +67,13 @@ final class OfiNic implements RdmaNic {
         this.recvMsgFn = FiEndpoint.recvMsgFunction(ep);
         this.cqReadFn = FiEq.readFunction(cq);
         this.cqReadFromFn = fabric.sourceKnown ? FiEq.readFromFunction(cq) : null;
-        this.writeFn = FiRma.writeFunction(ep);
+        this.writeMsgFn = FiRma.writeMsgFunction(ep);
         this.readFn = FiRma.readFunction(ep);
         this.writeDataFn = FiRma.writeDataFunction(ep);
         this.peerAddress = new long[size];
         this.none = new FiCqEntries(arena, 1);
         this.message = new FiMsg(arena);
+        this.write = new FiRma.WriteMessage(arena);
         this.description = "ofi (" + fabric.provider + ")";
         final int fd = fabric.cqWaitFd;
         if (fd < 0) {
@@ -183,12 +185,19 @@ final class OfiNic implements RdmaNic {
             Fabric.FI_MULTI_RECV);
     }
 
-    /** {@code fi_write}, or {@code fi_read} with {@code read}, of one chunk. */
+    /**
+     * {@code fi_read}, or {@code fi_writemsg} with {@code FI_DELIVERY_COMPLETE}, of one chunk: a write's completion is
+     * the put's remote completion, so it must mean the bytes are in the target's memory (GASNet's ofi-conduit asks the
+     * same of its RMA endpoint).
+     */
     @Override
     public long transfer(boolean read, long local, long length, long descriptor, int peer, long remote, long key,
                          long context) {
-        return FiRma.transfer(read ? readFn : writeFn, ep, local, length, descriptor, peerAddress[peer], remote, key,
-            context);
+        if (read) {
+            return FiRma.transfer(readFn, ep, local, length, descriptor, peerAddress[peer], remote, key, context);
+        }
+        return FiRma.writeMsg(writeMsgFn, ep, write.set(local, length, descriptor, peerAddress[peer], remote, key,
+            context), Fabric.FI_DELIVERY_COMPLETE | Fabric.FI_COMPLETION);
     }
 
     /** {@code fi_writedata} of one chunk carrying {@code data} as remote CQ data. */

@@ -89,7 +89,11 @@ public interface RdmaNic {
      */
     long postReceive(long buffer, long length, long descriptor, long context);
 
-    /** An RDMA write, or with {@code read} an RDMA read, of one chunk; completes with {@code context}. */
+    /**
+     * An RDMA write, or with {@code read} an RDMA read, of one chunk; completes with {@code context}. A write's
+     * completion is its put's remote completion: it must come only once the bytes are in the target's memory, not
+     * when they have merely left this process (a target that must poll to place them delays it until it does).
+     */
     long transfer(boolean read, long local, long length, long descriptor, int peer, long remote, long key,
                   long context);
 

@@ -22,7 +22,9 @@ import java.lang.foreign.MemorySegment;
  * <p>A put whose caller wants its source back at once ({@link RmaTransport#putCopying}) is staged the same way when it
  * fits a bounce buffer, native memory up to {@link #COPY_MAX}: its source is copied at the call, so the caller's
  * local completion is immediate instead of the write's completion, a network round trip on tcp;ofi_rxm (GASNet's ofi
- * conduit copies such puts likewise). These are not counted as staged.
+ * conduit copies such puts likewise). These are not counted as staged. Up to {@link #COPY_MAX} bytes go to one of
+ * {@link #COPY_BUFFERS} smaller copy buffers first: each is held until its write is delivered, so a flood of small puts
+ * has as many in flight as there are buffers.
  *
  * <p>The endpoint is reached only through {@link #post}, local memory's descriptors only through
  * {@link #localDescriptor} and {@link #closeOwnRegistration}.
@@ -39,6 +41,12 @@ final class RdmaRmaEngine {
     static final int BOUNCE_BUFFERS = 8;
     /** Largest put from native memory that {@link RmaTransport#putCopying} copies into a bounce buffer. */
     static final int COPY_MAX = 8192;
+    /**
+     * Copy buffers of {@link #COPY_MAX} bytes, after the bounce buffers in the same registered memory. A copied put
+     * holds its buffer until its write is delivered, a round trip: with the 8 bounce buffers alone, at most 8 were in
+     * flight (GASNet's ofi-conduit keeps up to 32 bounce buffers).
+     */
+    static final int COPY_BUFFERS = 64;
 
     private final RdmaGuard guard;
     private final RdmaNic nic;
@@ -61,6 +69,8 @@ final class RdmaRmaEngine {
     private final int bounceChunk;
     private final int[] freeBounce;
     private int freeBounceCount;
+    private final int[] freeCopy;
+    private int freeCopyCount;
     private long stagedOperations;
     private long stagedBytes;
     // every rank's segment, from the attach
@@ -83,7 +93,8 @@ final class RdmaRmaEngine {
         this.virtualAddresses = nic.virtualAddresses();
         this.immediateInData = immediateInData;
         this.operations = new RdmaOperations(capacity);
-        this.bounceMemory = arena.allocate((long) BOUNCE_BYTES * BOUNCE_BUFFERS, RdmaEngine.PAGE);
+        this.bounceMemory = arena.allocate((long) BOUNCE_BYTES * BOUNCE_BUFFERS + (long) COPY_MAX * COPY_BUFFERS,
+            RdmaEngine.PAGE);
         this.bounceDescriptor = nic.localRegistration() ? nic.register(bounceMemory, false, true).descriptor() : 0;
         this.bounceChunk = (int) Math.min(BOUNCE_BYTES, maxMessageSize);
         this.freeBounce = new int[BOUNCE_BUFFERS];
@@ -91,6 +102,17 @@ final class RdmaRmaEngine {
             freeBounce[i] = BOUNCE_BUFFERS - 1 - i;
         }
         this.freeBounceCount = BOUNCE_BUFFERS;
+        this.freeCopy = new int[COPY_BUFFERS];
+        for (int i = 0; i < COPY_BUFFERS; i++) {
+            freeCopy[i] = BOUNCE_BUFFERS + COPY_BUFFERS - 1 - i;
+        }
+        this.freeCopyCount = COPY_BUFFERS;
+    }
+
+    /** Offset in the registered memory of staging buffer {@code b}: a bounce buffer, or a copy buffer after them. */
+    private static long bufferOffset(int b) {
+        return b < BOUNCE_BUFFERS ? (long) b * BOUNCE_BYTES
+            : (long) BOUNCE_BUFFERS * BOUNCE_BYTES + (long) (b - BOUNCE_BUFFERS) * COPY_MAX;
     }
 
     /** Every rank's segment (base address, size, key), from the attach. */
@@ -120,9 +142,10 @@ final class RdmaRmaEngine {
         // heap memory moves and cannot be registered: it is staged through a bounce buffer
         final boolean heap = nbytes > 0 && !local.isNative();
         final boolean staged = heap || copySource;
+        final boolean small = copySource && nbytes <= COPY_MAX;
         guard.lockOpen();
         try {
-            if (staged && freeBounceCount == 0) {
+            if (staged && freeBounceCount == 0 && !(small && freeCopyCount > 0)) {
                 return Conduit.NO_ROOM;
             }
             final int slot = operations.take();
@@ -147,15 +170,16 @@ final class RdmaRmaEngine {
             }
             try {
                 if (staged) {
-                    final int b = freeBounce[--freeBounceCount];
+                    final int b = small && freeCopyCount > 0 ? freeCopy[--freeCopyCount]
+                        : freeBounce[--freeBounceCount];
                     operations.bounce[slot] = b;
                     operations.heap[slot] = local;
                     operations.heapOffset[slot] = localOffset;
-                    operations.localAddress[slot] = bounceMemory.address() + (long) b * BOUNCE_BYTES;
+                    operations.localAddress[slot] = bounceMemory.address() + bufferOffset(b);
                     operations.descriptor[slot] = bounceDescriptor;
                     if (copySource) {
                         // the whole source now, before the call returns; submit copies nothing more
-                        MemorySegment.copy(local, localOffset, bounceMemory, (long) b * BOUNCE_BYTES, nbytes);
+                        MemorySegment.copy(local, localOffset, bounceMemory, bufferOffset(b), nbytes);
                         operations.heap[slot] = null;
                     }
                     if (heap) {
@@ -211,7 +235,12 @@ final class RdmaRmaEngine {
     private void release(int slot) {
         closeOwnRegistration(slot);
         if (operations.staged(slot)) {
-            freeBounce[freeBounceCount++] = operations.bounce[slot];
+            final int b = operations.bounce[slot];
+            if (b < BOUNCE_BUFFERS) {
+                freeBounce[freeBounceCount++] = b;
+            } else {
+                freeCopy[freeCopyCount++] = b;
+            }
         }
         operations.release(slot);
     }

@@ -15,6 +15,7 @@ import org.quicktheories.generators.Generate;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -472,5 +473,74 @@ public abstract class RmaConformanceKit extends ConduitKit {
             }
             client.barrier();
         });
+    }
+
+    /**
+     * Remote completion means the bytes are in the target's memory: a blocking, NB and NBI put each return only once
+     * rank 1 would read them, although rank 1 does not poll meanwhile (it waits outside GEX/J, up to
+     * {@link #UNPOLLED_WAIT}, for rank 0 to say the put returned). A conduit whose target must poll to place the data
+     * makes the put wait for that poll, which rank 1's barrier then gives.
+     */
+    @Test
+    void aCompletedPutIsInTheTargetsMemoryBeforeTheTargetPolls() {
+        final long[] sizes = {8, 100_000, 8};
+        exactJob(2, client -> {
+            final Rma rma = Rma.of(client);
+            final MemorySegment mine = client.attachSegment(SEGMENT).memory();
+            mine.fill((byte) 0);
+            final KitSignals signals = signals();
+            client.barrier();
+            for (int phase = 0; phase < sizes.length; phase++) {
+                final int seed = 7000 + phase;
+                final long size = sizes[phase];
+                if (client.rank() == 0) {
+                    final MemorySegment source = Arena.ofAuto().allocate(size);
+                    Patterns.fill(source, 0, size, seed);
+                    signals.await("unpolled-" + phase, timeout());
+                    switch (phase) {
+                        case 0 -> rma.put(1, 0, source, 0, size);
+                        case 1 -> rma.putNb(1, 0, source, 0, size, Lc.NOW).await();
+                        default -> {
+                            rma.putNbi(1, 0, source, 0, size, Lc.NOW);
+                            client.nbiWait(Ec.PUT);
+                        }
+                    }
+                    signals.post("returned-" + phase, 1);
+                } else {
+                    signals.post("unpolled-" + phase, 1);
+                    if (postedWithin(signals, "returned-" + phase, UNPOLLED_WAIT)) {
+                        assertEquals(-1, Patterns.firstMismatch(mine, 0, size, seed), "first wrong byte of rank 1's"
+                            + " segment when rank 0's put " + phase + " of " + size + " bytes returned, rank 1 not"
+                            + " having polled since");
+                    }
+                }
+                client.barrier();
+                if (client.rank() == 1) {
+                    assertEquals(-1, Patterns.firstMismatch(mine, 0, size, seed),
+                        "first wrong byte of rank 1's segment after put " + phase);
+                }
+                client.barrier();
+            }
+        });
+    }
+
+    /** How long a target waits without polling for a put to its memory to return. */
+    private static final Duration UNPOLLED_WAIT = Duration.ofMillis(300);
+
+    /** Sleeps, outside GEX/J, until {@code name} is posted or {@code wait} has passed. @return whether it was posted */
+    private static boolean postedWithin(KitSignals signals, String name, Duration wait) {
+        final long deadline = System.nanoTime() + wait.toNanos();
+        while (!signals.posted(name)) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", e);
+            }
+        }
+        return true;
     }
 }
