@@ -22,9 +22,9 @@ import java.lang.foreign.MemorySegment;
  * <p>A put whose caller wants its source back at once ({@link RmaTransport#putCopying}) is staged the same way when it
  * fits a bounce buffer, native memory up to {@link #COPY_MAX}: its source is copied at the call, so the caller's
  * local completion is immediate instead of the write's completion, a network round trip on tcp;ofi_rxm (GASNet's ofi
- * conduit copies such puts likewise). These are not counted as staged. Up to {@link #COPY_MAX} bytes go to one of
- * {@link #COPY_BUFFERS} smaller copy buffers first: each is held until its write is delivered, so a flood of small puts
- * has as many in flight as there are buffers.
+ * conduit copies such puts likewise). These are not counted as staged. Those of up to {@link #COPY_MAX} bytes go to
+ * one of {@link #COPY_BUFFERS} smaller copy buffers instead: each is held until its write is delivered, so a flood of
+ * small puts has as many in flight as there are copy buffers.
  *
  * <p>The endpoint is reached only through {@link #post}, local memory's descriptors only through
  * {@link #localDescriptor} and {@link #closeOwnRegistration}.
@@ -145,7 +145,7 @@ final class RdmaRmaEngine {
         final boolean small = copySource && nbytes <= COPY_MAX;
         guard.lockOpen();
         try {
-            if (staged && freeBounceCount == 0 && !(small && freeCopyCount > 0)) {
+            if (small ? freeCopyCount == 0 : staged && freeBounceCount == 0) {
                 return Conduit.NO_ROOM;
             }
             final int slot = operations.take();
@@ -170,8 +170,7 @@ final class RdmaRmaEngine {
             }
             try {
                 if (staged) {
-                    final int b = small && freeCopyCount > 0 ? freeCopy[--freeCopyCount]
-                        : freeBounce[--freeBounceCount];
+                    final int b = small ? freeCopy[--freeCopyCount] : freeBounce[--freeBounceCount];
                     operations.bounce[slot] = b;
                     operations.heap[slot] = local;
                     operations.heapOffset[slot] = localOffset;

@@ -74,6 +74,23 @@ public final class KitSignals {
         return Files.exists(directory.resolve(name));
     }
 
+    /** Sleeps until {@code name} is posted or {@code wait} has passed. @return whether it was posted */
+    public boolean postedWithin(String name, Duration wait) {
+        final long deadline = System.nanoTime() + wait.toNanos();
+        while (!posted(name)) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(SLEEP_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for kit signal " + name, e);
+            }
+        }
+        return true;
+    }
+
     /**
      * Waits, sleeping, until {@code name} is posted, and returns its value.
      *

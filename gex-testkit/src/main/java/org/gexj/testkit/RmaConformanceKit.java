@@ -40,6 +40,8 @@ public abstract class RmaConformanceKit extends ConduitKit {
 
     /** Examples per property with gexrun, where each starts a JVM per rank: a few seconds each on 2 cores. */
     private static final int GEXRUN_EXAMPLES = 4;
+    /** How long a target waits without polling for a put to its memory to return. */
+    private static final Duration UNPOLLED_WAIT = Duration.ofMillis(300);
 
     /**
      * A property run whose every example is a job. With gexrun, the rank processes replay the driver's draws from its
@@ -508,7 +510,7 @@ public abstract class RmaConformanceKit extends ConduitKit {
                     signals.post("returned-" + phase, 1);
                 } else {
                     signals.post("unpolled-" + phase, 1);
-                    if (postedWithin(signals, "returned-" + phase, UNPOLLED_WAIT)) {
+                    if (signals.postedWithin("returned-" + phase, UNPOLLED_WAIT)) {
                         assertEquals(-1, Patterns.firstMismatch(mine, 0, size, seed), "first wrong byte of rank 1's"
                             + " segment when rank 0's put " + phase + " of " + size + " bytes returned, rank 1 not"
                             + " having polled since");
@@ -522,25 +524,5 @@ public abstract class RmaConformanceKit extends ConduitKit {
                 client.barrier();
             }
         });
-    }
-
-    /** How long a target waits without polling for a put to its memory to return. */
-    private static final Duration UNPOLLED_WAIT = Duration.ofMillis(300);
-
-    /** Sleeps, outside GEX/J, until {@code name} is posted or {@code wait} has passed. @return whether it was posted */
-    private static boolean postedWithin(KitSignals signals, String name, Duration wait) {
-        final long deadline = System.nanoTime() + wait.toNanos();
-        while (!signals.posted(name)) {
-            if (System.nanoTime() - deadline > 0) {
-                return false;
-            }
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted", e);
-            }
-        }
-        return true;
     }
 }

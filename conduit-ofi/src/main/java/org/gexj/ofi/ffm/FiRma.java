@@ -71,7 +71,7 @@ public final class FiRma {
         return Fabric.function(ep, EP_RMA, Fabric.offset(FI_OPS_RMA, "writedata"));
     }
 
-    /** {@code fi_read} (or {@code fi_write}, by {@code fn}): 0, {@code -FI_EAGAIN}, or another negative code. */
+    /** {@code fi_read} through {@code fn}: 0, {@code -FI_EAGAIN}, or another negative code. */
     public static long transfer(MemorySegment fn, MemorySegment ep, long buf, long len, long desc, long peer,
                                 long remoteAddress, long key, long context) {
         try {
