@@ -38,6 +38,11 @@ public final class TcpBootstrap implements Bootstrap {
     private final DataInputStream in;
     /** Seconds a bootstrap collective (attachSegment's exchange, init, exit) waits for the other ranks. */
     public static final String COLLECTIVE_TIMEOUT = "GEX_BOOTSTRAP_TIMEOUT";
+    /**
+     * Seconds a rank keeps trying to join: connecting, then waiting for the launcher's challenge and welcome. Long
+     * enough for TCP to retransmit over a lossy link (after a retransmitted SYN its timer starts at 3 s and doubles).
+     */
+    public static final String JOIN_TIMEOUT = "GEX_BOOTSTRAP_JOIN_TIMEOUT";
     /** How long the last word waits for the launcher to close its end (it does so as soon as it reads the word). */
     private static final long LINGER_MS = 2_000;
 
@@ -66,8 +71,9 @@ public final class TcpBootstrap implements Bootstrap {
     }
 
     /**
-     * Connects to {@code GEX_BOOTSTRAP} (retrying for up to 10 s) and proves {@code GEX_JOB_SECRET} (read from stdin
-     * when it is {@value JobSecret#FROM_STDIN}: {@link JobSecret#resolve}).
+     * Connects to {@code GEX_BOOTSTRAP} (retrying for up to {@value #JOIN_TIMEOUT} seconds, 60 by default) and
+     * proves {@code GEX_JOB_SECRET} (read from stdin when it is {@value JobSecret#FROM_STDIN}:
+     * {@link JobSecret#resolve}).
      *
      * @throws GexException if the rendezvous cannot be reached or rejects this rank
      */
@@ -88,15 +94,17 @@ public final class TcpBootstrap implements Bootstrap {
         final boolean exit = config.getBoolean("GEX_EXIT_ON_FAILURE", false);
         final long grace = config.getLong("GEX_FAILURE_GRACE_MS", 1500, 0, 60_000);
         final long collectiveTimeout = TimeUnit.SECONDS.toNanos(config.getLong(COLLECTIVE_TIMEOUT, 300, 1, 86_400));
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        final long joinSeconds = config.getLong(JOIN_TIMEOUT, 60, 1, 86_400);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(joinSeconds);
         IOException last = null;
-        while (System.nanoTime() < deadline) {
+        long left;
+        while ((left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) > 0) {
             final Socket s = new Socket();
             try {
-                s.connect(new InetSocketAddress(host, port), 2000);
+                s.connect(new InetSocketAddress(host, port), (int) Math.min(2000, left));
                 s.setTcpNoDelay(true);
                 final TcpBootstrap b = new TcpBootstrap(rank, size, s, health, exit, grace, collectiveTimeout);
-                b.handshake(secret);
+                b.handshake(secret, Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
                 b.startReader();
                 return b;
             } catch (IOException e) {
@@ -109,12 +117,13 @@ public final class TcpBootstrap implements Bootstrap {
                 }
             }
         }
-        throw new GexException("rank " + rank + ": cannot join the job through the bootstrap at " + address + ": "
-            + (last == null ? "timed out" : last.getMessage()), last);
+        throw new GexException("rank " + rank + ": cannot join the job through the bootstrap at " + address
+            + " within " + JOIN_TIMEOUT + "=" + joinSeconds + " s: " + (last == null ? "timed out" : last.getMessage()),
+            last);
     }
 
-    private void handshake(byte[] secret) throws IOException {
-        socket.setSoTimeout(10_000);
+    private void handshake(byte[] secret, long timeoutMs) throws IOException {
+        socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs));
         final BootstrapFrame challenge = BootstrapFrame.read(in);
         if (challenge.type() != BootstrapFrame.CHALLENGE) {
             throw new IOException("expected CHALLENGE, got frame type " + challenge.type());
@@ -123,6 +132,8 @@ public final class TcpBootstrap implements Bootstrap {
         final BootstrapFrame welcome;
         try {
             welcome = BootstrapFrame.read(in);
+        } catch (java.net.SocketTimeoutException e) {
+            throw e; // the join deadline passed: slow, not refused
         } catch (IOException e) {
             throw new GexException("rank " + rank + ": the bootstrap rejected this rank (wrong GEX_JOB_SECRET, or rank "
                 + rank + " already joined)", e);

@@ -26,6 +26,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #failure()} says so. One thread per connection (control path; jobs here are small).
  */
 public final class RendezvousServer implements AutoCloseable {
+    /**
+     * How long a connection may take to answer the challenge: a rank's default join timeout, which lets TCP
+     * retransmit over a lossy link; a connection that proves nothing holds only its own thread meanwhile.
+     */
+    private static final int HELLO_TIMEOUT_MS = 60_000;
+
     private final int size;
     private final byte[] secret;
     private final ServerSocket server;
@@ -173,7 +179,7 @@ public final class RendezvousServer implements AutoCloseable {
             final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
             final byte[] nonce = JobSecret.random(32);
             new BootstrapFrame(BootstrapFrame.CHALLENGE, nonce).write(out);
-            socket.setSoTimeout(10_000);
+            socket.setSoTimeout(HELLO_TIMEOUT_MS);
             final BootstrapFrame hello = BootstrapFrame.read(in, BootstrapFrame.MAX_UNAUTHENTICATED_BODY);
             socket.setSoTimeout(0);
             final String why = checkHello(hello, nonce);
