@@ -15,6 +15,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -132,7 +133,7 @@ public final class TcpBootstrap implements Bootstrap {
         final BootstrapFrame welcome;
         try {
             welcome = BootstrapFrame.read(in);
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             throw e; // the join deadline passed: slow, not refused
         } catch (IOException e) {
             throw new GexException("rank " + rank + ": the bootstrap rejected this rank (wrong GEX_JOB_SECRET, or rank "
