@@ -86,8 +86,11 @@ public final class Client implements AutoCloseable {
      */
     private final AtomicInteger npamThreads = new AtomicInteger();
     /*
-     * Added to npamThreads once the client is closed: the one volatile read the send path makes anyway (is any thread
-     * in NPAM?) then also catches a closed client, so that check costs the data path nothing.
+     * Added to npamThreads once the client is closed: the one read the send path makes anyway (is any thread in
+     * NPAM?) then also catches a closed client, so that check costs the data path nothing. The read is plain: a thread
+     * sees its own NPAM counts in program order, and closing the client while another thread still sends is a race the
+     * caller must not start. A volatile read there kept every check of an smp put in the caller's loop (4-5 ns a put);
+     * a plain one lets C2 hoist them out (0.3-1 ns for 1-32 bytes).
      */
     private static final int CLOSED_MARK = 1 << 30;
     private final ThreadLocal<String[]> npam = ThreadLocal.withInitial(() -> new String[1]);
@@ -423,7 +426,7 @@ public final class Client implements AutoCloseable {
         if (handlerThread == Thread.currentThread()) {
             throw new HandlerContextException(operation + " is not allowed inside " + handlerWhat);
         }
-        if (npamThreads.get() != 0) {
+        if (npamThreads.getPlain() != 0) {
             checkOpen();
             final String n = npam.get()[0];
             if (n != null) {

@@ -56,6 +56,9 @@ public final class Event {
      * @throws IllegalStateException if this event was consumed already
      */
     public boolean test() {
+        if (this == DONE) {
+            return true;
+        }
         if ((int) PENDING.getAcquire(this) != 0) {
             checkNotConsumed();
             return false;
@@ -74,6 +77,9 @@ public final class Event {
      * @throws PeerFailedException if a peer fails meanwhile
      */
     public void await() {
+        if (this == DONE) {
+            return;
+        }
         if (client != null) {
             client.checkNotRestricted("waiting for an event");
         }

@@ -16,9 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * Puts and gets on smp, which copy raw addresses (unsafe loads and stores up to 32 bytes, {@code memcpy} above):
- * every size from 0 to 40 bytes and sizes on either side of 32, 64 and 4096 at odd offsets land
- * exactly, touching no byte around them; heap, overlapping and closed buffers behave as the JDK's copy does.
+ * Puts and gets on smp, which copy raw addresses (unsafe loads and stores up to 32 bytes, the JDK's copy stub below
+ * 4096, {@code memcpy} from there): every size from 0 to 40 bytes and sizes on either side of 32, 64 and 4096 at odd
+ * offsets land exactly, touching no byte around them; heap, overlapping (either way round, at every size class) and
+ * closed buffers behave as the JDK's copy does.
  */
 class SmpSmallRmaTest {
     @Test
@@ -58,20 +59,30 @@ class SmpSmallRmaTest {
                 final byte[] got = new byte[9];
                 rma.get(MemorySegment.ofArray(got), 0, 1, 2000, 9);
                 assertEquals(java.util.Arrays.toString(heap), java.util.Arrays.toString(got));
-                // overlapping ranges of this rank's own segment: memmove semantics
-                for (int n : new int[] {16, 200}) {
-                    for (int i = 0; i < n + 8; i++) {
-                        segment.set(ValueLayout.JAVA_BYTE, 3000 + i, (byte) i);
-                    }
-                    rma.put(0, 3003, segment, 3000, n);
-                    for (int i = 0; i < n; i++) {
-                        assertEquals((byte) i, segment.get(ValueLayout.JAVA_BYTE, 3003 + i), "overlapping put of " + n
-                            + " bytes, byte " + i);
-                    }
-                    rma.get(segment, 3000, 0, 3003, n);
-                    for (int i = 0; i < n; i++) {
-                        assertEquals((byte) i, segment.get(ValueLayout.JAVA_BYTE, 3000 + i), "overlapping get of " + n
-                            + " bytes, byte " + i);
+                // overlapping ranges of this rank's own segment, the target after or before the source: memmove
+                // semantics (small copies load every byte before they store any)
+                final int[] overlapping = java.util.stream.IntStream.concat(java.util.stream.IntStream.rangeClosed(2,
+                    40), java.util.stream.IntStream.of(63, 64, 200, 4095, 4096, 5000)).toArray();
+                for (int n : overlapping) {
+                    for (int shift : new int[] {1, 3, 8, 17, -1, -3, -8, -17}) {
+                        if (Math.abs(shift) >= n) {
+                            continue;
+                        }
+                        final long from = 3000;
+                        final long to = from + shift;
+                        for (int i = 0; i < n; i++) {
+                            segment.set(ValueLayout.JAVA_BYTE, from + i, (byte) (i + n));
+                        }
+                        rma.put(0, to, segment, from, n);
+                        for (int i = 0; i < n; i++) {
+                            assertEquals((byte) (i + n), segment.get(ValueLayout.JAVA_BYTE, to + i), "overlapping put"
+                                + " of " + n + " bytes shifted by " + shift + ", byte " + i);
+                        }
+                        rma.get(segment, from, 0, to, n);
+                        for (int i = 0; i < n; i++) {
+                            assertEquals((byte) (i + n), segment.get(ValueLayout.JAVA_BYTE, from + i), "overlapping get"
+                                + " of " + n + " bytes shifted by " + shift + ", byte " + i);
+                        }
                     }
                 }
                 // a closed source throws, as the JDK's copy does, and writes nothing

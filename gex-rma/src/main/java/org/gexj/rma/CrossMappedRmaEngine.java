@@ -13,8 +13,9 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>When the caller's buffer is native, alive, accessible from this thread and (for a get) writable, the copy takes
  * raw addresses, after {@link Rma} has checked both ranges: unsafe loads and stores up to {@link #SMALL_COPY_MAX}
- * bytes, the C library's {@code memcpy} above. The peer's segment needs no check: the conduit maps it for the
- * client's life, and {@link Rma} refuses every call once the client is closed. {@link MemorySegment#copy} is one
+ * bytes, the JDK's copy stub up to {@link PayloadCopy#MEMCPY_MIN}, the C library's {@code memcpy} from there (see
+ * {@link #copied}). The peer's segment needs no check: the conduit maps it for the client's life, and {@link Rma}
+ * refuses every call once the client is closed. {@link MemorySegment#copy} is one
  * method for every copy in the process, so its type profile sees heap, native and mapped segments alike and C2
  * leaves virtual calls in it: 8 bytes took 10-15 ns per put in testsmall (4 ns in a program that copies only one
  * kind of segment, 16-20 after it has copied the others), 64 bytes 17-25 ns. Heap, closed or confined buffers and
@@ -23,8 +24,8 @@ import java.lang.foreign.MemorySegment;
  */
 final class CrossMappedRmaEngine implements RmaEngine {
     /**
-     * The largest copy done with unsafe loads and stores. Above it the C library's {@code memcpy}, called critical:
-     * 3-8 ns from 64 to 512 bytes where the JDK's copy stub ({@code Unsafe.copyMemory}) took 4-12 ns.
+     * The largest copy done with unsafe loads and stores. In testsmall's loops, once C2 had compiled them, puts of 64
+     * to 2048 bytes took 3-12 ns with the JDK's copy stub above it, and 6-17 ns with {@code memcpy}.
      */
     static final long SMALL_COPY_MAX = 32;
 
@@ -81,31 +82,53 @@ final class CrossMappedRmaEngine implements RmaEngine {
     }
 
     /**
-     * Copies between native ranges that the callers have checked, unless they overlap (memmove semantics are
-     * {@link PayloadCopy}'s). @return false, having copied nothing, if they overlap
+     * Copies between native ranges that the callers have checked, as {@code memmove} would. Up to
+     * {@link #SMALL_COPY_MAX} bytes every load comes before every store, so overlapping ranges need no test; that code
+     * is in this one method, hot whatever the sizes, so that C2 inlines all of it (a helper per size class stayed a
+     * call where its sizes were rare when the caller was compiled, and then no check was hoisted out of the loop).
+     * Below {@link PayloadCopy#MEMCPY_MIN} the JDK's copy stub ({@code Unsafe.copyMemory}, overlap-safe): C2 calls it
+     * as a leaf and still hoists the checks, which it does not across the C library's {@code memcpy} (a down call).
+     * From there on {@code memcpy}, for which overlapping ranges go to {@link PayloadCopy}.
+     *
+     * @return false, having copied nothing, if the ranges overlap and take {@code memcpy}
      */
     private static boolean copied(long from, long to, long nbytes) {
-        if (from < to + nbytes && to < from + nbytes) {
-            return false;
-        }
         if (nbytes > SMALL_COPY_MAX) {
+            if (nbytes < PayloadCopy.MEMCPY_MIN) {
+                UnsafeApi.copyMemory(from, to, nbytes);
+                return true;
+            }
+            if (from < to + nbytes && to < from + nbytes) {
+                return false;
+            }
             PayloadCopy.memcpy(to, from, nbytes);
-            return true;
-        }
-        long o = 0;
-        for (; o + Long.BYTES <= nbytes; o += Long.BYTES) {
-            UnsafeApi.putLong(to + o, UnsafeApi.getLong(from + o));
-        }
-        if ((nbytes & 4) != 0) {
-            UnsafeApi.putInt(to + o, UnsafeApi.getInt(from + o));
-            o += 4;
-        }
-        if ((nbytes & 2) != 0) {
-            UnsafeApi.putShort(to + o, UnsafeApi.getShort(from + o));
-            o += 2;
-        }
-        if ((nbytes & 1) != 0) {
-            UnsafeApi.putByte(to + o, UnsafeApi.getByte(from + o));
+        } else if (nbytes > 2 * Long.BYTES) {
+            final long last = nbytes - Long.BYTES;
+            final long a = UnsafeApi.getLong(from);
+            final long b = UnsafeApi.getLong(from + Long.BYTES);
+            final long c = UnsafeApi.getLong(from + last - Long.BYTES);
+            final long d = UnsafeApi.getLong(from + last);
+            UnsafeApi.putLong(to, a);
+            UnsafeApi.putLong(to + Long.BYTES, b);
+            UnsafeApi.putLong(to + last - Long.BYTES, c);
+            UnsafeApi.putLong(to + last, d);
+        } else if (nbytes >= Long.BYTES) {
+            final long a = UnsafeApi.getLong(from);
+            final long d = UnsafeApi.getLong(from + nbytes - Long.BYTES);
+            UnsafeApi.putLong(to, a);
+            UnsafeApi.putLong(to + nbytes - Long.BYTES, d);
+        } else if (nbytes >= Integer.BYTES) {
+            final int a = UnsafeApi.getInt(from);
+            final int d = UnsafeApi.getInt(from + nbytes - Integer.BYTES);
+            UnsafeApi.putInt(to, a);
+            UnsafeApi.putInt(to + nbytes - Integer.BYTES, d);
+        } else {
+            final byte a = UnsafeApi.getByte(from);
+            final byte m = UnsafeApi.getByte(from + (nbytes >> 1));
+            final byte d = UnsafeApi.getByte(from + nbytes - 1);
+            UnsafeApi.putByte(to, a);
+            UnsafeApi.putByte(to + (nbytes >> 1), m);
+            UnsafeApi.putByte(to + nbytes - 1, d);
         }
         return true;
     }

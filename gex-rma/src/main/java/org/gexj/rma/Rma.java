@@ -213,16 +213,32 @@ public final class Rma {
 
     // ---------------------------------------------------------------------------------------------- checks
 
+    /**
+     * The client's segment once attached (never detached), read plainly: the client's own field is volatile, and a
+     * volatile read on every call kept all of a put's checks inside the caller's loop.
+     */
+    private Segment attached;
+
+    /** @throws IllegalStateException if no segment is attached yet */
+    private Segment segment() {
+        Segment s = attached;
+        if (s == null) {
+            s = client.segment();
+            attached = s;
+        }
+        return s;
+    }
+
     private void checkPut(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes) {
         CORE.checkOpenAndNotRestricted(client, "an RMA put");
-        final Segment segment = client.segment();
+        final Segment segment = segment();
         segment.checkRemote(peer, remoteOffset, nbytes);
         checkLocal("src", "source", src, srcOffset, nbytes);
     }
 
     private void checkGet(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes) {
         CORE.checkOpenAndNotRestricted(client, "an RMA get");
-        final Segment segment = client.segment();
+        final Segment segment = segment();
         segment.checkRemote(peer, remoteOffset, nbytes);
         checkLocal("dst", "destination", dst, dstOffset, nbytes);
         if (nbytes > 0) {
