@@ -13,7 +13,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>When the caller's buffer is native, alive, accessible from this thread and (for a get) writable, the copy takes
  * raw addresses, after {@link Rma} has checked both ranges: unsafe loads and stores up to {@link #SMALL_COPY_MAX}
- * bytes, the JDK's copy stub up to {@link PayloadCopy#MEMCPY_MIN}, the C library's {@code memcpy} from there (see
+ * bytes, the JDK's copy stub up to {@link #STUB_COPY_MAX}, the C library's {@code memcpy} above (see
  * {@link #copied}). The peer's segment needs no check: the conduit maps it for the client's life, and {@link Rma}
  * refuses every call once the client is closed. {@link MemorySegment#copy} is one
  * method for every copy in the process, so its type profile sees heap, native and mapped segments alike and C2
@@ -28,6 +28,14 @@ final class CrossMappedRmaEngine implements RmaEngine {
      * to 2048 bytes took 3-12 ns with the JDK's copy stub above it, and 6-17 ns with {@code memcpy}.
      */
     static final long SMALL_COPY_MAX = 32;
+    /**
+     * The largest copy done with the JDK's copy stub, above {@link #SMALL_COPY_MAX}; larger ones call {@code memcpy}.
+     * Alone, the stub copies 4 KiB in 17 ns against {@code memcpy}'s 20 and ties from 8 KiB on; in testlarge's loops,
+     * where C2 hoists the checks across the stub but not across the down call, 4-16 KiB puts and gets took 4-10% less
+     * than with {@code memcpy} from 4 KiB ({@link PayloadCopy#MEMCPY_MIN}, chosen for AM payloads, which the other
+     * core reads at once).
+     */
+    static final long STUB_COPY_MAX = 16384;
 
     private final Conduit conduit;
     private final int size;
@@ -86,15 +94,15 @@ final class CrossMappedRmaEngine implements RmaEngine {
      * {@link #SMALL_COPY_MAX} bytes every load comes before every store, so overlapping ranges need no test; that code
      * is in this one method, hot whatever the sizes, so that C2 inlines all of it (a helper per size class stayed a
      * call where its sizes were rare when the caller was compiled, and then no check was hoisted out of the loop).
-     * Below {@link PayloadCopy#MEMCPY_MIN} the JDK's copy stub ({@code Unsafe.copyMemory}, overlap-safe): C2 calls it
-     * as a leaf and still hoists the checks, which it does not across the C library's {@code memcpy} (a down call).
-     * From there on {@code memcpy}, for which overlapping ranges go to {@link PayloadCopy}.
+     * Up to {@link #STUB_COPY_MAX} the JDK's copy stub ({@code Unsafe.copyMemory}, overlap-safe): C2 calls it as a
+     * leaf and still hoists the checks, which it does not across the C library's {@code memcpy} (a down call). Above,
+     * {@code memcpy}, for which overlapping ranges go to {@link PayloadCopy}.
      *
      * @return false, having copied nothing, if the ranges overlap and take {@code memcpy}
      */
     private static boolean copied(long from, long to, long nbytes) {
         if (nbytes > SMALL_COPY_MAX) {
-            if (nbytes < PayloadCopy.MEMCPY_MIN) {
+            if (nbytes <= STUB_COPY_MAX) {
                 UnsafeApi.copyMemory(from, to, nbytes);
                 return true;
             }
