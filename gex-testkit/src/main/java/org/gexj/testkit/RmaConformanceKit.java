@@ -498,7 +498,16 @@ public abstract class RmaConformanceKit extends ConduitKit {
                 if (client.rank() == 0) {
                     final MemorySegment source = Arena.ofAuto().allocate(size);
                     Patterns.fill(source, 0, size, seed);
-                    signals.await("unpolled-" + phase, timeout());
+                    // polling meanwhile: over a lossy link rank 1, still in the barrier this rank has left, may need
+                    // a retransmission of this rank's part of it, which only this rank's polls send
+                    final long deadline = System.nanoTime() + timeout().toNanos();
+                    while (!signals.posted("unpolled-" + phase)) {
+                        if (System.nanoTime() > deadline) {
+                            throw new AssertionError("kit signal unpolled-" + phase + " not posted within "
+                                + timeout());
+                        }
+                        client.poll();
+                    }
                     switch (phase) {
                         case 0 -> rma.put(1, 0, source, 0, size);
                         case 1 -> rma.putNb(1, 0, source, 0, size, Lc.NOW).await();
