@@ -51,9 +51,13 @@ abstract class RmaBench {
      * Warm-up passes, each followed by a wait for the JIT to go quiet. After one, most loops of sections C-F were
      * still in C1's profiling code when the timed pass began (on 2 cores the C2 queue stayed long during the pass, and
      * the tiered policy raises its thresholds with the queue): their rows of 1-32 bytes took 5-10 ns per put on smp
-     * instead of 1-2. The second pass starts with counters past the thresholds and an empty queue.
+     * instead of 1-2. The later passes start with counters past the thresholds and an empty queue, and make a quarter
+     * of the first one's calls (on a network conduit, where each pass takes seconds, the warm-up takes 1.5 times as
+     * long as one pass).
      */
     static final int WARMUP_PASSES = 3;
+    /** Passes of one call per row before the warm-up passes, each of a warm-up call's iterations. */
+    static final int PRIMING_PASSES = 50;
     /**
      * Iterations of the first warm-up call of each loop per row (0 in the timed pass): a timed row's worth at once, so
      * that a flood deeper than the transport's window runs its back-pressure path before the timed pass. In calls of
@@ -211,13 +215,25 @@ abstract class RmaBench {
                 final int calls = Math.max(1, iters / perCall);
                 final long maxSize = Math.min(o.maxSize(), RmaBenchOptions.WARMUP_MAX_SIZE);
                 final int flood = Math.min(o.iters(), iters);
+                // every loop first sees every size, in turn: compiled after rows of one size only, a loop kept
+                // branches on the size that the others then trapped, and it ended in one of two versions, in some
+                // runs one whose checks stayed in the loop (64 B-2 KiB smp puts at 7-10 ns instead of 3-7)
+                final PrintStream silent = printStream(devNull);
+                passFloodIters = 0;
+                for (int k = 0; k < PRIMING_PASSES; k++) {
+                    pass(silent, perCall, 1, maxSize);
+                }
                 for (int k = 0; k < WARMUP_PASSES; k++) {
                     // only the first pass floods first, so that the last ones run the timed pass's branches
                     passFloodIters = k == 0 && perCall < flood ? flood : 0;
-                    pass(printStream(devNull), perCall, calls, maxSize);
+                    pass(silent, perCall, k == 0 ? calls : Math.max(1, calls / 4), maxSize);
                     JitQuiescence.await();
                     client.barrier();
                 }
+                // the wait for the JIT sleeps 200 ms at least: the first size of each section once more, so that the
+                // first timed row does not start on cores just woken (it took 16-18 ns a put on smp in 2 of 3 runs)
+                pass(silent, perCall, 1, o.minSize());
+                client.barrier();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

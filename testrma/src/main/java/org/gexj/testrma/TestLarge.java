@@ -23,9 +23,9 @@ public final class TestLarge extends RmaBench {
             The default is the minimum necessary to complete the tests.
           The '-lbufs N' option is valid only with '-out' and sets the number of
             distinct local (initiator-side) buffers to cycle through (default is 1).
-          The '-warmup N' option (GEX/J; default 10000 on smp, 1000 on network
-            conduits, 0 = off) first runs a silent pass with N iterations per size
-            and sizes up to 65536.""";
+          The '-warmup N' option (GEX/J; default 10000 on every conduit, 0 = off)
+            first runs silent passes with N iterations per size (the later ones
+            N/4) and sizes up to 65536.""";
     private int lbufs;
     private Lc[] lcs;
 
@@ -149,24 +149,27 @@ public final class TestLarge extends RmaBench {
     }
 
     private long putBlocking(long payload) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             rma.put(peer, tgtmem, msgbuf, local(i), payload);
         }
         return now() - begin;
     }
 
     private long getBlocking(long payload) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             rma.get(msgbuf, local(i), peer, tgtmem, payload);
         }
         return now() - begin;
     }
 
     private long putNbiDefer(long payload) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             rma.putNbi(peer, tgtmem, msgbuf, local(i), payload, Lc.DEFER);
         }
         client.nbiWait(Ec.PUT);
@@ -175,8 +178,9 @@ public final class TestLarge extends RmaBench {
 
     /** Local completion counted in the NBI group, so the wait takes {@link Ec#ALL}, as GASNet's. */
     private long putNbiGroup(long payload) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             rma.putNbi(peer, tgtmem, msgbuf, local(i), payload, Lc.GROUP);
         }
         client.nbiWait(Ec.ALL);
@@ -184,8 +188,9 @@ public final class TestLarge extends RmaBench {
     }
 
     private long getNbi(long payload) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             rma.getNbi(msgbuf, local(i), peer, tgtmem, payload);
         }
         client.nbiWait(Ec.GET);
@@ -193,33 +198,36 @@ public final class TestLarge extends RmaBench {
     }
 
     private long putNbDefer(long payload) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             events[i] = rma.putNb(peer, tgtmem, msgbuf, local(i), payload, Lc.DEFER);
         }
-        awaitAll(passIters);
+        awaitAll(iters);
         return now() - begin;
     }
 
     /** Each put's local-completion event is waited too, as GASNet's WaitAll over both arrays. */
     private long putNbEvent(long payload) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             events[i] = rma.putNb(peer, tgtmem, msgbuf, local(i), payload, lcs[i]);
         }
-        for (int i = 0; i < passIters; i++) {
-            events[passIters + i] = lcs[i].lastEvent();
+        for (int i = 0; i < iters; i++) {
+            events[iters + i] = lcs[i].lastEvent();
         }
-        awaitAll(2 * passIters);
+        awaitAll(2 * iters);
         return now() - begin;
     }
 
     private long getNb(long payload) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             events[i] = rma.getNb(msgbuf, local(i), peer, tgtmem, payload);
         }
-        awaitAll(passIters);
+        awaitAll(iters);
         return now() - begin;
     }
 }

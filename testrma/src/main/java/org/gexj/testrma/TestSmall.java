@@ -19,9 +19,9 @@ public final class TestSmall extends RmaBench {
           The '-minsz N' option sets the minimum transfer size tested (default is 1).
           The '-max-step N' option selects the maximum step between transfer sizes,
             which by default advance by doubling until maxsz is reached.
-          The '-warmup N' option (GEX/J; default 10000 on smp, 1000 on network
-            conduits, 0 = off) first runs a silent pass with N iterations per size
-            and sizes up to 65536.""";
+          The '-warmup N' option (GEX/J; default 10000 on every conduit, 0 = off)
+            first runs silent passes with N iterations per size (the later ones
+            N/4) and sizes up to 65536.""";
 
     private TestSmall(Client client, RmaBenchOptions options, PrintStream out) {
         super(client, options, out);
@@ -109,24 +109,27 @@ public final class TestSmall extends RmaBench {
     }
 
     private long putBlocking(long nbytes) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             rma.put(peer, tgtmem, msgbuf, 0, nbytes);
         }
         return now() - begin;
     }
 
     private long getBlocking(long nbytes) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             rma.get(msgbuf, 0, peer, tgtmem, nbytes);
         }
         return now() - begin;
     }
 
     private long putNbiEach(long nbytes) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             rma.putNbi(peer, tgtmem, msgbuf, 0, nbytes, Lc.NOW);
             client.nbiWait(Ec.PUT);
         }
@@ -134,8 +137,9 @@ public final class TestSmall extends RmaBench {
     }
 
     private long getNbiEach(long nbytes) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             rma.getNbi(msgbuf, 0, peer, tgtmem, nbytes);
             client.nbiWait(Ec.GET);
         }
@@ -143,8 +147,9 @@ public final class TestSmall extends RmaBench {
     }
 
     private long putNbiFlood(long nbytes) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             rma.putNbi(peer, tgtmem, msgbuf, 0, nbytes, Lc.NOW);
         }
         client.nbiWait(Ec.PUT);
@@ -152,8 +157,9 @@ public final class TestSmall extends RmaBench {
     }
 
     private long getNbiFlood(long nbytes) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             rma.getNbi(msgbuf, 0, peer, tgtmem, nbytes);
         }
         client.nbiWait(Ec.GET);
@@ -161,36 +167,40 @@ public final class TestSmall extends RmaBench {
     }
 
     private long putNbEach(long nbytes) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             rma.putNb(peer, tgtmem, msgbuf, 0, nbytes, Lc.NOW).await();
         }
         return now() - begin;
     }
 
     private long getNbEach(long nbytes) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             rma.getNb(msgbuf, 0, peer, tgtmem, nbytes).await();
         }
         return now() - begin;
     }
 
     private long putNbFlood(long nbytes) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             events[i] = rma.putNb(peer, tgtmem, msgbuf, 0, nbytes, Lc.NOW);
         }
-        awaitAll(passIters);
+        awaitAll(iters);
         return now() - begin;
     }
 
     private long getNbFlood(long nbytes) {
+        final int iters = passIters;
         final long begin = now();
-        for (int i = 0; i < passIters; i++) {
+        for (int i = 0; i < iters; i++) {
             events[i] = rma.getNb(msgbuf, 0, peer, tgtmem, nbytes);
         }
-        awaitAll(passIters);
+        awaitAll(iters);
         return now() - begin;
     }
 }
