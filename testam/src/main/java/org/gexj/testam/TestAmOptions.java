@@ -19,6 +19,7 @@ import org.gexj.benchutil.WarmupIters;
  * @param maxSize       largest payload (default 2 MiB), clamped to the conduit's limits
  * @param sections      letters A..K to run, or null for all
  * @param warmupIters   -warmup N (GEX/J only; {@link #DEFAULT_WARMUP_ITERS} when not given: see {@link #warmupFor}):
+ *                      short priming passes (16 iterations per size), then
  *                      {@link #WARMUP_ROUNDS} untimed passes of the enabled sections with N
  *                      iterations and sizes up to {@link #WARMUP_MAX_SIZE} first, section A repeated
  *                      {@link #WARMUP_SHORT_REPEATS} times in each, printing to /dev/null, so the JIT has compiled
