@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -136,5 +137,46 @@ class FrameRingConcurrencyTest {
         final int[] seen = {0};
         assertEquals(claimed, ring.read((b, index, length) -> assertEquals(seen[0]++, b.getInt(index)), 100));
         assertTrue(ring.tryClaim(100) != FrameRing.INSUFFICIENT_CAPACITY);
+    }
+
+    /**
+     * A producer of small frames stops at the window, not at the capacity, and goes on once the reader is below it; a
+     * large frame goes on while fewer than {@link FrameRing#WINDOW_RECORDS} records of its size are in flight; every
+     * frame claimed is read, in order.
+     */
+    @Test
+    void windowStopsSmallFramesUntilReadAndLetsLargeOnesOverlap() {
+        final UnsafeBuffer buffer = FrameRingProperties.memory(8192);
+        FrameRing.initialise(buffer, 5);
+        final FrameRing ring = new FrameRing(buffer, 2048);
+        final int small = FrameRingDescriptor.aligned(8 + FrameRingDescriptor.HEADER_LENGTH);
+        assertTrue(FrameRing.WINDOW_RECORDS * small < 2048, "the window, not the records, bounds these");
+        final List<Integer> sent = new ArrayList<>();
+        while (claimAndCommit(ring, buffer, 8, sent)) {
+            assertTrue(ring.size() <= 2048, "past the window: " + ring.size());
+        }
+        assertEquals(2048 / small, sent.size());
+        final List<Integer> read = new ArrayList<>();
+        assertEquals(1, ring.read((b, index, length) -> read.add(b.getInt(index)), 1));
+        assertTrue(claimAndCommit(ring, buffer, 8, sent), "room below the window again");
+        assertFalse(claimAndCommit(ring, buffer, 8, sent));
+        assertTrue(claimAndCommit(ring, buffer, 1000, sent), "fewer than 16 records of 1 KiB in flight");
+        assertTrue(ring.size() > 2048);
+        assertFalse(claimAndCommit(ring, buffer, 8, sent), "small frames wait while the ring is past the window");
+        assertEquals(sent.size() - 1, ring.read((b, index, length) -> read.add(b.getInt(index)), 100));
+        assertEquals(0, ring.size());
+        assertEquals(sent, read);
+        assertThrows(IllegalArgumentException.class, () -> new FrameRing(buffer, 0));
+    }
+
+    private static boolean claimAndCommit(FrameRing ring, UnsafeBuffer buffer, int length, List<Integer> sent) {
+        final long position = ring.tryClaim(length);
+        if (position == FrameRing.INSUFFICIENT_CAPACITY) {
+            return false;
+        }
+        buffer.putInt(ring.frameIndex(position), sent.size());
+        ring.commit(position);
+        sent.add(sent.size());
+        return true;
     }
 }

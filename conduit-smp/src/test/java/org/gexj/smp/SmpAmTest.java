@@ -170,6 +170,36 @@ class SmpAmTest {
         }
     }
 
+    /**
+     * With a window below the capacity, senders of small frames stop at the window (every sender's bytes count), and
+     * everything claimed arrives.
+     */
+    @Test
+    @Timeout(30)
+    void theWindowBackPressuresSendersBeforeTheRingIsFull() {
+        try (SmpJob job = SmpJob.open(3, rank -> Map.of(SmpConduit.RING_BYTES, "64K", SmpConduit.RING_WINDOW, "4K"))) {
+            final SmpConduit c0 = job.conduits[0];
+            final byte[] frame = Frames.pattern(3, 100);
+            int committed = 0;
+            final Claim claim = new Claim();
+            while (c0.claim(claim, 2, REQUEST, frame.length) != NO_ROOM) {
+                claim.buffer().putBytes(claim.offset(), frame);
+                c0.commit(claim);
+                committed++;
+                assertTrue(committed <= 32, "a 4 KiB window took more than 32 frames of 100 bytes");
+            }
+            assertEquals(32, committed, "4 KiB of 128-byte records");
+            assertEquals(NO_ROOM, job.conduits[1].claim(claim, 2, REQUEST, frame.length), "every sender's bytes count");
+            final List<Frame> got = new Recorder().drain(job.conduits[2]);
+            assertEquals(committed, got.size());
+            for (Frame f : got) {
+                assertArrayEquals(frame, f.bytes());
+            }
+            Frames.send(job.conduits[1], 2, REQUEST, frame);
+            assertArrayEquals(frame, new Recorder().drain(job.conduits[2]).get(0).bytes());
+        }
+    }
+
     @Test
     @Timeout(30)
     void misuseThrowsNamingTheValueAndLimitAndClaimsNothing() {
@@ -273,6 +303,8 @@ class SmpAmTest {
         assertMessage(SmpJob.openFailures(job, 1, rank -> Map.of(SmpConduit.RING_BYTES, "512M"))[0],
             "GEX_SMP_RING_BYTES=536870912", "268435456");
         assertEquals(List.of(), SmpJob.filesOf(job));
+        assertMessage(SmpJob.openFailures(job, 1, rank -> Map.of(SmpConduit.RING_WINDOW, "512"))[0],
+            "GEX_SMP_RING_WINDOW=512", "1024");
         try (SmpJob ok = SmpJob.open(1, rank -> Map.of(SmpConduit.RING_BYTES, "128K"))) {
             assertEquals(16384, ok.conduits[0].capabilities().maxFrameLength());
         }
