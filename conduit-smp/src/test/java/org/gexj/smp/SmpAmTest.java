@@ -147,15 +147,9 @@ class SmpAmTest {
         try (SmpJob job = SmpJob.open(3, rank -> RING_64K)) {
             final SmpConduit c0 = job.conduits[0];
             final byte[] frame = Frames.pattern(7, 1000);
-            int committed = 0;
-            final Claim claim = new Claim();
-            while (c0.claim(claim, 2, REQUEST, frame.length) != NO_ROOM) {
-                claim.buffer().putBytes(claim.offset(), frame);
-                c0.commit(claim);
-                committed++;
-                assertTrue(committed < 100, "a 64 KiB ring took more than 100 frames of 1000 bytes");
-            }
+            final int committed = fillUntilRefused(c0, 2, frame, 100);
             assertTrue(committed >= 60, "a 64 KiB ring took only " + committed + " frames of 1000 bytes");
+            final Claim claim = new Claim();
             assertEquals(NO_ROOM, job.conduits[1].claim(claim, 2, REQUEST, frame.length), "full for every sender");
             assertEquals(NO_ROOM, job.conduits[2].claim(claim, 2, REQUEST, frame.length), "and for its owner");
             Frames.send(job.conduits[1], 2, REPLY, frame);
@@ -180,15 +174,9 @@ class SmpAmTest {
         try (SmpJob job = SmpJob.open(3, rank -> Map.of(SmpConduit.RING_BYTES, "64K", SmpConduit.RING_WINDOW, "4K"))) {
             final SmpConduit c0 = job.conduits[0];
             final byte[] frame = Frames.pattern(3, 100);
-            int committed = 0;
-            final Claim claim = new Claim();
-            while (c0.claim(claim, 2, REQUEST, frame.length) != NO_ROOM) {
-                claim.buffer().putBytes(claim.offset(), frame);
-                c0.commit(claim);
-                committed++;
-                assertTrue(committed <= 32, "a 4 KiB window took more than 32 frames of 100 bytes");
-            }
+            final int committed = fillUntilRefused(c0, 2, frame, 33);
             assertEquals(32, committed, "4 KiB of 128-byte records");
+            final Claim claim = new Claim();
             assertEquals(NO_ROOM, job.conduits[1].claim(claim, 2, REQUEST, frame.length), "every sender's bytes count");
             final List<Frame> got = new Recorder().drain(job.conduits[2]);
             assertEquals(committed, got.size());
@@ -320,6 +308,19 @@ class SmpAmTest {
             assertMessage(failure, "GEX_SMP_RING_BYTES must be the same on every rank", "131072", "65536");
         }
         assertEquals(List.of(), SmpJob.filesOf(job));
+    }
+
+    /** Sends {@code frame} requests from {@code c} to {@code target} until refused. @return how many went */
+    private static int fillUntilRefused(SmpConduit c, int target, byte[] frame, int atMost) {
+        final Claim claim = new Claim();
+        int committed = 0;
+        while (c.claim(claim, target, REQUEST, frame.length) != NO_ROOM) {
+            claim.buffer().putBytes(claim.offset(), frame);
+            c.commit(claim);
+            committed++;
+            assertTrue(committed < atMost, "the ring took " + atMost + " frames of " + frame.length + " bytes");
+        }
+        return committed;
     }
 
     private static void assertMessage(Executable call, String... parts) {
