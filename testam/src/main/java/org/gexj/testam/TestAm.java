@@ -3,8 +3,9 @@ package org.gexj.testam;
 import org.gexj.Client;
 import org.gexj.Gex;
 import org.gexj.am.Am;
-import org.gexj.benchutil.JitQuiescence;
 import org.gexj.benchutil.Progress;
+import org.gexj.benchutil.WarmupFinish;
+import org.gexj.benchutil.WarmupIters;
 
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
@@ -27,15 +28,6 @@ import java.lang.foreign.MemorySegment;
  */
 public final class TestAm {
     private static final long PAGE = Client.PAGE_SIZE;
-    /** Times the warm-up runs the code between two measurements; the JIT's last tier wants a few thousand calls. */
-    private static final int SECTION_CODE_WARMUP = 10_000;
-    /**
-     * Barriers after a rank's first park: the deoptimised barrier climbs the JIT's tiers again, which 10 000 calls
-     * did not always finish, leaving its last compilation for the timed pass.
-     */
-    private static final int RECOMPILE_BARRIERS = 30_000;
-    /** About 5 ms of barriers when the ranks run on separate cores, longer while they share one. */
-    private static final int SETTLE_BARRIERS = 2000;
     /**
      * Short passes before the warm-up's long ones, so each timed loop is called often enough for the JIT's last tier.
      * A loop runs once per size and section in a pass: over a network conduit, 3 passes of 1000 iterations left
@@ -45,8 +37,6 @@ public final class TestAm {
     private static final int PRIMING_PASSES = 50;
     /** Iterations per size in a priming pass (fewer if the warm-up's are). */
     private static final int PRIMING_ITERS = 16;
-    /** Longer than a barrier spins and yields before it parks: 20 000 yields, 1-5 us each here. */
-    private static final long PARKING_WAIT_MS = 200;
 
     private final Client client;
     private final Am am;
@@ -143,9 +133,10 @@ public final class TestAm {
     private void warmUp() {
         // only the file is closed: closing the PrintStream flushes an empty buffer, a branch the compiled printing has
         // not seen, and deoptimises it for the timed pass
+        final int warmupIters = options.warmupFor(client.capabilities().crossMapped());
+        final WarmupFinish finish = WarmupFinish.scaled(warmupIters, WarmupIters.NETWORK);
         try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
             final PrintStream sink = printStream(devNull);
-            final int warmupIters = options.warmupFor(client.capabilities().crossMapped());
             final long warmupMaxSize = Math.min(options.maxSize(), TestAmOptions.WARMUP_MAX_SIZE);
             final int primingIters = Math.min(PRIMING_ITERS, warmupIters);
             for (int k = 0; k < PRIMING_PASSES; k++) {
@@ -154,39 +145,11 @@ public final class TestAm {
             for (int round = 0; round < TestAmOptions.WARMUP_ROUNDS; round++) {
                 pass(warmupIters, warmupMaxSize, sink, TestAmOptions.WARMUP_SHORT_REPEATS);
             }
-            warmSectionCode(sink);
-            waitUntilParked();
+            warmSectionCode(sink, finish);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        JitQuiescence.await();
-        client.barrier();
-        // ranks that slept or parked can wake up on one core and poll there in turns for milliseconds (10 ms seen)
-        // until the scheduler moves one to the idle core: settle that with barriers, which yield, before timing
-        for (int i = 0; i < SETTLE_BARRIERS; i++) {
-            client.barrier();
-        }
-    }
-
-    /**
-     * Each rank waits once in a barrier until its back-off parks, then {@link #RECOMPILE_BARRIERS} barriers recompile
-     * it. The passes never park, so a rank's first park deoptimises its compiled barrier; that happened in the long
-     * barrier after {@link JitQuiescence}, and the barrier was recompiled during the first timed section.
-     */
-    private void waitUntilParked() {
-        for (int parity = 0; parity < 2; parity++) {
-            if (rank % 2 != parity) {
-                try {
-                    Thread.sleep(PARKING_WAIT_MS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            client.barrier();
-        }
-        for (int i = 0; i < RECOMPILE_BARRIERS; i++) {
-            client.barrier();
-        }
+        finish.finish(rank, client::barrier);
     }
 
     /**
@@ -194,16 +157,16 @@ public final class TestAm {
      * pass, so the JIT compiled it in the timed pass. The numbers vary as real ones do: a digit pattern the profile has
      * not seen deoptimises the formatting.
      */
-    private void warmSectionCode(PrintStream sink) {
+    private void warmSectionCode(PrintStream sink, WarmupFinish finish) {
         report.pass(sink, exchange.iters);
-        for (int i = 0; i < SECTION_CODE_WARMUP; i++) {
+        finish.betweenRows(i -> {
             final long sz = (i & 1) == 0 ? 0 : 1L << (i % 22); // section A's lines have none; up to 2 MiB
             final long magnitude = 10_000L << (i % 24); // totals from 10 us to minutes, digits scattered
             client.barrier();
             report.report(Report.description(sz, "AMLong     ", "flood     roundtrip ReqRep"),
                 magnitude + i * 2_654_435_761L % magnitude, sz, (i & 2) == 0);
             report.blankLine();
-        }
+        });
     }
 
     /**

@@ -7,9 +7,9 @@ import org.gexj.Gex;
 import org.gexj.Lc;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
-import org.gexj.benchutil.JitQuiescence;
 import org.gexj.benchutil.Progress;
 import org.gexj.benchutil.TimerGranularity;
+import org.gexj.benchutil.WarmupFinish;
 import org.gexj.rma.Rma;
 
 import java.io.BufferedOutputStream;
@@ -134,6 +134,7 @@ public final class TestQueue {
             // the warm-up prints too, to /dev/null, or the printing between cells is compiled in the timed pass and
             // its compiler thread takes a core from a rank during the next cell; only the file is closed, as closing
             // the stream would flush an empty buffer, a branch the compiled printing has not seen
+            final WarmupFinish finish = WarmupFinish.scaled(o.warmupIters(), TestQueueOptions.DEFAULT_WARMUP_ITERS);
             try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
                 final PrintStream sink = printStream(devNull);
                 for (int round = 0; round < TestQueueOptions.WARMUP_ROUNDS; round++) {
@@ -145,17 +146,39 @@ public final class TestQueue {
                     pass(sink, Math.max(1, o.warmupIters() / 10),
                         Math.min(o.maxSize(), TestQueueOptions.WARMUP_LARGE_MAX_SIZE));
                 }
+                warmCellCode(sink, finish);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            JitQuiescence.await();
-            client.barrier();
+            finish.finish(rank, client::barrier);
         }
         progress = Progress.forRank(rank);
         pass(out, o.iters(), o.maxSize());
         progress.done();
         client.barrier();
         return 0;
+    }
+
+    /**
+     * The code between two timed cells (a barrier, a cell's number, a row's line every few cells), which a pass runs
+     * a few hundred times: with times from 1 ns to minutes, in each of the cell's precisions
+     * ({@link WarmupFinish#betweenRows}).
+     */
+    private void warmCellCode(PrintStream sink, WarmupFinish finish) {
+        final StringBuilder[] row = new StringBuilder[1];
+        finish.betweenRows(i -> {
+            client.barrier();
+            if (sender) {
+                if (i % 8 == 0) {
+                    row[0] = new StringBuilder(String.format(Locale.ROOT, "%-8d", 1 << (i % 20)));
+                }
+                row[0].append(cell(0.001 * (1L << (i % 28)) * (1 + i * 2_654_435_761L % 1000 / 1000.0)));
+                if (i % 8 == 7) {
+                    sink.println(row[0]);
+                    sink.flush();
+                }
+            }
+        });
     }
 
     /** A buffered stream over {@code file}: the output and the warm-up's sink run the same classes. */

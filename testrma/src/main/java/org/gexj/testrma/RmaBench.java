@@ -5,6 +5,8 @@ import org.gexj.Event;
 import org.gexj.Gex;
 import org.gexj.benchutil.JitQuiescence;
 import org.gexj.benchutil.TimerGranularity;
+import org.gexj.benchutil.WarmupFinish;
+import org.gexj.benchutil.WarmupIters;
 import org.gexj.rma.Rma;
 
 import java.io.BufferedOutputStream;
@@ -230,8 +232,11 @@ abstract class RmaBench {
                     JitQuiescence.await();
                     client.barrier();
                 }
-                // the wait for the JIT sleeps 200 ms at least: the first size of each section once more, so that the
-                // first timed row does not start on cores just woken (it took 16-18 ns a put on smp in 2 of 3 runs)
+                final WarmupFinish finish = WarmupFinish.scaled(iters, WarmupIters.NETWORK);
+                warmRowCode(silent, finish);
+                finish.finish(rank, client::barrier);
+                // the first size of each section once more, so that the first timed row does not start on cores that
+                // only slept and ran barriers (it took 16-18 ns a put on smp in 2 of 3 runs)
                 pass(silent, perCall, 1, o.minSize());
                 client.barrier();
             } catch (IOException e) {
@@ -242,6 +247,26 @@ abstract class RmaBench {
         client.barrier();
         msg0("done.");
         return 0;
+    }
+
+    /**
+     * The code between two timed loops (a barrier, a row's line), which a pass runs a few dozen times: with the
+     * numbers varied as real ones are, in every form a row is printed in ({@link WarmupFinish#betweenRows}).
+     */
+    private void warmRowCode(PrintStream sink, WarmupFinish finish) {
+        final PrintStream out = print;
+        print = sink;
+        finish.betweenRows(i -> {
+            client.barrier();
+            if (sender) {
+                final long bytes = 1L << (i % 21); // 1 B to 1 MiB
+                final long timeUs = 1 + (10L << (i % 20)) + i * 2_654_435_761L % 1000; // digits scattered
+                stat(bytes, timeUs, (i & 4) == 0 ? "PutNB+DEFER throughput" : "GetNBI latency", (i & 1) == 0,
+                    (i & 2) == 0);
+            }
+        });
+        print.flush();
+        print = out;
     }
 
     static PrintStream printStream(FileOutputStream file) {
