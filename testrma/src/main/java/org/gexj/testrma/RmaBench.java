@@ -254,7 +254,7 @@ abstract class RmaBench {
      * numbers varied as real ones are, in every form a row is printed in ({@link WarmupFinish#betweenRows}).
      */
     private void warmRowCode(PrintStream sink, WarmupFinish finish) {
-        final PrintStream out = print;
+        final PrintStream was = print;
         print = sink;
         finish.betweenRows(i -> {
             client.barrier();
@@ -266,7 +266,7 @@ abstract class RmaBench {
             }
         });
         print.flush();
-        print = out;
+        print = was;
     }
 
     static PrintStream printStream(FileOutputStream file) {
