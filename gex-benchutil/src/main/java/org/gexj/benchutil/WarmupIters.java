@@ -15,6 +15,13 @@ public final class WarmupIters {
     public static final int MEMORY = 10_000;
     /** Over a network conduit. */
     public static final int NETWORK = 1_000;
+    /**
+     * Short passes before a warm-up's long ones, so that each timed loop is called often enough for the JIT's last
+     * tier: a loop runs once per size and section in a pass, and over a network conduit 3 passes of 1000 iterations
+     * left udp's Medium ping-pong loop interpreted until testam's timed pass, whose first row (0 bytes, after the
+     * warm-up's 64 KiB flood) took 7-10 us per round trip in place of 5.
+     */
+    public static final int PRIMING_PASSES = 50;
 
     private WarmupIters() {
     }

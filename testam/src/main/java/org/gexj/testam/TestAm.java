@@ -28,14 +28,7 @@ import java.lang.foreign.MemorySegment;
  */
 public final class TestAm {
     private static final long PAGE = Client.PAGE_SIZE;
-    /**
-     * Short passes before the warm-up's long ones, so each timed loop is called often enough for the JIT's last tier.
-     * A loop runs once per size and section in a pass: over a network conduit, 3 passes of 1000 iterations left
-     * udp's Medium ping-pong loop interpreted until the timed pass, whose first row (0 bytes, after the
-     * warm-up's 64 KiB flood) took 7-10 us per round trip in place of 5.
-     */
-    private static final int PRIMING_PASSES = 50;
-    /** Iterations per size in a priming pass (fewer if the warm-up's are). */
+    /** Iterations per size in a priming pass ({@link WarmupIters#PRIMING_PASSES}; fewer if the warm-up's are). */
     private static final int PRIMING_ITERS = 16;
 
     private final Client client;
@@ -139,7 +132,7 @@ public final class TestAm {
             final PrintStream sink = printStream(devNull);
             final long warmupMaxSize = Math.min(options.maxSize(), TestAmOptions.WARMUP_MAX_SIZE);
             final int primingIters = Math.min(PRIMING_ITERS, warmupIters);
-            for (int k = 0; k < PRIMING_PASSES; k++) {
+            for (int k = 0; k < WarmupIters.PRIMING_PASSES; k++) {
                 pass(primingIters, warmupMaxSize, sink, 1);
             }
             for (int round = 0; round < TestAmOptions.WARMUP_ROUNDS; round++) {

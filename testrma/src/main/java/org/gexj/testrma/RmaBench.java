@@ -58,8 +58,6 @@ abstract class RmaBench {
      * long as one pass).
      */
     static final int WARMUP_PASSES = 3;
-    /** Passes of one call per row before the warm-up passes, each of a warm-up call's iterations. */
-    static final int PRIMING_PASSES = 50;
     /**
      * Iterations of the first warm-up call of each loop per row (0 in the timed pass): a timed row's worth at once, so
      * that a flood deeper than the transport's window runs its back-pressure path before the timed pass. In calls of
@@ -222,7 +220,7 @@ abstract class RmaBench {
                 // runs one whose checks stayed in the loop (64 B-2 KiB smp puts at 7-10 ns instead of 3-7)
                 final PrintStream silent = printStream(devNull);
                 passFloodIters = 0;
-                for (int k = 0; k < PRIMING_PASSES; k++) {
+                for (int k = 0; k < WarmupIters.PRIMING_PASSES; k++) {
                     pass(silent, perCall, 1, maxSize);
                 }
                 for (int k = 0; k < WARMUP_PASSES; k++) {
