@@ -7,6 +7,7 @@ import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
 import org.gexj.spi.ConduitListener;
+import org.gexj.spi.JobHealth;
 import org.gexj.spi.SegmentDescriptor;
 import org.gexj.spi.SegmentRules;
 import org.gexj.udp.io.DatagramPort;
@@ -58,7 +59,11 @@ public final class UdpConduit implements Conduit {
      * from the receive buffer in place and RMA over AM moves one datagram per chunk. 65536 bytes took two.
      */
     static final int MEDIUM = 65000;
-    /** Longest a closing rank waits for its last datagrams to be acknowledged. */
+    /**
+     * Longest a closing rank waits for its last datagrams to be acknowledged. Not for a peer that has closed its
+     * client: its socket may be gone, and its final barrier is complete (a rank with one barrier more than its
+     * peers sent that peer its close barrier's arrival after the peer had left, and lingered 2 s for nothing).
+     */
     private static final long LINGER_NANOS = 2_000_000_000L;
 
     private final int rank;
@@ -297,7 +302,8 @@ public final class UdpConduit implements Conduit {
                         // after the closing barrier nothing new arrives; a late frame has no one to go to
                     }
                 };
-                while (!agent.settled() && System.nanoTime() < deadline) {
+                final JobHealth health = context.health();
+                while (!agent.settled(health::hasClosed) && System.nanoTime() < deadline) {
                     agent.poll(discard, ALL_CHANNELS, 64);
                     Thread.onSpinWait();
                 }

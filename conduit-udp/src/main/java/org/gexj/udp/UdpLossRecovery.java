@@ -2,6 +2,8 @@ package org.gexj.udp;
 
 import org.gexj.udp.wire.UdpHeaderFlyweight;
 
+import java.util.function.IntPredicate;
+
 /**
  * What the sending side does with the acknowledgements that come back, and when they do not come: loss recovery and
  * peer liveness. An acknowledgement releases the fragments it names ({@link #ackSlot}) and moves the window
@@ -227,10 +229,13 @@ final class UdpLossRecovery {
         failures.peerFailed(peer, reason);
     }
 
-    /** True when everything this rank sent has been acknowledged (or its peer failed). */
-    boolean settled() {
+    /**
+     * True when everything this rank sent has been acknowledged, or its peer failed or {@code left} (closed its
+     * client: its final barrier is complete, so it needs nothing more and its socket may be gone).
+     */
+    boolean settled(IntPredicate left) {
         for (UdpSendStream s : sends) {
-            if (s.unacknowledged() && !failed[s.peer]) {
+            if (s.unacknowledged() && !failed[s.peer] && !left.test(s.peer)) {
                 return false;
             }
         }

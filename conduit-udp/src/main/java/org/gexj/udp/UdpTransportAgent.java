@@ -6,6 +6,7 @@ import org.gexj.udp.io.DatagramPort;
 import org.gexj.udp.wire.UdpHeaderFlyweight;
 
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntPredicate;
 
 /**
  * Reliable, ordered AM frames over unreliable datagrams: the udp conduit's protocol, apart from sockets so that tests
@@ -296,9 +297,14 @@ final class UdpTransportAgent {
 
     /** True when everything this rank sent has been acknowledged (or its peer failed). */
     boolean settled() {
+        return settled(peer -> false);
+    }
+
+    /** {@link #settled()}, except that peers that {@code left} the job need not acknowledge. */
+    boolean settled(IntPredicate left) {
         lock.lock();
         try {
-            return recovery.settled();
+            return recovery.settled(left);
         } finally {
             lock.unlock();
         }

@@ -1,6 +1,7 @@
 package org.gexj.udp;
 
 import org.agrona.DirectBuffer;
+import org.gexj.Config;
 import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
@@ -9,9 +10,11 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -85,6 +88,21 @@ class UdpPeerFailureTest {
         }
         a.close();
         b.close();
+    }
+
+    @Test
+    void aClosingRankDoesNotWaitForAPeerThatLeft() {
+        final LossyNetwork net = new LossyNetwork(1, new LossyNetwork.Faults(0, 0, 0, 0, 0, 0, 0), 2, 7);
+        final UdpTransportAgent sender = new UdpTransportAgent(0, 2, 7, UdpSettings.from(Config.of(Map.of())),
+            net.port(0), (peer, why) -> { });
+        final Claim claim = new Claim();
+        assertEquals(Conduit.OK, sender.claim(claim, 1, Conduit.REQUEST, 100));
+        sender.commit(claim);
+        sender.poll(NONE, Conduit.ALL_CHANNELS, 16);
+        assertFalse(sender.settled(), "rank 1 never polls: the frame is unacknowledged");
+        assertFalse(sender.settled(peer -> peer == 0), "only rank 1 could acknowledge it");
+        assertTrue(sender.settled(peer -> peer == 1), "rank 1 closed its client: it needs nothing more");
+        sender.close();
     }
 
     /** Rank 0 sends one frame to rank 1, which never polls; returns the failure reported about rank 1. */

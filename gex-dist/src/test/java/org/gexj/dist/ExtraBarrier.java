@@ -8,13 +8,16 @@ import org.gexj.GexException;
  * A rank program for the unmatched-barrier test: {@code ExtraBarrier} — every rank joins, attaches a segment, passes
  * a barrier and says "ready RANK PID"; then rank 0 calls barrier() once more than the others, which pairs with their
  * close(), so its own close() can never complete and must fail naming a closed peer. Each rank prints when it
- * started its last collective ({@code rank R last collective at MILLIS}, epoch milliseconds) and how it ended.
+ * started its last collective ({@code rank R last collective at MILLIS}, epoch milliseconds) and how it ended. An
+ * argument, milliseconds, makes rank 0 poll that long between its extra barrier and its close, so that the other
+ * ranks, acknowledged, finish their close and leave before rank 0's close sends them anything.
  */
 public final class ExtraBarrier {
     private ExtraBarrier() {
     }
 
     public static void main(String[] args) {
+        final long sleepMs = args.length > 0 ? Long.parseLong(args[0]) : 0;
         final Client client = Gex.init("EXTRABARRIER");
         client.attachSegment(1 << 20);
         client.barrier();
@@ -24,6 +27,10 @@ public final class ExtraBarrier {
         final long start = System.nanoTime();
         if (rank == 0) {
             client.barrier(); // the extra one: it pairs with the other ranks' close()
+            final long until = System.nanoTime() + sleepMs * 1_000_000;
+            while (System.nanoTime() < until) {
+                client.poll();
+            }
             try {
                 client.close();
             } catch (GexException e) {
