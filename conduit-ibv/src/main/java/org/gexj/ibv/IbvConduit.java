@@ -61,7 +61,7 @@ final class IbvConduit extends RdmaConduit {
         }
         start("ibv", new RdmaEngine(nic, nic, arena, engineSettings, rank, size, context.health(),
             context.bootstrap(), nic.completionDataBytes(), config.getBoolean("GEX_EXIT_ON_FAILURE", false)),
-            settings.frameLength(), nic.maxMessageSize(), PACKED_LONG, context.bootstrap());
+            settings.frameLength(), settings.frameLength(), nic.maxMessageSize(), PACKED_LONG, context.bootstrap());
         this.openNanos = System.nanoTime() - start;
         if (rank == 0) {
             System.err.println("gex: " + this);

@@ -33,15 +33,16 @@ public abstract class RdmaConduit implements Conduit {
      *
      * @param name       the conduit's name in its capabilities ("ofi")
      * @param engine     the engine over the subclass's NIC
-     * @param frame      the largest frame, and so Medium and packed Long
+     * @param frame      the largest frame, and so packed Long, and Medium raised with {@code GEX_AM_MAX_MEDIUM}
+     * @param maxMedium  the default Medium limit (at most what a frame holds)
      * @param maxMessage the NIC's largest message, and so Long
      * @param packedLong the largest Long that travels packed by default ({@link Capabilities#packedLongDefault})
      * @param bootstrap  the job's bootstrap, for the barrier
      */
-    protected final void start(String name, RdmaEngine engine, int frame, long maxMessage, long packedLong,
-                               Bootstrap bootstrap) {
+    protected final void start(String name, RdmaEngine engine, int frame, long maxMedium, long maxMessage,
+                               long packedLong, Bootstrap bootstrap) {
         this.engine = engine;
-        this.capabilities = Capabilities.builder(name).maxFrameLength(frame).maxMedium(frame, frame)
+        this.capabilities = Capabilities.builder(name).maxFrameLength(frame).maxMedium(maxMedium, maxMedium)
             .maxLong(maxMessage, maxMessage).maxPackedLong(frame).packedLongDefault(Math.min(packedLong, frame))
             .immediateBits(engine.immediateBits()).nativeRma(true).crossMapped(false)
             .deferredLocalCompletion(true).conduitBarrier(false).orderedChannels(false).build();

@@ -30,8 +30,8 @@ final class LoopbackRdmaConduit extends RdmaConduit {
             RdmaSizing.slotBytes(settings));
         final LoopbackNic nic = new LoopbackNic(fabric, context.jobId(), context.rank(), context.size());
         start("rdma-loopback", new RdmaEngine(nic, nic, Arena.ofShared(), settings, context.rank(), context.size(),
-            context.health(), context.bootstrap(), nic.completionDataBytes(), false), FRAME, LoopbackNic.MAX_MESSAGE,
-            4096, context.bootstrap());
+            context.health(), context.bootstrap(), nic.completionDataBytes(), false), FRAME, FRAME,
+            LoopbackNic.MAX_MESSAGE, 4096, context.bootstrap());
     }
 
     @Override
