@@ -391,6 +391,16 @@ public final class Client implements AutoCloseable {
         idle.get().idle(pollChannels(mask));
     }
 
+    /**
+     * A poll on a request's way out, as GASNet-EX's requests poll on entry: runs what arrived, outside handler and
+     * NPAM contexts only (elsewhere it does nothing). No health check and no back-off: it never waits.
+     */
+    void pollBeforeRequest() {
+        if (!inRestrictedContext()) {
+            pollChannels(Conduit.ALL_CHANNELS);
+        }
+    }
+
     String enterHandler(String what) {
         final String previous = handlerThread == Thread.currentThread() ? handlerWhat : null;
         handlerThread = Thread.currentThread();

@@ -98,6 +98,11 @@ final class ClientAccess extends CoreAccess {
     }
 
     @Override
+    public void pollBeforeRequest(Client client) {
+        client.pollBeforeRequest();
+    }
+
+    @Override
     public void resetBackoff(Client client) {
         client.idle.get().reset();
     }

@@ -115,6 +115,12 @@ public abstract class CoreAccess {
      */
     public abstract void progressWhileBlocked(Client client);
 
+    /**
+     * Runs what arrived, unless the calling thread is in a handler or NPAM context; never waits. For sends that poll
+     * on their way out.
+     */
+    public abstract void pollBeforeRequest(Client client);
+
     /** Resets this thread's back-off before a new wait. */
     public abstract void resetBackoff(Client client);
 
