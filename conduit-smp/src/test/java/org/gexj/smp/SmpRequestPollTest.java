@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * Over smp a large request polls on its way out, as GASNet-EX's requests poll on entry: what a peer sent runs before
  * the request returns, so two ranks flooding each other drain each other's frames between their own. A small request
- * does not pay for the poll.
+ * does not pay for the poll, and an IMMEDIATE one does not poll (nor does GASNet's).
  */
 class SmpRequestPollTest extends ConduitKit {
     private static final int SMALL = 1024;
@@ -29,7 +29,7 @@ class SmpRequestPollTest extends ConduitKit {
     }
 
     @Test
-    void aLargeRequestRunsWhatArrivedBeforeItAndASmallOneDoesNot() {
+    void aLargeRequestRunsWhatArrivedBeforeItAndASmallOrImmediateOneDoesNot() {
         exactJob(2, client -> {
             final Am am = Am.of(client);
             final AtomicLong shorts = new AtomicLong();
@@ -41,16 +41,18 @@ class SmpRequestPollTest extends ConduitKit {
                 am.requestShort(0, shortHandler);
                 signals().post("sent", 1);
                 final long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-                while (mediums.get() < 2 && System.nanoTime() < end) {
+                while (mediums.get() < 3 && System.nanoTime() < end) {
                     client.poll();
                 }
-                assertEquals(2, mediums.get(), "rank 0's Mediums handled");
+                assertEquals(3, mediums.get(), "rank 0's Mediums handled");
             } else {
                 signals().await("sent", Duration.ofSeconds(30));
                 final MemorySegment payload = Arena.ofAuto().allocate(LARGE);
                 assertEquals(0, shorts.get(), "rank 1's request ran before rank 0 polled");
                 assertEquals(Am.OK, am.requestMedium(1, mediumHandler, payload, 0, SMALL, Lc.NOW));
                 assertEquals(0, shorts.get(), "a " + SMALL + "-byte Medium request polled");
+                assertEquals(Am.OK, am.tryRequestMedium(1, mediumHandler, payload, 0, LARGE, Lc.NOW));
+                assertEquals(0, shorts.get(), "an IMMEDIATE " + LARGE + "-byte Medium request polled");
                 assertEquals(Am.OK, am.requestMedium(1, mediumHandler, payload, 0, LARGE, Lc.NOW));
                 assertEquals(1, shorts.get(), "a " + LARGE + "-byte Medium request did not run rank 1's request");
             }

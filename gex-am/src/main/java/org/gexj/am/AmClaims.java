@@ -20,10 +20,11 @@ import org.gexj.spi.Conduit;
 final class AmClaims {
     private static final CoreAccess CORE = CoreAccess.get();
     /**
-     * Request frames from this size on poll before they claim room, where polling costs a few loads (a conduit whose
-     * peers' memory is mapped here): in a two-way flood each rank then drains its peer's frames between its own
-     * instead of only once its path is full, and both copy at once. smp testam's two-way flood of 64 KiB Mediums took
-     * 3.6 us per message without (GASNet-EX: 2.4), 1.9 with; a frame of this size costs far more than the poll.
+     * Request frames from this size poll before they claim room, unless {@link Flags#IMMEDIATE} (GASNet-EX's requests
+     * poll on entry), where a poll costs a few loads: on a conduit whose peers' memory is mapped here. In a two-way
+     * flood each rank then drains its peer's frames between its own instead of only once its path is full, and both
+     * copy at once: smp testam's two-way flood of 64 KiB Mediums took 3.6 us per message without (GASNet-EX: 2.4), 1.9
+     * with. Over ofi, where a poll is a system call, polling before every request made its two-way floods no faster.
      */
     static final int POLL_BEFORE_REQUEST_BYTES = 16384;
 
@@ -66,7 +67,7 @@ final class AmClaims {
 
     /** @return {@code claim}, filled, or null if IMMEDIATE and the path was full */
     Claim claimRoom(Claim claim, int peer, int channel, int length, int flags) {
-        if (length >= pollBeforeRequestBytes && channel == Conduit.REQUEST) {
+        if (length >= pollBeforeRequestBytes && channel == Conduit.REQUEST && (flags & Flags.IMMEDIATE) == 0) {
             CORE.pollBeforeRequest(client);
         }
         if (claimOnce(claim, peer, channel, length) == Conduit.OK) {
