@@ -5,11 +5,16 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** Both copy paths (below and from {@link PayloadCopy#MEMCPY_MIN}) copy exactly and refuse what the JDK's refuses. */
+/**
+ * Every copy path (loads and stores up to {@link PayloadCopy#SMALL_COPY_MAX}, the JDK's copy below
+ * {@link PayloadCopy#MEMCPY_MIN}, {@code memcpy} from there) copies exactly and refuses what the JDK's refuses.
+ */
 class PayloadCopyTest {
     private static void pattern(MemorySegment s, int seed) {
         for (long i = 0; i < s.byteSize(); i++) {
@@ -18,10 +23,15 @@ class PayloadCopyTest {
     }
 
     @Test
-    void copiesExactlyTheRangeOnEitherSideOfTheThreshold() {
+    void copiesExactlyTheRangeOnEitherSideOfTheThresholds() {
         final long min = PayloadCopy.MEMCPY_MIN;
+        final List<Long> sizes = new ArrayList<>();
+        for (long n = 0; n <= PayloadCopy.SMALL_COPY_MAX + 2; n++) {
+            sizes.add(n);
+        }
+        sizes.addAll(List.of(min - 1, min, min + 1, 3 * min + 5, 1L << 20));
         try (Arena arena = Arena.ofConfined()) {
-            for (long n : new long[] {0, 1, 7, min - 1, min, min + 1, 3 * min + 5, 1 << 20}) {
+            for (long n : sizes) {
                 final MemorySegment src = arena.allocate(n + 16);
                 final MemorySegment dst = arena.allocate(n + 32);
                 pattern(src, 1);
@@ -40,7 +50,11 @@ class PayloadCopyTest {
 
     @Test
     void refusesWhatTheJdkCopyRefusesAndWritesNothing() {
-        final long n = Math.max(PayloadCopy.MEMCPY_MIN, 4096);
+        refusesAndCopiesOverlapsAsMemmove(PayloadCopy.SMALL_COPY_MAX);
+        refusesAndCopiesOverlapsAsMemmove(Math.max(PayloadCopy.MEMCPY_MIN, 4096));
+    }
+
+    private static void refusesAndCopiesOverlapsAsMemmove(long n) {
         final MemorySegment src;
         try (Arena arena = Arena.ofConfined()) {
             src = arena.allocate(n);
@@ -51,11 +65,15 @@ class PayloadCopyTest {
             assertThrows(IndexOutOfBoundsException.class, () -> PayloadCopy.copy(src, -1, dst, 0, n - 1));
             assertThrows(IllegalArgumentException.class, () -> PayloadCopy.copy(src, 0, dst.asReadOnly(), 0, n));
             assertEquals((byte) 5, dst.get(ValueLayout.JAVA_BYTE, 0), "nothing written");
-            // overlapping ranges copy as memmove does
+            // overlapping ranges copy as memmove does, forwards and backwards
             pattern(dst, 0);
             PayloadCopy.copy(dst, 0, dst, 8, n - 8);
-            assertEquals((byte) 0, dst.get(ValueLayout.JAVA_BYTE, 8));
-            assertEquals((byte) ((n - 9) * 13), dst.get(ValueLayout.JAVA_BYTE, n - 1));
+            assertEquals((byte) 0, dst.get(ValueLayout.JAVA_BYTE, 8), "n=" + n);
+            assertEquals((byte) ((n - 9) * 13), dst.get(ValueLayout.JAVA_BYTE, n - 1), "n=" + n);
+            pattern(dst, 0);
+            PayloadCopy.copy(dst, 8, dst, 0, n - 8);
+            assertEquals((byte) (8 * 13), dst.get(ValueLayout.JAVA_BYTE, 0), "n=" + n);
+            assertEquals((byte) ((n - 1) * 13), dst.get(ValueLayout.JAVA_BYTE, n - 9), "n=" + n);
         }
         final MemorySegment live = Arena.ofAuto().allocate(n);
         assertThrows(IllegalStateException.class, () -> PayloadCopy.copy(src, 0, live, 0, n), "closed source");

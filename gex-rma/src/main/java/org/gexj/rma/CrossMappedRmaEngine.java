@@ -92,8 +92,9 @@ final class CrossMappedRmaEngine implements RmaEngine {
     /**
      * Copies between native ranges that the callers have checked, as {@code memmove} would. Up to
      * {@link #SMALL_COPY_MAX} bytes every load comes before every store, so overlapping ranges need no test; that code
-     * is in this one method, hot whatever the sizes, so that C2 inlines all of it (a helper per size class stayed a
-     * call where its sizes were rare when the caller was compiled, and then no check was hoisted out of the loop).
+     * ({@link PayloadCopy#copySmall}'s) is in this one method, hot whatever the sizes, so that C2 inlines all of it (a
+     * helper per size class stayed a call where its sizes were rare when the caller was compiled, and then no check was
+     * hoisted out of the loop).
      * Up to {@link #STUB_COPY_MAX} the JDK's copy stub ({@code Unsafe.copyMemory}, overlap-safe): C2 calls it as a
      * leaf and still hoists the checks, which it does not across the C library's {@code memcpy} (a down call). Above,
      * {@code memcpy}, for which overlapping ranges go to {@link PayloadCopy}.
