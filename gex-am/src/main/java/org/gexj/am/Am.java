@@ -27,8 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * parameter; any call after the client is closed throws {@link IllegalStateException}. A 0-byte Long writes nothing,
  * so its {@code dest} is passed to the handler unchecked, as GASNet-EX passes it. Sends wait for resources (running
  * handlers meanwhile) unless {@link Flags#IMMEDIATE} is given, in which case they return {@link #BACK_PRESSURED} and
- * send nothing. A path that stays full longer than {@code GEX_BACKPRESSURE_TIMEOUT} seconds ends in
- * {@link GexTimeoutException}.
+ * send nothing; over smp a request of 16 KiB or more without IMMEDIATE also polls once before it sends, as
+ * GASNet-EX's requests poll on entry, so its caller may run handlers. A path that stays full longer than
+ * {@code GEX_BACKPRESSURE_TIMEOUT} seconds ends in {@link GexTimeoutException}.
  *
  * <p>Local completion: payloads are copied out of the source before a send returns, so {@link Lc#NOW},
  * {@link Lc#GROUP} and explicit events are all complete at return.
