@@ -97,6 +97,14 @@ public final class Event {
         }
     }
 
+    /**
+     * Complete without a failure to report: what {@link Client#nbiWait} checks before it waits (an NBI event is the
+     * thread's own, never consumed, so a complete one needs nothing else).
+     */
+    boolean completeWithoutFailure() {
+        return (int) PENDING.getAcquire(this) == 0 && failure == null;
+    }
+
     /** The failure of a completed operation, or null. */
     public Throwable failure() {
         return failure;
