@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Runs GASNet-EX's and GEX/J's testam or testqueue alternately (GASNet, GEX/J, GASNet, GEX/J, ...) on one conduit
-# with 2 ranks, for comparison with tools/gasnet/compare.py. This VM's speed drifts by up to 2x and switches between
-# a fast and a slow mode for minutes at a time: compare medians over rounds of one sitting, never single runs.
+# Runs GASNet-EX's and GEX/J's testam, testqueue, testsmall or testlarge alternately (GASNet, GEX/J, then GEX/J,
+# GASNet, ...) on one conduit with 2 ranks, for comparison with tools/gasnet/compare.py. This VM's speed drifts by up
+# to 2x and switches between a fast and a slow mode for minutes at a time: compare medians over rounds of one
+# sitting, never single runs.
 #
 #   tools/gasnet/alternate.sh [options] PROG [ARGS...]      PROG: testam, testqueue, testsmall or testlarge,
 #                                                          ARGS: GASNet's arguments
 #     -c CONDUIT     smp (default), udp, ofi or ibv
-#     -r ROUNDS      GASNet/GEX/J pairs to run (default 3)
+#     -r ROUNDS      rounds of GASNet and GEX/J runs (default 3); each round starts one side later than the last
+#                    (G J, J G, ...; with -v: G J V, J V G, V G J, ...), so no side always runs first
 #     -o DIR         results directory (default $GASNET_ANCHOR/runs, GASNET_ANCHOR defaulting to /var/tmp/gasnet-anchor)
 #     -g DIR         GASNet build directory from tools/gasnet/build.sh (default $GASNET_ANCHOR/build)
 #     -t TAG         file name prefix (default CONDUIT-PROG)
@@ -227,11 +229,19 @@ run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
 # GASNet's ibv-conduit refuses to start when RLIMIT_MEMLOCK is below 128 MB (the guest's is 8 MB); raise it if allowed
 [ "$CONDUIT" != ibv ] || ulimit -l unlimited 2>/dev/null || true
 [ -z "${RXE_DEVICE:-}" ] || echo "alternate.sh: in the Soft-RoCE guest ($RXE_DEVICE), results in $OUT"
+# the sides of a round, as run_one's arguments: "gasnet", "gexj", "gexj-NAME VAR=VALUE,..."
+SIDES=()
+[ "$ONLY" = J ] || SIDES+=(gasnet)
+if [ "$ONLY" != G ]; then
+  SIDES+=(gexj)
+  for v in "${VARIANTS[@]}"; do SIDES+=("gexj-${v%%:*} ${v#*:}"); done
+fi
+# Round r starts at side (r-1) mod count and goes round: G J, J G, ... A run's position within a round biases it
+# (the same build run twice in one round tends to be faster the second time), so no side may always go first.
 for ((r = 1; r <= ROUNDS; r++)); do
-  [ "$ONLY" = J ] || run_one gasnet
-  if [ "$ONLY" != G ]; then
-    run_one gexj
-    for v in "${VARIANTS[@]}"; do run_one "gexj-${v%%:*}" "${v#*:}"; done
-  fi
+  for ((i = 0; i < ${#SIDES[@]}; i++)); do
+    s=${SIDES[$(((r - 1 + i) % ${#SIDES[@]}))]}
+    if [ "${s% *}" = "$s" ]; then run_one "$s"; else run_one "${s%% *}" "${s#* }"; fi
+  done
 done
 echo "compare: python3 $HERE/compare.py $OUT"
