@@ -254,7 +254,7 @@ def main(argv=None):
     files = []
     for p in a.paths:
         if os.path.isdir(p):
-            files += sorted(glob.glob(os.path.join(p, "*-gasnet-r*.txt")) + glob.glob(os.path.join(p, "*-gexj-r*.txt")))
+            files += sorted(glob.glob(os.path.join(p, "*-gasnet-r*.txt")) + glob.glob(os.path.join(p, "*-gexj*-r*.txt")))
         elif os.path.isfile(p):
             files.append(p)
         else:

@@ -108,7 +108,7 @@ public final class Client implements AutoCloseable {
         this.health = health;
         this.config = config;
         this.maxSegmentSize = config.getLong("GEX_MAX_SEGSIZE", 1L << 34, PAGE_SIZE, Long.MAX_VALUE);
-        final WaitSettings wait = WaitSettings.of(config);
+        final WaitSettings wait = WaitSettings.of(config, conduit.yieldsWhileWaiting());
         this.idle = ThreadLocal.withInitial(() -> wait.newIdleStrategy(conduit));
         this.amBarrier = useConduitBarrier(config, conduit.capabilities()) ? null
             : new DisseminationBarrier(conduit, rank, size);

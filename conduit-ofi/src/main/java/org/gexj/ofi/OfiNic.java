@@ -220,6 +220,17 @@ final class OfiNic implements RdmaNic {
         return cqReadFromFn != null ? e.readFrom(cqReadFromFn, cq, count) : e.read(cqReadFn, cq, count);
     }
 
+    /**
+     * False where the CQ has a file descriptor: a poll of {@code tcp;ofi_rxm} enters the kernel ({@code epoll_wait}),
+     * and the descriptor wakes a waiting thread at the next packet. A rank that serves a peer's puts and gets finds
+     * nothing in its CQ, so its back-off yielded between polls for all of testsmall's floods: with the yields, its
+     * NB and NBI flood rows took 0.98 of GASNet's time (median of 36 rows, 4 alternated rounds), without, 0.90.
+     */
+    @Override
+    public boolean yieldsWhileWaiting() {
+        return trywaitFn == null;
+    }
+
     /** {@code fi_trywait} on the CQ, where it has a file descriptor. */
     @Override
     public int prepareWait() {

@@ -5,8 +5,9 @@ import org.gexj.spi.Conduit;
 
 /**
  * How a thread waits inside GEX/J (barriers, events, a send waiting for room): spin with the CPU's pause hint
- * ({@code GEX_WAIT_SPINS}, default 1000), then {@code sched_yield} ({@code GEX_WAIT_YIELDS}, default 20000), which is
- * free while no other thread wants the core, and only then park, from {@code GEX_WAIT_PARK_US} (default 10)
+ * ({@code GEX_WAIT_SPINS}, default 1000), then {@code sched_yield} ({@code GEX_WAIT_YIELDS}, default 20000, or 0 where
+ * the conduit gains nothing from them: {@link Conduit#yieldsWhileWaiting}), which is free while no other thread wants
+ * the core, and only then park, from {@code GEX_WAIT_PARK_US} (default 10)
  * doubling up to {@code GEX_WAIT_PARK_MAX_US} (default 1000), because waking a parked core costs about 25 us on small
  * VMs. The park is the conduit's {@link Conduit#awaitActivity}, which may end early ({@link ConduitIdleStrategy}).
  * Where a yield is not free (an emulated guest, a core shared with a peer or the JIT) other counts may be faster:
@@ -27,8 +28,16 @@ public record WaitSettings(long spins, long yields, long parkMinNs, long parkMax
 
     /** The settings of {@code config}, each checked against its range (the exception names the bad value). */
     public static WaitSettings of(Config config) {
+        return of(config, true);
+    }
+
+    /**
+     * The settings of {@code config}, with no yields unless {@code GEX_WAIT_YIELDS} is given when the conduit's waits
+     * gain nothing from them ({@link Conduit#yieldsWhileWaiting}).
+     */
+    public static WaitSettings of(Config config, boolean yieldByDefault) {
         final long spins = config.getLong(SPINS, 1000, 0, MAX_COUNT);
-        final long yields = config.getLong(YIELDS, 20_000, 0, MAX_COUNT);
+        final long yields = config.getLong(YIELDS, yieldByDefault ? 20_000 : 0, 0, MAX_COUNT);
         final long parkMax = config.getLong(PARK_MAX, 1000, 1, MAX_PARK_US);
         final long park = config.getLong(PARK, Math.min(10, parkMax), 1, parkMax);
         return new WaitSettings(spins, yields, park * 1000, parkMax * 1000);

@@ -100,6 +100,18 @@ public interface Conduit extends AutoCloseable {
     }
 
     /**
+     * Whether a waiting thread should yield the core between its polls before it parks ({@code GEX_WAIT_YIELDS}'s
+     * default: 20000 yields if true, none if false; a value given wins). The default, true. A conduit whose poll enters
+     * the kernel anyway and whose {@link #awaitActivity} wakes at a peer's next packet returns false: there a yield
+     * only doubles the system calls of each empty poll, and a rank serving a peer's RMA in software (which completes
+     * nothing at this rank, so its polls find nothing and its back-off never starts again) spent most of a flood in
+     * them.
+     */
+    default boolean yieldsWhileWaiting() {
+        return true;
+    }
+
+    /**
      * Collective: allocates and binds this rank's segment of {@code size} bytes (a page multiple), makes the peers'
      * segments reachable as far as the conduit can, and returns this rank's memory with every rank's descriptor, from
      * one exchange.

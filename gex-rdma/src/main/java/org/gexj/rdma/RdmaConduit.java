@@ -93,6 +93,12 @@ public abstract class RdmaConduit implements Conduit {
         return engine.awaitActivity(nanos);
     }
 
+    /** The NIC's {@link RdmaNic#yieldsWhileWaiting}. */
+    @Override
+    public final boolean yieldsWhileWaiting() {
+        return engine.yieldsWhileWaiting();
+    }
+
     @Override
     public final RmaTransport rma() {
         return engine.rma();

@@ -264,6 +264,11 @@ public final class RdmaEngine {
         };
     }
 
+    /** {@link org.gexj.spi.Conduit#yieldsWhileWaiting}: the NIC's. */
+    public boolean yieldsWhileWaiting() {
+        return nic.yieldsWhileWaiting();
+    }
+
     /** Reads a batch of completions into the entry array. @return false if none */
     private boolean fill() {
         final String unattributed;

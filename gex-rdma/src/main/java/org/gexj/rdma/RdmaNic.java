@@ -149,6 +149,14 @@ public interface RdmaNic {
         return false;
     }
 
+    /**
+     * {@link org.gexj.spi.Conduit#yieldsWhileWaiting}: whether a waiting thread should yield between polls. The
+     * default: true.
+     */
+    default boolean yieldsWhileWaiting() {
+        return true;
+    }
+
     /** Drives the provider's progress without taking any completion. */
     void progress();
 
