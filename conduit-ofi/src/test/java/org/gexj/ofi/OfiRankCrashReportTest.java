@@ -1,0 +1,86 @@
+package org.gexj.ofi;
+
+import org.gexj.launch.GexRun;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A rank that crashes after libfabric has loaded gets the JVM's fatal error report. Debian's libfabric links
+ * libinfinipath, whose constructor takes SIGSEGV; chained behind the JVM's handler it ended the rank with one line
+ * ("terminated with signal 11") before the JVM wrote its report, so a crash could not be traced to a frame. gexrun
+ * switches it off ({@code IPATH_NO_BACKTRACE=1}); the test removes the variable from the launcher's environment so that
+ * only gexrun's setting counts. Without it, this test fails: the output has "terminated with signal 11" and no
+ * report.
+ */
+class OfiRankCrashReportTest {
+
+    /** Loads libfabric through the ofi conduit's probe, then stores to an unmapped address. */
+    public static final class CrashingProgram {
+        public static void main(String[] args) {
+            System.out.println("libfabric loaded: " + Ofi.isAvailable());
+            MemorySegment.ofAddress(8).reinterpret(8).set(ValueLayout.JAVA_LONG, 0, 1L);
+        }
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aCrashingRankGetsTheJvmsFatalErrorReport() throws Exception {
+        final Path errors = Files.createTempDirectory("gexj-crash");
+        try {
+            final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            final ProcessBuilder pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), GexRun.class.getName(), "-n", "1", "--conduit", "ofi", "--",
+                CrashingProgram.class.getName())
+                .redirectErrorStream(true).redirectOutput(errors.resolve("output.txt").toFile());
+            final Map<String, String> env = pb.environment();
+            env.remove("IPATH_NO_BACKTRACE");
+            env.put("GEX_JVM_OPTS", "-XX:ErrorFile=" + errors.resolve("hs_err_pid%p.log")
+                + " -XX:-CreateCoredumpOnCrash");
+            final Process launcher = pb.start();
+            final boolean ended = launcher.waitFor(60, TimeUnit.SECONDS);
+            if (!ended) {
+                launcher.destroyForcibly();
+            }
+            final String output = Files.readString(errors.resolve("output.txt"), StandardCharsets.UTF_8);
+            assertTrue(ended, "gexrun did not end within 60 s: " + output);
+            assertTrue(output.contains("libfabric loaded: true"),
+                "libfabric1 must be installed for this test: " + output);
+            assertNotEquals(0, launcher.exitValue(), output);
+            assertFalse(output.contains("terminated with signal"), output);
+            assertTrue(output.contains("A fatal error has been detected by the Java Runtime Environment"), output);
+            final List<Path> reports;
+            try (Stream<Path> files = Files.list(errors)) {
+                reports = files.filter(f -> f.getFileName().toString().startsWith("hs_err")).toList();
+            }
+            assertEquals(1, reports.size(), "one hs_err report in " + errors + ": " + output);
+            assertTrue(Files.readString(reports.get(0)).contains("SIGSEGV"), reports.get(0).toString());
+        } finally {
+            delete(errors);
+        }
+    }
+
+    private static void delete(Path directory) throws IOException {
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path f : files.toList()) {
+                Files.delete(f);
+            }
+        }
+        Files.delete(directory);
+    }
+}
