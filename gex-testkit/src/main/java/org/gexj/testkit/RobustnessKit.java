@@ -391,6 +391,9 @@ public abstract class RobustnessKit extends ConduitKit {
             client.barrier();
             final MemorySegment src = Arena.ofAuto().allocate(256);
             if (client.rank() == 0) {
+                // not before rank 1 has left the barrier: polls of its barrier wait delivered early frames of the
+                // flood and gave their room back, after the Short and Medium tries had found the path full
+                pollUntilPosted(client, signals, "rank1-out", Duration.ofSeconds(60));
                 long ok = -1; // what rank 1 is told if the flood fails: it stops waiting, and fails too
                 try {
                     long sent = 0;
@@ -409,6 +412,7 @@ public abstract class RobustnessKit extends ConduitKit {
                 marker.send(1); // waits for room, which rank 1 frees by polling: after any frame the tries sent
             } else {
                 // rank 1 does not poll until rank 0 has filled the path: a signal is awaited without polling
+                signals.post("rank1-out", 1);
                 final long accepted = signals.await("accepted", Duration.ofSeconds(60));
                 assertTrue(accepted > 0, "rank 0 had no short request accepted before the path filled: " + accepted);
                 marker.await(client, 1);
