@@ -175,7 +175,6 @@ done
 if ((!has_ld_preload)) && [ -f "$JAVA_HOME/lib/libjsig.so" ]; then
   ENVS=(-e "LD_PRELOAD=$JAVA_HOME/lib/libjsig.so" "${ENVS[@]}")
 fi
-ENVS=(-e "IPATH_NO_BACKTRACE=1" "${ENVS[@]}") # as Surefire: libinfinipath's crash handler off (see GexRun)
 
 # shellcheck disable=SC2206  # RXE_VM_JAVA_OPTS is a list of JVM options on purpose
 JAVA_OPTS=(--enable-native-access=ALL-UNNAMED --add-opens java.base/jdk.internal.misc=ALL-UNNAMED

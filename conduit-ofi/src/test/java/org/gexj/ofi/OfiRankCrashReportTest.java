@@ -23,10 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A rank that crashes after libfabric has loaded gets the JVM's fatal error report. Debian's libfabric links
  * libinfinipath, whose constructor takes SIGSEGV; chained behind the JVM's handler it ended the rank with one line
- * ("terminated with signal 11") before the JVM wrote its report, so a crash could not be traced to a frame. gexrun
- * switches it off ({@code IPATH_NO_BACKTRACE=1}); the test removes the variable from the launcher's environment so that
- * only gexrun's setting counts. Without it, this test fails: the output has "terminated with signal 11" and no
- * report.
+ * ("terminated with signal 11") before the JVM wrote its report, so a crash could not be traced to a frame. The
+ * binding switches it off before it loads libfabric ({@code IPATH_NO_BACKTRACE=1}, set in the process with
+ * {@code setenv}); the test removes the variable from the launcher's environment so that only that counts. Without
+ * it, this test fails: the output has "terminated with signal 11" and no report.
  */
 class OfiRankCrashReportTest {
 

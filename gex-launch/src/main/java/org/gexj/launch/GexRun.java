@@ -56,11 +56,6 @@ public final class GexRun {
      * Native libraries a conduit loads may install their own handlers for signals the JVM uses itself (libfabric's shm
      * provider does, for SIGSEGV and SIGBUS, to clean up its shared memory): preloading the JDK's libjsig keeps the
      * JVM's handlers in place and chains to theirs for signals the JVM does not handle (HotSpot's signal chaining).
-     *
-     * <p>{@code IPATH_NO_BACKTRACE=1} (unless given) stops one of them: Debian's libfabric links libinfinipath, whose
-     * constructor takes SIGSEGV, SIGBUS and SIGILL as soon as libfabric loads, to print one frame and exit. Chained
-     * behind the JVM's, it ran for every real crash and ended the rank before the JVM wrote its fatal error report
-     * ({@code hs_err_pid*.log}, with the crashing frame): a rank that crashed said only "terminated with signal 11".
      */
     static void preloadSignalChaining(Map<String, String> env, String javaCommand) {
         final java.nio.file.Path jsig = java.nio.file.Path.of(javaCommand).toAbsolutePath().getParent().getParent()
@@ -68,11 +63,7 @@ public final class GexRun {
         if (java.nio.file.Files.isReadable(jsig)) {
             env.merge("LD_PRELOAD", jsig.toString(), (old, mine) -> old.contains(mine) ? old : mine + ":" + old);
         }
-        env.putIfAbsent(NO_INFINIPATH_HANDLERS, "1");
     }
-
-    /** libinfinipath's switch for its crash handlers ({@link #preloadSignalChaining}). */
-    static final String NO_INFINIPATH_HANDLERS = "IPATH_NO_BACKTRACE";
 
     /** What testam's and testqueue's progress line reads ({@code org.gexj.benchutil.Progress}): 1 shows it. */
     static final String PROGRESS = "GEX_PROGRESS";

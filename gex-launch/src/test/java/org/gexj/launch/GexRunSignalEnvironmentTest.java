@@ -9,20 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The environment gexrun gives its ranks for native libraries' signal handlers: libjsig preloaded where the JDK has
- * it, and libinfinipath's crash handlers off unless the user says otherwise (conduit-ofi's
- * {@code OfiRankCrashReportTest} crashes a rank to show why).
+ * it, once, before the user's libraries.
  */
 class GexRunSignalEnvironmentTest {
-
-    @Test
-    void infinipathsHandlersAreOffUnlessTheUserSetsThem() {
-        final Map<String, String> env = new HashMap<>();
-        GexRun.preloadSignalChaining(env, "/nonexistent/jdk/bin/java");
-        assertEquals("1", env.get(GexRun.NO_INFINIPATH_HANDLERS));
-        final Map<String, String> mine = new HashMap<>(Map.of(GexRun.NO_INFINIPATH_HANDLERS, "0"));
-        GexRun.preloadSignalChaining(mine, "/nonexistent/jdk/bin/java");
-        assertEquals("0", mine.get(GexRun.NO_INFINIPATH_HANDLERS));
-    }
 
     @Test
     void libjsigIsPreloadedBeforeTheUsersLibrariesOnce() {

@@ -189,7 +189,6 @@ final class ProcessKitJob {
         if (Files.isReadable(jsig)) {
             all.put("LD_PRELOAD", jsig.toString());
         }
-        all.putIfAbsent("IPATH_NO_BACKTRACE", "1"); // as gexrank: a crash gets the JVM's report
         MPIRUN_ENVIRONMENT.forEach(all::putIfAbsent);
         all.forEach((k, v) -> {
             command.add("-x");

@@ -32,6 +32,14 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class Fabric {
     static final Linker LINKER = Linker.nativeLinker();
+    /**
+     * Before the load: Debian's libfabric links libinfinipath, whose constructor takes SIGSEGV, SIGBUS and SIGILL
+     * unless {@code IPATH_NO_BACKTRACE} is set. The JVM uses SIGSEGV itself (safepoint polls, implicit null checks):
+     * without libjsig the JVM lost its handler and died at its next use (gexrun's launcher, at exit: "terminated with
+     * signal 11"); with libjsig a real crash ended in that handler before the JVM wrote its report. A value the user
+     * set is kept.
+     */
+    private static final boolean KEEP_JVM_SIGNALS = Stdlib.setenvUnlessSet("IPATH_NO_BACKTRACE", "1");
     private static final NativeLibrary LIBRARY = NativeLibrary.load("libfabric.so.1",
         "install the Debian package libfabric1", null, List.of("libfabric.so.1"));
 
