@@ -14,7 +14,9 @@
 #     -t TAG         file name prefix (default CONDUIT-PROG)
 #     -E VAR=VALUE   environment for the GEX/J ranks (gexrun -E), repeatable
 #     -v NAME:VAR=VALUE[,VAR=VALUE...]   one more GEX/J run per round with this environment added, saved as side
-#                    gexj-NAME (NAME: letters, digits, _ and .), repeatable
+#                    gexj-NAME (NAME: letters, digits, _ and .), repeatable. GEXJ_CHECKOUT=DIR is not passed on:
+#                    the variant runs DIR's bin/gexrun instead (another checkout or worktree, built with
+#                    ./gexj.sh build), to compare two builds in one sitting
 #     -L LOAD        wait before each run until the 1-minute load average is below LOAD (default 0.6)
 #     -W SECONDS     give up waiting after SECONDS and run anyway, saying so in the run's header (default 300)
 #     -T SECONDS     end a run that takes longer (default 900)
@@ -70,6 +72,10 @@ case "$ONLY" in "" | G | J) ;; *) die "-s '$ONLY': allowed are G (GASNet only) a
 for v in "${VARIANTS[@]}"; do
   [[ "$v" =~ ^[A-Za-z0-9_.]+:[A-Za-z_][A-Za-z0-9_]*=[^,]*(,[A-Za-z_][A-Za-z0-9_]*=[^,]*)*$ ]] \
     || die "-v '$v': give NAME:VAR=VALUE[,VAR=VALUE...], NAME of letters, digits, _ and ."
+  if [[ ",${v#*:}" =~ ,GEXJ_CHECKOUT=([^,]*) ]]; then
+    [ -x "${BASH_REMATCH[1]}/bin/gexrun" ] && [ -d "${BASH_REMATCH[1]}/gex-dist/target/lib" ] \
+      || die "-v '$v': ${BASH_REMATCH[1]} has no built bin/gexrun (run ./gexj.sh build there)"
+  fi
 done
 [ -z "$VM" ] || [[ "$VM" =~ ^[1-9][0-9]*$ ]] || die "-V '$VM': give the guest command's limit in seconds"
 [ -z "$VM" ] || [ "$CONDUIT" = ibv ] || die "-V (the Soft-RoCE guest) is for -c ibv, not $CONDUIT"
@@ -191,7 +197,15 @@ run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
       what="$(basename "$what") + tools/gasnet/ibv-roce.patch"
     else what="$(basename "$what")"; fi
   else dir=$GEXJ; cmd=("${J_CMD[@]}"); what="GEX/J $(git -C "$GEXJ" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)"
-    if [ -n "${2:-}" ]; then IFS=',' read -ra kv <<< "$2"; for x in "${kv[@]}"; do cmd+=(-E "$x"); done; fi
+    if [ -n "${2:-}" ]; then IFS=',' read -ra kv <<< "$2"
+      for x in "${kv[@]}"; do
+        case "$x" in
+          GEXJ_CHECKOUT=*) dir=${x#GEXJ_CHECKOUT=}
+            what="GEX/J $(git -C "$dir" log -1 --format='%h %s' 2>/dev/null | cut -c1-60) in $dir" ;;
+          *) cmd+=(-E "$x") ;;
+        esac
+      done
+    fi
     cmd+=(-- "$PROG" "${JARGS[@]}" "${ARGS[@]}")
   fi
   n=$(next_round "$side"); f="$OUT/$TAG-$side-r$n.txt"

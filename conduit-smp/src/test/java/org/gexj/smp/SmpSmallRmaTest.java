@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * Puts and gets on smp, which copy raw addresses (unsafe loads and stores up to 32 bytes, the JDK's copy stub up to
- * 16384, {@code memcpy} above): every size from 0 to 40 bytes and sizes on either side of 32, 64, 4096 and 16384 at odd
+ * 16384, {@code memcpy} above): every size from 0 to 72 bytes and sizes on either side of 4096 and 16384 at odd
  * offsets land exactly, touching no byte around them; heap, overlapping (either way round, in every size class) and
  * closed buffers behave as the JDK's copy does.
  */
@@ -34,8 +34,8 @@ class SmpSmallRmaTest {
                 final MemorySegment src = Arena.ofShared().allocate(window);
                 final MemorySegment back = Arena.ofShared().allocate(window + 8);
                 final MemorySegment zeros = Arena.ofShared().allocate(window);
-                final int[] sizes = java.util.stream.IntStream.concat(java.util.stream.IntStream.rangeClosed(0, 40),
-                    java.util.stream.IntStream.of(63, 64, 100, 1000, 4095, 4096, 5000, 16384, 16385)).toArray();
+                final int[] sizes = java.util.stream.IntStream.concat(java.util.stream.IntStream.rangeClosed(0, 72),
+                    java.util.stream.IntStream.of(100, 1000, 4095, 4096, 5000, 16384, 16385)).toArray();
                 for (int n : sizes) {
                     for (int i = 0; i < window; i++) {
                         src.set(ValueLayout.JAVA_BYTE, i, (byte) (n * 7 + i));
@@ -62,7 +62,7 @@ class SmpSmallRmaTest {
                 // overlapping ranges of this rank's own segment, the target after or before the source: memmove
                 // semantics (small copies load every byte before they store any)
                 final int[] overlapping = java.util.stream.IntStream.concat(java.util.stream.IntStream.rangeClosed(2,
-                    40), java.util.stream.IntStream.of(63, 64, 200, 4095, 4096, 5000, 16384, 16385)).toArray();
+                    72), java.util.stream.IntStream.of(200, 4095, 4096, 5000, 16384, 16385)).toArray();
                 for (int n : overlapping) {
                     for (int shift : new int[] {1, 3, 8, 17, -1, -3, -8, -17}) {
                         if (Math.abs(shift) >= n) {
