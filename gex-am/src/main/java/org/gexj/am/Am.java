@@ -80,7 +80,9 @@ public final class Am extends AmRequestSends {
         final Conduit conduit = CORE.conduit(client);
         final Capabilities capabilities = conduit.capabilities();
         this.size = client.size();
-        final long frameLimit = capabilities.maxFrameLength() - AmFrameFlyweight.payloadOffset(MAX_ARGS);
+        // less the largest header (a Long's, 16 args): the limits stay what they were when every header had a dest
+        final long frameLimit = capabilities.maxFrameLength()
+            - AmFrameFlyweight.payloadOffset(AmFrameFlyweight.CATEGORY_LONG, MAX_ARGS);
         // the conduit's Medium (udp: one datagram's worth) is the default; a user may ask for up to a whole frame
         final long conduitMedium = Math.min(capabilities.maxMediumRequest(), capabilities.maxMediumReply());
         this.maxMedium = client.config().getLong("GEX_AM_MAX_MEDIUM",

@@ -50,7 +50,8 @@ final class AmLongEngine implements ConduitListener {
     private static final CoreAccess CORE = CoreAccess.get();
     private static final long OWNER = (long) CoreAccess.OWNER_AM << CoreAccess.OWNER_SHIFT;
     /** Envelopes are header plus args; a Long's payload never travels in a reassembled envelope. */
-    private static final int MAX_ENVELOPE = AmFrameFlyweight.frameLength(AmFrameFlyweight.MAX_ARGS, 0);
+    private static final int MAX_ENVELOPE = AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_LONG,
+        AmFrameFlyweight.MAX_ARGS, 0);
     enum Protocol {
         PACKED, PUT_SYNC_SEND, REASSEMBLY;
 
@@ -209,7 +210,7 @@ final class AmLongEngine implements ConduitListener {
         }
         final boolean reassemble = slot >= 0;
         final int credited = reassemble && request ? AmLongNonces.held(peer, slot) : -1;
-        final int length = AmFrameFlyweight.frameLength(nargs, 0);
+        final int length = AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_LONG, nargs, 0);
         final Claim claimed;
         try {
             claimed = claims.claimRoom(claim, peer, channel, length, flags);

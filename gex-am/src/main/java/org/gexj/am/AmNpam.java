@@ -74,12 +74,12 @@ final class AmNpam {
         sd.claimed = false;
         sd.inPlace = false;
         if (category == AmFrameFlyweight.CATEGORY_MEDIUM && clientBuffer == null) {
-            if (claims.claimRoom(sd.claim, peer, channel, AmFrameFlyweight.frameLength(nargs, (int) granted), flags)
-                == null) {
+            if (claims.claimRoom(sd.claim, peer, channel, AmFrameFlyweight.frameLength(category, nargs, (int) granted),
+                flags) == null) {
                 return null;
             }
             final AtomicBuffer b = sd.claim.buffer();
-            final int payloadAt = sd.claim.offset() + AmFrameFlyweight.payloadOffset(nargs);
+            final int payloadAt = sd.claim.offset() + AmFrameFlyweight.payloadOffset(category, nargs);
             if (b.byteArray() != null) {
                 sd.view.wrap(sd, b.byteArray(), b.wrapAdjustment() + payloadAt, (int) granted);
             } else {
@@ -97,7 +97,7 @@ final class AmNpam {
         }
         if (!sd.inPlace && (flags & Flags.IMMEDIATE) != 0) {
             // reserve the whole frame now: IMMEDIATE fails here, at prepare, and the commit never waits
-            if (claims.claimRoom(sd.claim, peer, channel, AmFrameFlyweight.frameLength(nargs,
+            if (claims.claimRoom(sd.claim, peer, channel, AmFrameFlyweight.frameLength(category, nargs,
                 sender.inlinePayload(category) ? (int) granted : 0), flags) == null) {
                 return null;
             }
@@ -144,7 +144,7 @@ final class AmNpam {
             AmFrameFlyweight.encodeCredit(b, at, AmSender.creditOf(sd.token));
             if (!sd.inPlace && nbytes > 0) {
                 if (inline) {
-                    Memory.copy(sd.clientBuffer, 0, b, at + AmFrameFlyweight.payloadOffset(nargs), nbytes);
+                    Memory.copy(sd.clientBuffer, 0, b, at + AmFrameFlyweight.payloadOffset(sd.category, nargs), nbytes);
                 } else {
                     PayloadCopy.copy(sd.clientBuffer, 0, sender.peerSegment(sd.peer), sd.dest, nbytes);
                 }

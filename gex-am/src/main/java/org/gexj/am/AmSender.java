@@ -199,7 +199,7 @@ final class AmSender {
         }
         if (nbytes > 0) {
             if (inline) {
-                final int payloadAt = claim.offset() + AmFrameFlyweight.payloadOffset(nargs);
+                final int payloadAt = claim.offset() + AmFrameFlyweight.payloadOffset(category, nargs);
                 Memory.copy(src, srcOffset, claim.buffer(), payloadAt, nbytes);
             } else {
                 PayloadCopy.copy(src, srcOffset, peerSegment(peer), dest, nbytes);
@@ -222,7 +222,8 @@ final class AmSender {
             nbytes, 0) == null) {
             return null;
         }
-        src.copyTo(srcAt, claim.buffer(), claim.offset() + AmFrameFlyweight.payloadOffset(nargs), (int) nbytes);
+        src.copyTo(srcAt, claim.buffer(), claim.offset()
+            + AmFrameFlyweight.payloadOffset(AmFrameFlyweight.CATEGORY_MEDIUM, nargs), (int) nbytes);
         completeLocally(lc);
         return claim;
     }
@@ -243,8 +244,8 @@ final class AmSender {
     /** Claims the frame (waiting unless IMMEDIATE) and writes its header. @return {@code claim}, or null */
     private Claim claimFrame(Claim claim, Token token, int peer, int channel, int category, int handler, int nargs,
                              int flags, boolean inline, long nbytes, long dest) {
-        if (claims.claimRoom(claim, peer, channel, AmFrameFlyweight.frameLength(nargs, inline ? (int) nbytes : 0),
-            flags) == null) {
+        final int length = AmFrameFlyweight.frameLength(category, nargs, inline ? (int) nbytes : 0);
+        if (claims.claimRoom(claim, peer, channel, length, flags) == null) {
             return null;
         }
         AmFrameFlyweight.encodeHeader(claim.buffer(), claim.offset(), frameType(category, channel, inline), handler,

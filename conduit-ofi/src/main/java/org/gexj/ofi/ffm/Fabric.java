@@ -37,11 +37,16 @@ public final class Fabric {
      * unless {@code IPATH_NO_BACKTRACE} is set. The JVM uses SIGSEGV itself (safepoint polls, implicit null checks):
      * without libjsig the JVM lost its handler and died at its next use (gexrun's launcher, at exit: "terminated with
      * signal 11"); with libjsig a real crash ended in that handler before the JVM wrote its report. A value the user
-     * set is kept.
+     * set is kept. Should setenv fail (out of memory), the load goes ahead: the JVM's crash reports are at stake, not
+     * the conduit.
      */
-    private static final boolean KEEP_JVM_SIGNALS = Stdlib.setenvUnlessSet("IPATH_NO_BACKTRACE", "1");
-    private static final NativeLibrary LIBRARY = NativeLibrary.load("libfabric.so.1",
-        "install the Debian package libfabric1", null, List.of("libfabric.so.1"));
+    private static final NativeLibrary LIBRARY;
+
+    static {
+        Stdlib.setenvUnlessSet("IPATH_NO_BACKTRACE", "1");
+        LIBRARY = NativeLibrary.load("libfabric.so.1", "install the Debian package libfabric1", null,
+            List.of("libfabric.so.1"));
+    }
 
     /** Why libfabric.so.1 could not be loaded, or null. Nothing else in this package may be used if not null. */
     public static Throwable loadFailure() {

@@ -60,6 +60,26 @@ class AmFrameFlyweightProperties {
             credit.generate(in));
     }
 
+    /** Fills the buffer around a frame: encoding a frame writes nothing past its length. */
+    private static final byte SENTINEL = (byte) 0xA5;
+
+    /**
+     * Only a Long carries a destination: a Short's or Medium's args and payload follow the 16-byte header, so that on
+     * smp a Medium of up to 32 bytes with no args rides in its ring record's first cache line (after the 16-byte record
+     * header), the line its reader polls.
+     */
+    @Test
+    void onlyLongFramesCarryADestination() {
+        assertEquals(16, AmFrameFlyweight.payloadOffset(AmFrameFlyweight.CATEGORY_MEDIUM, 0));
+        assertEquals(16 + 32, AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_MEDIUM, 0, 32));
+        assertEquals(24, AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_MEDIUM, 1, 1) - 1);
+        assertEquals(16, AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_SHORT, 0, 0));
+        assertEquals(32, AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_SHORT, 4, 0));
+        assertEquals(24, AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_LONG, 0, 0));
+        assertEquals(32, AmFrameFlyweight.payloadOffset(AmFrameFlyweight.CATEGORY_LONG, 1));
+        assertEquals(16 + 64 + 8, AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_LONG, 16, 0));
+    }
+
     @Test
     void everyFieldRoundTrips() {
         qt().withExamples(1000).forAll(frames()).checkAssert(f -> {
@@ -67,9 +87,10 @@ class AmFrameFlyweightProperties {
             final boolean carries = f.category() == AmFrameFlyweight.CATEGORY_MEDIUM
                 || (f.category() == AmFrameFlyweight.CATEGORY_LONG && f.inline());
             final byte[] body = f.category() == AmFrameFlyweight.CATEGORY_SHORT ? new byte[0] : f.payload();
-            final int length = AmFrameFlyweight.frameLength(nargs, carries ? body.length : 0);
+            final int length = AmFrameFlyweight.frameLength(f.category(), nargs, carries ? body.length : 0);
             final int at = 8 * f.misalign();
             final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(at + length + 16));
+            buffer.setMemory(0, buffer.capacity(), SENTINEL);
             final int type = f.category() | (f.request() ? AmFrameFlyweight.TYPE_REQUEST : 0)
                 | (f.category() == AmFrameFlyweight.CATEGORY_LONG && f.inline() ? AmFrameFlyweight.TYPE_INLINE : 0)
                 | (f.reassembly() ? AmFrameFlyweight.TYPE_REASSEMBLY : 0);
@@ -79,7 +100,7 @@ class AmFrameFlyweightProperties {
                 AmFrameFlyweight.encodeArg(buffer, at, i, f.args()[i]);
             }
             if (carries) {
-                buffer.putBytes(at + AmFrameFlyweight.payloadOffset(nargs), body);
+                buffer.putBytes(at + AmFrameFlyweight.payloadOffset(f.category(), nargs), body);
             }
 
             final AmFrameFlyweight frame = new AmFrameFlyweight().wrap(buffer, at, length);
@@ -92,7 +113,9 @@ class AmFrameFlyweightProperties {
             assertEquals(nargs, frame.nargs());
             assertEquals(f.source(), frame.source());
             assertEquals(body.length, frame.payloadLength());
-            assertEquals(f.dest(), frame.dest());
+            if (f.category() == AmFrameFlyweight.CATEGORY_LONG) {
+                assertEquals(f.dest(), frame.dest());
+            }
             assertEquals(f.credit(), frame.credit());
             assertEquals(f.reassembly(), frame.isReassembly());
             for (int i = 0; i < nargs; i++) {
@@ -104,6 +127,9 @@ class AmFrameFlyweightProperties {
                 assertArrayEquals(body, back);
                 assertEquals(0, frame.payloadIndex() % 8, "payload is 8-byte aligned");
             }
+            for (int i = at + length; i < buffer.capacity(); i++) {
+                assertEquals(SENTINEL, buffer.getByte(i), "byte " + (i - at) + " after a frame of " + length);
+            }
         });
     }
 
@@ -113,7 +139,8 @@ class AmFrameFlyweightProperties {
     @Test
     void misplacedReassemblyFlagsAreRejected() {
         qt().withExamples(300).forAll(frames()).checkAssert(f -> {
-            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[AmFrameFlyweight.frameLength(0, 0)]);
+            final UnsafeBuffer buffer =
+                new UnsafeBuffer(new byte[AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_LONG, 0, 0)]);
             final int type = f.category() | AmFrameFlyweight.TYPE_REASSEMBLY
                 | (f.category() == AmFrameFlyweight.CATEGORY_LONG && f.inline() ? AmFrameFlyweight.TYPE_INLINE : 0);
             AmFrameFlyweight.encodeHeader(buffer, 0, type, f.handler(), 0, f.source(), 0, 0);
@@ -128,7 +155,7 @@ class AmFrameFlyweightProperties {
         qt().withExamples(1000)
             .forAll(integers().between(0, 16), integers().between(1, 64), integers().between(1, 200))
             .checkAssert((nargs, payloadLength, cut) -> {
-                final int length = AmFrameFlyweight.frameLength(nargs, payloadLength);
+                final int length = AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_MEDIUM, nargs, payloadLength);
                 final UnsafeBuffer buffer = new UnsafeBuffer(new byte[length]);
                 AmFrameFlyweight.encodeHeader(buffer, 0, AmFrameFlyweight.CATEGORY_MEDIUM, 200, nargs, 0,
                     payloadLength, 0);
@@ -159,7 +186,8 @@ class AmFrameFlyweightProperties {
                 final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
                 AmFrameFlyweight.encodeHeader(buffer, 0, AmFrameFlyweight.CATEGORY_LONG | AmFrameFlyweight.TYPE_REQUEST,
                     200, 0, 0, length, 4096);
-                final AmFrameFlyweight frame = new AmFrameFlyweight().wrap(buffer, 0, AmFrameFlyweight.HEADER_LENGTH);
+                final AmFrameFlyweight frame = new AmFrameFlyweight().wrap(buffer, 0,
+                    AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_LONG, 0, 0));
                 assertNull(frame.validate(), "a Long of " + length + " bytes");
                 assertEquals(length, frame.payloadLength());
             });
