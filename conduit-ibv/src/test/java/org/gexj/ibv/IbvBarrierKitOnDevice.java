@@ -22,6 +22,12 @@ class IbvBarrierKitOnDevice extends BarrierKit {
         return Duration.ofMinutes(10);
     }
 
+    /** As on the other network conduits: each step of the dissemination barrier is a message. */
+    @Override
+    protected int phases() {
+        return 300;
+    }
+
     @Override
     protected Launch launch() {
         return "gexrun".equals(System.getenv("GEX_KIT_LAUNCH")) ? Launch.GEXRUN : Launch.THREADS;

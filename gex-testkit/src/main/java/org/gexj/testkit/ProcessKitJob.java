@@ -119,6 +119,11 @@ final class ProcessKitJob {
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
             if (placement.launcher() == ConduitKit.Launch.MPIRUN) {
                 builder.environment().putAll(MPIRUN_ENVIRONMENT);
+            } else {
+                // gexrun gives the ranks its own GEX_JVM_OPTS; later options win, so the caller's come last
+                final String outer = System.getenv("GEX_JVM_OPTS");
+                builder.environment().put("GEX_JVM_OPTS", String.join(" ", kitJvmOptions())
+                    + (outer == null || outer.isBlank() ? "" : " " + outer));
             }
             launcher = builder.start();
             final Process p = launcher;
@@ -164,8 +169,9 @@ final class ProcessKitJob {
 
     /** {@code java GexRun -n N OPTIONS -E K=V... -- PROGRAM}: gexrun as {@code bin/gexrun} runs it. */
     private static List<String> gexrun(int ranks, List<String> options, Map<String, String> env, List<String> program) {
-        final List<String> command = new ArrayList<>(List.of(java(), "--enable-native-access=ALL-UNNAMED", "-cp",
-            classPath(), "org.gexj.launch.GexRun", "-n", Integer.toString(ranks)));
+        final List<String> command = new ArrayList<>(List.of(java(), "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(kitJvmOptions());
+        command.addAll(List.of("-cp", classPath(), "org.gexj.launch.GexRun", "-n", Integer.toString(ranks)));
         command.addAll(options);
         env.forEach((k, v) -> {
             command.add("-E");
@@ -196,6 +202,7 @@ final class ProcessKitJob {
         });
         command.add(java());
         command.addAll(rankJvmOptions());
+        command.addAll(kitJvmOptions());
         command.add("-cp");
         command.add(classPath());
         command.addAll(program);
@@ -218,6 +225,25 @@ final class ProcessKitJob {
             throw new UncheckedIOException(e);
         }
     }
+
+    /**
+     * JVM options of the launcher and the ranks of a kit job, after the ranks' own: {@value #KIT_JVM_OPTIONS} by
+     * default, or the words of {@code GEX_KIT_JVM_OPTS} (empty: none, to run kit jobs with C2 as jobs run).
+     *
+     * <p>Why C1 and the serial collector: a kit job's JVMs live a few seconds, most of it start-up, and on a 2-core
+     * machine two or four ranks and a launcher compete for the cores. C2's compilations of start-up code (class
+     * loading, FFM linkage, libfabric's set-up) and the parallel collector's threads cost more CPU than they give
+     * back: with these options the ofi AM kit under gexrun took 51 s instead of 69 s (2.8 s a job, not 3.8). The
+     * kits' jobs of threads run in the test JVM with its defaults (C2), and so does every test that measures
+     * allocation.
+     */
+    static List<String> kitJvmOptions() {
+        final String chosen = System.getenv("GEX_KIT_JVM_OPTS");
+        final String words = chosen == null ? KIT_JVM_OPTIONS : chosen.strip();
+        return words.isEmpty() ? List.of() : List.of(words.split("\\s+"));
+    }
+
+    private static final String KIT_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
 
     private static String java() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
