@@ -26,9 +26,9 @@ import java.util.function.Function;
  * resources.
  *
  * <p>Handler exceptions: a handler runs inside whatever call polls (poll, barrier, a send blocked on a full path, an
- * event's or RMA call's wait), and an exception it throws propagates from that call. {@link #barrier()} completes its
- * phase first; a blocked send has then sent nothing; an RMA call's operation stays in flight and completes in later
- * polls.
+ * event's or RMA call's wait, a send to this rank), and an exception it throws propagates from that call.
+ * {@link #barrier()} completes its phase first; a blocked send has then sent nothing; an RMA call's operation stays in
+ * flight and completes in later polls.
  */
 public final class Client implements AutoCloseable {
     /** Segment sizes are multiples of this ({@code GASNET_PAGESIZE}): the operating system's page size. */
@@ -401,6 +401,14 @@ public final class Client implements AutoCloseable {
         if (!inRestrictedContext()) {
             pollChannels(Conduit.ALL_CHANNELS);
         }
+    }
+
+    boolean tryHoldDelivery() {
+        return !closed && pollLock.tryLock();
+    }
+
+    void releaseDelivery() {
+        pollLock.unlock();
     }
 
     String enterHandler(String what) {

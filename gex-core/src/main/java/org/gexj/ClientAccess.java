@@ -103,6 +103,16 @@ final class ClientAccess extends CoreAccess {
     }
 
     @Override
+    public boolean tryHoldDelivery(Client client) {
+        return client.tryHoldDelivery();
+    }
+
+    @Override
+    public void releaseDelivery(Client client) {
+        client.releaseDelivery();
+    }
+
+    @Override
     public void resetBackoff(Client client) {
         client.idle.get().reset();
     }

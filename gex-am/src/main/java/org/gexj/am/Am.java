@@ -100,7 +100,10 @@ public final class Am extends AmRequestSends {
         this.sender = new AmSender(client, conduit, claims, longEngine, handlers, maxMedium, maxLong);
         this.npam = new AmNpam(sender);
         registerSystem(CREDIT_RETURN, AmHandler.shortReply(0, (token, args) -> { }).named("credit-return"));
-        CORE.setListener(client, new AmDispatcher(this, client, longEngine));
+        final AmDispatcher dispatcher = new AmDispatcher(this, client, longEngine);
+        CORE.setListener(client, dispatcher);
+        claims.loopBackTo(dispatcher, AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_MEDIUM, MAX_ARGS,
+            (int) maxMedium));
         CORE.addStats(client, stats::snapshot);
     }
 

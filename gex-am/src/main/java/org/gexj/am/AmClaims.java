@@ -1,11 +1,16 @@
 package org.gexj.am;
 
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.gexj.Client;
 import org.gexj.Flags;
 import org.gexj.GexTimeoutException;
 import org.gexj.internal.CoreAccess;
 import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
+import org.gexj.spi.ConduitListener;
+
+import java.nio.ByteBuffer;
 
 /**
  * Claims room for a frame on the conduit and commits it: at once if there is room, else (unless
@@ -41,6 +46,16 @@ final class AmClaims {
     private final ThreadLocal<Claim> sendClaims = ThreadLocal.withInitial(() -> new Claim(Thread.currentThread()));
     private Claim lastClaim = new Claim(null);
 
+    /** Marks a claim of {@link #loopback} memory: no conduit handle is negative. */
+    private static final long LOOPBACK = -1;
+    /**
+     * Frames to this rank are written here, one buffer per channel, and handed to {@link #deliverer} at commit by the
+     * thread that holds the client's delivery lock (a reply to a looped-back request nests inside its handler, in the
+     * other channel's buffer). Null until the AM layer's dispatcher exists.
+     */
+    private AtomicBuffer[] loopback;
+    private ConduitListener deliverer;
+
     AmClaims(Client client, Conduit conduit, AmStats stats, long backPressureTimeoutNs) {
         this.client = client;
         this.conduit = conduit;
@@ -63,6 +78,35 @@ final class AmClaims {
         final Claim mine = sendClaims.get();
         lastClaim = mine;
         return mine;
+    }
+
+    /**
+     * From now on, frames of up to {@code maxLength} bytes to this rank go straight to {@code dispatcher} when they
+     * can ({@link #claimLoopback}).
+     */
+    void loopBackTo(ConduitListener dispatcher, int maxLength) {
+        final AtomicBuffer[] buffers = new AtomicBuffer[2];
+        for (int channel = 0; channel < 2; channel++) {
+            buffers[channel] = new UnsafeBuffer(ByteBuffer.allocateDirect(maxLength));
+        }
+        loopback = buffers;
+        deliverer = dispatcher;
+    }
+
+    /**
+     * Claims this rank's loopback buffer for a frame to itself, delivered at commit: its handler runs inside the send,
+     * as GASNet-EX runs loopback AMs, instead of crossing the conduit (a ring, a socket, a NIC) to be polled later.
+     * Taken when the frame fits and this thread can take the client's delivery lock, so handlers still run one at a
+     * time; otherwise the frame goes through the conduit. It may overtake frames to itself already there: AMs are
+     * unordered. @return whether it did
+     */
+    boolean claimLoopback(Claim claim, int channel, int length) {
+        final AtomicBuffer[] buffers = loopback;
+        if (buffers == null || length > buffers[channel].capacity() || !CORE.tryHoldDelivery(client)) {
+            return false;
+        }
+        claim.set(buffers[channel], 0, length, rank, channel, LOOPBACK);
+        return true;
     }
 
     /** @return {@code claim}, filled, or null if IMMEDIATE and the path was full */
@@ -108,6 +152,14 @@ final class AmClaims {
     /** Sends a filled frame, counted by what its header says. */
     void commit(Claim c) {
         stats.sent(c.buffer(), c.offset());
+        if (c.handle() == LOOPBACK) {
+            try {
+                deliverer.onFrame(c.channel(), c.buffer(), 0, c.length());
+            } finally {
+                CORE.releaseDelivery(client);
+            }
+            return;
+        }
         try {
             conduit.commit(c);
         } catch (IllegalStateException e) {
@@ -117,6 +169,10 @@ final class AmClaims {
 
     /** Gives up a claimed frame unsent. */
     void abort(Claim c) {
+        if (c.handle() == LOOPBACK) {
+            CORE.releaseDelivery(client);
+            return;
+        }
         conduit.abort(c);
     }
 }

@@ -20,6 +20,9 @@ import java.util.Objects;
  * ({@link AmClaims}), writes header, payload and args into it and commits it. A Long payload that travels apart
  * from its frame is handed to the {@link AmLongEngine}. Every public send of {@link Am} and {@link Token} ends here.
  *
+ * <p>A frame to this rank is delivered inside the send when it can be ({@link AmClaims#claimLoopback}): its handler
+ * runs before the send returns, and an exception it throws comes out of the send.
+ *
  * <p>Thread contract: any thread may send at the same time; each writes only the claim it was given. The handler
  * table is read without a lock, as registration happens before peers send. The data path allocates nothing; its
  * methods are small and final so that the JIT inlines them.
@@ -197,13 +200,18 @@ final class AmSender {
         if (claimFrame(claim, token, peer, channel, category, handler, nargs, flags, inline, nbytes, dest) == null) {
             return null;
         }
-        if (nbytes > 0) {
-            if (inline) {
-                final int payloadAt = claim.offset() + AmFrameFlyweight.payloadOffset(category, nargs);
-                Memory.copy(src, srcOffset, claim.buffer(), payloadAt, nbytes);
-            } else {
-                PayloadCopy.copy(src, srcOffset, peerSegment(peer), dest, nbytes);
+        try {
+            if (nbytes > 0) {
+                if (inline) {
+                    final int payloadAt = claim.offset() + AmFrameFlyweight.payloadOffset(category, nargs);
+                    Memory.copy(src, srcOffset, claim.buffer(), payloadAt, nbytes);
+                } else {
+                    PayloadCopy.copy(src, srcOffset, peerSegment(peer), dest, nbytes);
+                }
             }
+        } catch (RuntimeException | Error e) {
+            claims.abort(claim); // e.g. a source whose arena another thread closed: the claim must not stay held
+            throw e;
         }
         completeLocally(lc);
         return claim;
@@ -222,8 +230,13 @@ final class AmSender {
             nbytes, 0) == null) {
             return null;
         }
-        src.copyTo(srcAt, claim.buffer(), claim.offset()
-            + AmFrameFlyweight.payloadOffset(AmFrameFlyweight.CATEGORY_MEDIUM, nargs), (int) nbytes);
+        try {
+            src.copyTo(srcAt, claim.buffer(), claim.offset()
+                + AmFrameFlyweight.payloadOffset(AmFrameFlyweight.CATEGORY_MEDIUM, nargs), (int) nbytes);
+        } catch (RuntimeException | Error e) {
+            claims.abort(claim);
+            throw e;
+        }
         completeLocally(lc);
         return claim;
     }
@@ -245,7 +258,8 @@ final class AmSender {
     private Claim claimFrame(Claim claim, Token token, int peer, int channel, int category, int handler, int nargs,
                              int flags, boolean inline, long nbytes, long dest) {
         final int length = AmFrameFlyweight.frameLength(category, nargs, inline ? (int) nbytes : 0);
-        if (claims.claimRoom(claim, peer, channel, length, flags) == null) {
+        if (!(peer == rank && claims.claimLoopback(claim, channel, length))
+            && claims.claimRoom(claim, peer, channel, length, flags) == null) {
             return null;
         }
         AmFrameFlyweight.encodeHeader(claim.buffer(), claim.offset(), frameType(category, channel, inline), handler,

@@ -121,6 +121,15 @@ public abstract class CoreAccess {
      */
     public abstract void pollBeforeRequest(Client client);
 
+    /**
+     * Takes the client's delivery lock (handlers run only on its holder; the holder's thread may take it again) if no
+     * other thread holds it, for a frame delivered at once to this rank. @return whether it was taken
+     */
+    public abstract boolean tryHoldDelivery(Client client);
+
+    /** Gives back what {@link #tryHoldDelivery} took. */
+    public abstract void releaseDelivery(Client client);
+
     /** Resets this thread's back-off before a new wait. */
     public abstract void resetBackoff(Client client);
 

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -25,6 +26,72 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * contexts, indices, bad arguments and failures.
  */
 public abstract class AmConformanceKit extends AmFlowKit {
+    /**
+     * A request to this rank runs its handler inside the request call, and the handler's reply to this rank its reply
+     * handler, as GASNet-EX runs loopback AMs (here no other thread of the rank polls, which would make the frame go
+     * through the conduit instead): what Short and Medium handlers record is there when the call returns, with no
+     * poll. Medium payloads arrive intact, a Long's is in place before its handler runs (inside the call too, unless
+     * its payload travels apart from its frame), and a handler that throws ends the request call with its exception,
+     * after which loopback works on. The job's other rank does the same meanwhile.
+     */
+    @Test
+    void requestsToThisRankRunTheirHandlersInsideTheCall() {
+        job(2, client -> {
+            final Am am = Am.of(client);
+            final MemorySegment segment = client.attachSegment(SEGMENT).memory();
+            final int size = (int) Math.min(am.maxRequestMedium(-1, 1), am.maxReplyMedium(-1, 1));
+            final long[] got = new long[3];
+            final List<String> errors = new CopyOnWriteArrayList<>();
+            final int pong = am.register(AmHandler.shortReply(1, (t, a) -> got[0] = a.get(0)));
+            final int ping = am.register(AmHandler.shortRequest(1, (t, a) -> t.replyShort(pong, a.get(0) + 1)));
+            final int mediumPong = am.register(AmHandler.mediumReply(1, (t, p, a) -> {
+                for (int i = 0; i < p.length(); i++) {
+                    if (p.getByte(i) != Patterns.at(a.get(0), i)) {
+                        errors.add("looped-back Medium reply of " + p.length() + " bytes differs at byte " + i);
+                        break;
+                    }
+                }
+                got[1] = p.length();
+            }));
+            final int mediumPing = am.register(AmHandler.mediumRequest(1,
+                (t, p, a) -> t.replyMedium(mediumPong, p, 0, p.length(), Lc.NOW, a.get(0))));
+            final int longPing = am.register(AmHandler.longRequest(1, (t, p, a) -> {
+                final long mismatch = Patterns.firstMismatch(segment, p.segmentOffset(), p.length(), a.get(0));
+                if (mismatch >= 0) {
+                    errors.add("looped-back Long of " + p.length() + " bytes not in place at byte " + mismatch);
+                }
+                got[2] = p.length();
+            }));
+            final int thrower = am.register(AmHandler.shortRequest(0, (t, a) -> {
+                throw new UnsupportedOperationException("thrown by a looped-back handler");
+            }));
+            client.barrier();
+            final int me = client.rank();
+            for (int i = 0; i < 3; i++) {
+                assertEquals(Am.OK, am.requestShort(me, ping, 41 + i));
+                assertEquals(42 + i, got[0], "the reply handler ran inside requestShort to this rank");
+                final int seed = 7 * i + me;
+                final int n = i == 0 ? 1 : size / i;
+                final MemorySegment src = Arena.ofAuto().allocate(n);
+                Patterns.fill(src, 0, n, seed);
+                assertEquals(Am.OK, am.requestMedium(me, mediumPing, src, 0, n, Lc.NOW, seed));
+                assertEquals(n, got[1], "the Medium reply handler ran inside requestMedium to this rank");
+                assertEquals(Am.OK, am.requestLong(me, longPing, src, 0, n, SEGMENT / 2, Lc.NOW, seed));
+                // a Long whose payload travels apart from its frame (put-sync-send, reassembly) crosses the conduit
+                final long end = System.nanoTime() + 30_000_000_000L;
+                while (got[2] != n && System.nanoTime() < end) {
+                    client.poll();
+                }
+                assertEquals(n, got[2], "the Long to this rank arrived");
+                final UnsupportedOperationException e = assertThrows(
+                    UnsupportedOperationException.class, () -> am.requestShort(me, thrower));
+                assertEquals("thrown by a looped-back handler", e.getMessage());
+            }
+            assertEquals(List.of(), errors);
+            client.barrier();
+        });
+    }
+
     @Test
     void shortRequestsAndRepliesCarryEveryArity() {
         exactJob(2, client -> {
