@@ -14,7 +14,6 @@ import org.gexj.spi.SegmentRules;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
@@ -53,7 +52,9 @@ public final class Client implements AutoCloseable {
     final JobHealth health;
     private final Config config;
     private final long maxSegmentSize;
-    private final ReentrantLock pollLock = new ReentrantLock();
+    /** Held by the thread running handlers: in a poll, or delivering an AM to this rank. */
+    private final DeliveryLock pollLock = new DeliveryLock();
+    private final HandlerContext context = new HandlerContext();
     /** Each thread's NBI events, one per category: GASNet's NBI completion is per thread. */
     private final ThreadNbiEvents nbi = new ThreadNbiEvents(this);
     final EventPool events = new EventPool(this);
@@ -74,26 +75,7 @@ public final class Client implements AutoCloseable {
     volatile boolean routesRma;
     private volatile Segment segment;
     private volatile boolean closed;
-    /*
-     * Handler context: handlers run only on the thread holding pollLock, and only that thread writes these two, so a
-     * racy read by another thread never sees its own Thread here.
-     */
-    private Thread handlerThread;
-    private String handlerWhat;
-    /*
-     * Per-thread state that most threads never have: NPAM prepare..commit and NBI access regions. The counters of
-     * threads holding some let the data path skip the thread-local lookup.
-     */
-    private final AtomicInteger npamThreads = new AtomicInteger();
-    /*
-     * Added to npamThreads once the client is closed: the one read the send path makes anyway (is any thread in
-     * NPAM?) then also catches a closed client, so that check costs the data path nothing. The read is plain: a thread
-     * sees its own NPAM counts in program order, and closing the client while another thread still sends is a race the
-     * caller must not start. A volatile read there kept every check of an smp put in the caller's loop (4-5 ns a put);
-     * a plain one lets C2 hoist them out (0.3-1 ns for 1-32 bytes).
-     */
-    private static final int CLOSED_MARK = 1 << 30;
-    private final ThreadLocal<String[]> npam = ThreadLocal.withInitial(() -> new String[1]);
+    /* Threads in an NBI access region: most have none, so the count lets the data path skip the thread-local. */
     private final AtomicInteger regionThreads = new AtomicInteger();
     private final ThreadLocal<Event[]> region = ThreadLocal.withInitial(() -> new Event[1]);
 
@@ -412,29 +394,19 @@ public final class Client implements AutoCloseable {
     }
 
     String enterHandler(String what) {
-        final String previous = handlerThread == Thread.currentThread() ? handlerWhat : null;
-        handlerThread = Thread.currentThread();
-        handlerWhat = what;
-        return previous;
+        return context.enterHandler(what);
     }
 
     void exitHandler(String previous) {
-        handlerWhat = previous;
-        if (previous == null) {
-            handlerThread = null;
-        }
+        context.exitHandler(previous);
     }
 
     void setNpam(String what) {
-        final String[] mine = npam.get();
-        if ((mine[0] == null) != (what == null)) {
-            npamThreads.addAndGet(what == null ? -1 : 1);
-        }
-        mine[0] = what;
+        context.setNpam(what);
     }
 
     String npamContext() {
-        return npamThreads.get() == 0 ? null : npam.get()[0];
+        return context.npamContext();
     }
 
     /**
@@ -443,15 +415,10 @@ public final class Client implements AutoCloseable {
      * @throws IllegalStateException if the client is closed
      */
     void checkOpenAndNotRestricted(String operation) {
-        if (handlerThread == Thread.currentThread()) {
-            throw new HandlerContextException(operation + " is not allowed inside " + handlerWhat);
-        }
-        if (npamThreads.getPlain() != 0) {
+        context.checkNotInHandler(operation);
+        if (context.npamOrClosed()) {
             checkOpen();
-            final String n = npam.get()[0];
-            if (n != null) {
-                throw new HandlerContextException(operation + " is not allowed inside " + n);
-            }
+            context.checkNotInNpam(operation);
         }
     }
 
@@ -461,23 +428,17 @@ public final class Client implements AutoCloseable {
             return false;
         }
         closed = true;
-        npamThreads.addAndGet(CLOSED_MARK);
+        context.markClosed();
         return true;
     }
 
     private boolean inRestrictedContext() {
-        return handlerThread == Thread.currentThread() || npamContext() != null;
+        return context.restricted();
     }
 
     /** @throws HandlerContextException if the calling thread is in a handler or NPAM context */
     void checkNotRestricted(String operation) {
-        if (handlerThread == Thread.currentThread()) {
-            throw new HandlerContextException(operation + " is not allowed inside " + handlerWhat);
-        }
-        final String n = npamContext();
-        if (n != null) {
-            throw new HandlerContextException(operation + " is not allowed inside " + n);
-        }
+        context.checkNotRestricted(operation);
     }
 
     @SuppressWarnings("unchecked")

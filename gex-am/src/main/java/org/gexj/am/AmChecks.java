@@ -3,6 +3,7 @@ package org.gexj.am;
 import org.gexj.Client;
 import org.gexj.HandlerContextException;
 import org.gexj.Lc;
+import org.gexj.am.wire.AmFrameFlyweight;
 import org.gexj.internal.CoreAccess;
 import org.gexj.spi.Conduit;
 
@@ -116,6 +117,9 @@ final class AmChecks {
         final AmHandler h = handlers[index];
         if (h == null) {
             throw new IllegalArgumentException("handler index " + index + " is not registered");
+        }
+        if (h.accepts(AmFrameFlyweight.signature(category, request, nargs))) {
+            return; // the send path's case: one compare; the checks below name what disagrees
         }
         if (h.category().ordinal() != category) {
             throw new IllegalArgumentException("handler " + index + " is " + h + "; cannot send it as "

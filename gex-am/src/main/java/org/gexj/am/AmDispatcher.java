@@ -89,11 +89,10 @@ final class AmDispatcher implements ConduitListener {
         }
         final int index = frame.handler();
         final AmHandler handler = am.handler(index);
-        final int category = frame.category();
-        if (handler == null || handler.category().ordinal() != category || handler.nargs() != frame.nargs()
-            || (request ? !handler.direction().allowsRequest() : !handler.direction().allowsReply())) {
+        if (handler == null || !handler.accepts(frame.signature())) {
             drop(channel, "handler " + index + " is " + (handler == null ? "not registered" : handler.toString())
-                + "; frame is category " + category + " with " + frame.nargs() + " args");
+                + "; frame is a category " + frame.category() + " " + (request ? "request" : "reply") + " with "
+                + frame.nargs() + " args");
             return null;
         }
         final int source = frame.source();

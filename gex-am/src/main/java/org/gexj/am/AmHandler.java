@@ -14,6 +14,9 @@ public final class AmHandler {
     private final ShortHandler shortBody;
     private final PayloadHandler payloadBody;
     private final String name;
+    /** The {@link AmFrameFlyweight#signature} of the requests and the replies it takes; -1 for none. */
+    private final int requestSignature;
+    private final int replySignature;
 
     private AmHandler(Category category, Direction direction, int nargs, ShortHandler shortBody,
                       PayloadHandler payloadBody, String name) {
@@ -33,6 +36,10 @@ public final class AmHandler {
         this.shortBody = shortBody;
         this.payloadBody = payloadBody;
         this.name = name;
+        this.requestSignature = direction.allowsRequest()
+            ? AmFrameFlyweight.signature(category.ordinal(), true, nargs) : -1;
+        this.replySignature = direction.allowsReply()
+            ? AmFrameFlyweight.signature(category.ordinal(), false, nargs) : -1;
     }
 
     public static AmHandler ofShort(Direction direction, int nargs, ShortHandler body) {
@@ -90,6 +97,11 @@ public final class AmHandler {
 
     public String name() {
         return name;
+    }
+
+    /** @return whether a frame of this {@link AmFrameFlyweight#signature()} agrees with this registration */
+    boolean accepts(int frameSignature) {
+        return frameSignature == requestSignature || frameSignature == replySignature;
     }
 
     ShortHandler shortBody() {

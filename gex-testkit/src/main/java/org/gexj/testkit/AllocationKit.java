@@ -25,10 +25,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The data path allocates nothing, run against every conduit (part 2 of 2: the paths and the tests; part 1,
  * {@link AllocationMeasureKit}, measures): after warm-up, AM round trips of every category and form (a Medium reply
  * from the delivered payload too; 4 KiB Longs as they travel by default, packed on a conduit that does not cross-map
- * segments, and 64 KiB Longs by the conduit's own protocol for them) and RMA calls of every completion style allocate
- * no bytes per operation on either the initiator's or the target's thread, and neither do all those paths taken in
- * turn. Where the conduit's capabilities offer them, further runs ({@link Run}) measure Longs reassembled at the
- * target (put-with-immediate plus envelope), Longs by put-sync-send, and RMA over active messages.
+ * segments, and 64 KiB Longs by the conduit's own protocol for them; Short, Medium and Long to rank 0 itself) and RMA
+ * calls of every completion style allocate no bytes per operation on either the initiator's or the target's thread,
+ * and neither do all those paths taken in turn. Where the conduit's capabilities offer them, further runs
+ * ({@link Run}) measure Longs reassembled at the target (put-with-immediate plus envelope), Longs by put-sync-send,
+ * and RMA over active messages.
  *
  * <p>A conduit module subclasses the kit and says how to select its conduit ({@link #environment()}); it may change
  * the operation counts ({@link #measured()}, {@link #pathWarmup()}) and measure every path again under settings of
@@ -184,6 +185,20 @@ public abstract class AllocationKit extends AllocationMeasureKit {
         }));
         paths.add(new Path("Long 64 KiB (" + am.longProtocol(LARGE_LONG) + "), 1 arg, Lc.NOW", i -> {
             am.requestLong(1, pingLong, src, 0, LARGE_LONG, 0, Lc.NOW, i);
+            awaitReply(client, replies);
+        }));
+        // to this rank: the handlers, and the reply handlers, run inside the request call (AmClaims' loopback)
+        final int self = client.rank();
+        paths.add(new Path("Short to this rank, 1 arg", i -> {
+            am.requestShort(self, pingShort, i);
+            awaitReply(client, replies);
+        }));
+        paths.add(new Path("Medium 256 B to this rank, 1 arg, Lc.NOW", i -> {
+            am.requestMedium(self, pingMedium, src, 0, 256, Lc.NOW, i);
+            awaitReply(client, replies);
+        }));
+        paths.add(new Path(longs + " to this rank, 1 arg, Lc.NOW", i -> {
+            am.requestLong(self, pingLong, src, 0, LONG, 0, Lc.NOW, i);
             awaitReply(client, replies);
         }));
         paths.add(new Path("Short, IMMEDIATE, int[" + ARGS + "]", i -> {

@@ -117,6 +117,20 @@ public final class AmFrameFlyweight {
         b.putInt(at + ARGS_OFFSET + 4 * index, value);
     }
 
+    /**
+     * What a handler's registration must match: category, request or reply, and nargs, in one int (a frame's is
+     * {@link #signature()}), so that a receiver checks a frame against its handler with one compare.
+     */
+    public static int signature(int category, boolean request, int nargs) {
+        return category | (request ? TYPE_REQUEST : 0) | nargs << 8;
+    }
+
+    /** This frame's {@link #signature(int, boolean, int)}. */
+    public int signature() {
+        return (buffer.getByte(offset + TYPE_OFFSET) & (TYPE_CATEGORY_MASK | TYPE_REQUEST))
+            | (buffer.getByte(offset + NARGS_OFFSET) & 0xFF) << 8;
+    }
+
     public AmFrameFlyweight wrap(DirectBuffer buffer, int offset, int length) {
         this.buffer = buffer;
         this.offset = offset;
