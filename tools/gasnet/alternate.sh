@@ -28,6 +28,9 @@
 #                    host's cores). GASNet's ibv-conduit must carry tools/gasnet/ibv-roce.patch (build.sh with
 #                    GASNET_IBV_ROCE=1): GASNet's own does not run on RoCE
 #   tools/gasnet/alternate.sh -r 3 testam 10000 65536
+#   for s in A B C D E F G H I J K; do tools/gasnet/alternate.sh -r 3 -t smp-am testam 10000 65536 $s; done
+#                    (one section a run: a mode change spoils a few seconds, not a whole sitting; compare.py pools
+#                    the sections of one tag)
 #   tools/gasnet/alternate.sh -c udp -r 8 testam 10000 65000
 #   tools/gasnet/alternate.sh -c ofi -r 3 testqueue -l -i 1000 256 65536
 #   tools/gasnet/alternate.sh -c udp -r 4 -v dg:GEX_UDP_CHECKSUM=datagram testam 10000 65000

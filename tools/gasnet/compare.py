@@ -3,8 +3,9 @@
 
     python3 tools/gasnet/compare.py [--split US] [--copy-split US] [--include-busy] [--all] [--plot [DIR]] DIR_OR_FILE...
 
-Runs are grouped by conduit, program and arguments. Every testam row (section, size, test; each section's largest
-size is compared as its 'max' row, since GASNet's largest AMMedium is not GEX/J's) and every testqueue cell (table,
+Runs are grouped by conduit, program and tag: testam runs of one tag may each run one section (their rows pool).
+Every testam row (section, size, test; each section's largest size is compared as its 'max' row, since GASNet's
+largest AMMedium is not GEX/J's) and every testqueue cell (table,
 size, depth) gets the median of its values over the runs of each side; ratio = GEX/J median / GASNet median, at or
 below 1.0 means GEX/J is as fast or faster. For each group it prints the rows at or below 1.0 out of all rows in
 common, the median ratio, and every row above 1.0 (--all: every row) with both medians; GEX/J variants (alternate.sh -v NAME:...,
@@ -217,6 +218,17 @@ def compare(gasnet_runs, gexj_runs, out, every_row=False):
                        f"  {ratios[k]:6.2f}")
 
 
+def section_runs(program, args):
+    """(common arguments, sections) when testam runs of one tag differ only in their last argument, a section letter
+    (alternate.sh run once per section, so that a mode change spoils one section's run, not a whole sitting)."""
+    if program != "testam" or len(args) < 2:
+        return None
+    split = [a.rsplit(" ", 1) for a in args]
+    if any(len(t) != 2 or not re.fullmatch(r"[A-Z]+", t[1]) for t in split) or len({t[0] for t in split}) != 1:
+        return None
+    return split[0][0], sorted(t[1] for t in split)
+
+
 def plot(runs, target):
     gexplot = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bin", "gexplot")
     if not os.access(gexplot, os.X_OK):
@@ -272,7 +284,10 @@ def main(argv=None):
     for (conduit, program, tag), members in sorted(groups.items()):
         out.append(f"== conduit {conduit}, {program} ({tag})")
         args = {r["args"] for r in members}
-        if len(args) > 1:
+        sections = section_runs(program, args)
+        if sections:
+            out.append(f"   arguments: {sections[0]}, sections run apart: {' '.join(sections[1])}")
+        elif len(args) > 1:
             out.append(f"   warning: runs with different arguments: {sorted(args)}")
         elif args and "" not in args:
             out.append(f"   arguments: {args.pop()}")
