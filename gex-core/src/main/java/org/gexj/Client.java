@@ -54,7 +54,15 @@ public final class Client implements AutoCloseable {
     private final long maxSegmentSize;
     /** Held by the thread running handlers: in a poll, or delivering an AM to this rank. */
     private final DeliveryLock pollLock = new DeliveryLock();
-    private final HandlerContext context = new HandlerContext();
+    /*
+     * The thread running a handler and what it runs. Only the thread holding the delivery lock writes them, so a racy
+     * read by another thread never sees its own Thread here. Kept here, not with the NPAM context, to save every send's
+     * check a dependent load.
+     */
+    private Thread handlerThread;
+    private String handlerWhat;
+    /** Which threads are in an NPAM pair; read by the AM layer through {@link ClientAccess}. */
+    final NpamContext npam = new NpamContext();
     /** Each thread's NBI events, one per category: GASNet's NBI completion is per thread. */
     private final ThreadNbiEvents nbi = new ThreadNbiEvents(this);
     final EventPool events = new EventPool(this);
@@ -393,20 +401,19 @@ public final class Client implements AutoCloseable {
         pollLock.unlock();
     }
 
+    /** Enters a handler on this thread; @return the context it nests in, for {@link #exitHandler} */
     String enterHandler(String what) {
-        return context.enterHandler(what);
+        final String previous = handlerThread == Thread.currentThread() ? handlerWhat : null;
+        handlerThread = Thread.currentThread();
+        handlerWhat = what;
+        return previous;
     }
 
     void exitHandler(String previous) {
-        context.exitHandler(previous);
-    }
-
-    void setNpam(String what) {
-        context.setNpam(what);
-    }
-
-    String npamContext() {
-        return context.npamContext();
+        handlerWhat = previous;
+        if (previous == null) {
+            handlerThread = null;
+        }
     }
 
     /**
@@ -415,10 +422,10 @@ public final class Client implements AutoCloseable {
      * @throws IllegalStateException if the client is closed
      */
     void checkOpenAndNotRestricted(String operation) {
-        context.checkNotInHandler(operation);
-        if (context.npamOrClosed()) {
+        checkNotInHandler(operation);
+        if (npam.inUseOrClosed()) {
             checkOpen();
-            context.checkNotInNpam(operation);
+            npam.check(operation);
         }
     }
 
@@ -428,17 +435,24 @@ public final class Client implements AutoCloseable {
             return false;
         }
         closed = true;
-        context.markClosed();
+        npam.markClosed();
         return true;
     }
 
     private boolean inRestrictedContext() {
-        return context.restricted();
+        return handlerThread == Thread.currentThread() || npam.current() != null;
+    }
+
+    private void checkNotInHandler(String operation) {
+        if (handlerThread == Thread.currentThread()) {
+            throw new HandlerContextException(operation + " is not allowed inside " + handlerWhat);
+        }
     }
 
     /** @throws HandlerContextException if the calling thread is in a handler or NPAM context */
     void checkNotRestricted(String operation) {
-        context.checkNotRestricted(operation);
+        checkNotInHandler(operation);
+        npam.check(operation);
     }
 
     @SuppressWarnings("unchecked")

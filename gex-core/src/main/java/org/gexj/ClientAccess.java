@@ -64,12 +64,12 @@ final class ClientAccess extends CoreAccess {
 
     @Override
     public void setNpam(Client client, String what) {
-        client.setNpam(what);
+        client.npam.set(what);
     }
 
     @Override
     public String npamContext(Client client) {
-        return client.npamContext();
+        return client.npam.current();
     }
 
     @Override
