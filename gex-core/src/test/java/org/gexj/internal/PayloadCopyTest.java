@@ -78,5 +78,38 @@ class PayloadCopyTest {
         final MemorySegment live = Arena.ofAuto().allocate(n);
         assertThrows(IllegalStateException.class, () -> PayloadCopy.copy(src, 0, live, 0, n), "closed source");
         assertThrows(IllegalStateException.class, () -> PayloadCopy.copy(live, 0, src, 0, n), "closed destination");
+        confinedSegmentsRefuseOtherThreads(n);
+    }
+
+    /** The liveness check reads no byte of either segment, so confinement is checked apart: as the JDK's copy does. */
+    private static void confinedSegmentsRefuseOtherThreads(long n) {
+        try (Arena confined = Arena.ofConfined(); Arena shared = Arena.ofShared()) {
+            final MemorySegment mine = confined.allocate(n);
+            final MemorySegment open = shared.allocate(n);
+            pattern(mine, 3);
+            pattern(open, 4);
+            final Throwable[] thrown = new Throwable[2];
+            final Thread other = Thread.ofPlatform().start(() -> {
+                try {
+                    PayloadCopy.copy(open, 0, mine, 0, n);
+                } catch (Throwable t) {
+                    thrown[0] = t;
+                }
+                try {
+                    PayloadCopy.copy(mine, 0, open, 0, n);
+                } catch (Throwable t) {
+                    thrown[1] = t;
+                }
+            });
+            try {
+                other.join();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            assertEquals(WrongThreadException.class, thrown[0] == null ? null : thrown[0].getClass(), "destination");
+            assertEquals(WrongThreadException.class, thrown[1] == null ? null : thrown[1].getClass(), "source");
+            assertEquals((byte) 3, mine.get(ValueLayout.JAVA_BYTE, 0), "nothing written");
+            assertEquals((byte) (13 + 4), open.get(ValueLayout.JAVA_BYTE, 1), "nothing written");
+        }
     }
 }
