@@ -174,12 +174,35 @@ final class FrameRing {
      * Hands committed frames to {@code handler} in claim order, up to {@code limit} of them, stopping at the first
      * uncommitted record. The consumed room is given back once the batch is done, also if a handler throws.
      *
+     * <p>One loop across the end of the buffer: a padding record's length takes the position to the start. Reading
+     * the part before the end and the part after as two loops made reaching the end an exit of the first that the
+     * JIT's profile rarely saw: its loop predicate failed in the first timed flood of a benchmark (an uncommon trap
+     * and a recompilation, 0.4-1.6 us per message instead of 0.05 for a row).
+     *
      * @return the number of frames handled
      */
     int read(FrameHandler handler, int limit) {
-        int frames = readContiguous(handler, limit);
-        if (frames < limit && ((int) buffer.getLong(head) & mask) == 0 && ready()) {
-            frames += readContiguous(handler, limit - frames); // the first part ended at the end of the buffer
+        final long headPosition = buffer.getLong(head);
+        long position = headPosition;
+        int frames = 0;
+        try {
+            while (frames < limit) {
+                final int recordIndex = (int) position & mask;
+                if (buffer.getLongVolatile(recordIndex + TAG_OFFSET) != FrameRingDescriptor.tag(position, salt)) {
+                    break;
+                }
+                final int recordLength = buffer.getInt(recordIndex + LENGTH_OFFSET);
+                final int type = buffer.getInt(recordIndex + TYPE_OFFSET);
+                position += FrameRingDescriptor.aligned(recordLength);
+                if (type == FRAME) {
+                    frames++;
+                    handler.onFrame(buffer, recordIndex + HEADER_LENGTH, recordLength - HEADER_LENGTH);
+                }
+            }
+        } finally {
+            if (position != headPosition) {
+                buffer.putLongRelease(head, position);
+            }
         }
         return frames;
     }
@@ -189,36 +212,6 @@ final class FrameRing {
         final long headPosition = buffer.getLong(head);
         return buffer.getLongVolatile(((int) headPosition & mask) + TAG_OFFSET)
             == FrameRingDescriptor.tag(headPosition, salt);
-    }
-
-    /** Reads from the head up to the end of the buffer at most: records never wrap. */
-    private int readContiguous(FrameHandler handler, int limit) {
-        final long headPosition = buffer.getLong(head);
-        final int headIndex = (int) headPosition & mask;
-        final int contiguous = capacity - headIndex;
-        int bytesRead = 0;
-        int frames = 0;
-        try {
-            while (bytesRead < contiguous && frames < limit) {
-                final int recordIndex = headIndex + bytesRead;
-                if (buffer.getLongVolatile(recordIndex + TAG_OFFSET)
-                    != FrameRingDescriptor.tag(headPosition + bytesRead, salt)) {
-                    break;
-                }
-                final int recordLength = buffer.getInt(recordIndex + LENGTH_OFFSET);
-                final int type = buffer.getInt(recordIndex + TYPE_OFFSET);
-                bytesRead += FrameRingDescriptor.aligned(recordLength);
-                if (type == FRAME) {
-                    frames++;
-                    handler.onFrame(buffer, recordIndex + HEADER_LENGTH, recordLength - HEADER_LENGTH);
-                }
-            }
-        } finally {
-            if (bytesRead > 0) {
-                buffer.putLongRelease(head, headPosition + bytesRead);
-            }
-        }
-        return frames;
     }
 
     /** Bytes claimed and not yet consumed. */

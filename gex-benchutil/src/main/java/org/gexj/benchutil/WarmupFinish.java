@@ -14,7 +14,7 @@ import java.util.function.IntConsumer;
  *       once in the warm-up and runs barriers enough to climb the tiers again ({@link #finish}).</li>
  *   <li>Ranks that slept (waiting for the JIT) wake up on one core and take turns there for milliseconds until the
  *       scheduler moves one to the idle core: the first timed rows took 3-4 times as long. Barriers, which yield,
- *       settle that first ({@link #finish}).</li>
+ *       and a busy spin, which does not, settle that first ({@link #finish}).</li>
  * </ol>
  * Every count scales down with a warm-up shorter than the program's default ({@link #scaled}), so that tests with
  * {@code -warmup 10} stay short.
@@ -31,6 +31,13 @@ public final class WarmupFinish {
     public static final int SETTLE_BARRIERS = 2000;
     /** Longer than a barrier spins and yields before it parks: 20 000 yields, 1-5 us each here. */
     public static final long PARKING_WAIT_MS = 200;
+    /**
+     * A busy spin on each rank before the last barrier: ranks that yield and park in barriers can stay on one core,
+     * each running while the other waits; two busy ranks on one core is an imbalance the scheduler corrects within
+     * milliseconds. Without it, 6 of 10 smp testam runs of section I took 0.2-1.4 us a message in the first row (0.05
+     * after); with it, 4 of 10, and those from other causes.
+     */
+    public static final long SETTLE_SPIN_NS = 30_000_000L;
     /** The share of the counts above that this warm-up runs, (0, 1]. */
     private final double share;
 
@@ -65,7 +72,8 @@ public final class WarmupFinish {
     /**
      * After the warm-up's passes: each rank parks once in a barrier (the other sleeps {@link #PARKING_WAIT_MS} first,
      * by rank parity), {@link #RECOMPILE_BARRIERS} barriers recompile it, the JIT goes quiet
-     * ({@link JitQuiescence}), and {@link #SETTLE_BARRIERS} barriers settle the ranks on their cores. Collective.
+     * ({@link JitQuiescence}), {@link #SETTLE_BARRIERS} barriers and a spin of {@link #SETTLE_SPIN_NS} settle the ranks
+     * on their cores. Collective.
      */
     public void finish(int rank, Runnable barrier) {
         for (int parity = 0; parity < 2; parity++) {
@@ -78,6 +86,15 @@ public final class WarmupFinish {
         JitQuiescence.await();
         barrier.run();
         repeat(count(SETTLE_BARRIERS), barrier);
+        spin(SETTLE_SPIN_NS);
+        barrier.run();
+    }
+
+    private static void spin(long ns) {
+        final long end = System.nanoTime() + ns;
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
     }
 
     /** This warm-up's share of {@code full}, at least one. */
