@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compares GASNet-EX's and GEX/J's testam and testqueue runs written by tools/gasnet/alternate.sh.
 
-    python3 tools/gasnet/compare.py [--split US] [--copy-split US] [--include-busy] [--all] [--plot [DIR]] DIR_OR_FILE...
+    python3 tools/gasnet/compare.py [--split US] [--copy-split US] [--include-busy] [--all] [--spread]
+                                    [--plot [DIR]] DIR_OR_FILE...
 
 Runs are grouped by conduit, program and tag: testam runs of one tag may each run one section (their rows pool).
 Every testam row (section, size, test; each section's largest size is compared as its 'max' row, since GASNet's
@@ -22,6 +23,10 @@ Independently, the kernel's copies of large datagrams take about 3 times as long
 program's 32 KiB loopback UDP ping-pong: 16-22 us or 45-50 us; GASNet's and GEX/J's udp testam at 32 KiB alike): a
 run whose copy probe before or after it is above --copy-split (default 32 us) is in that mode as well (fast+slowcopy,
 slow+slowcopy), and is compared only with runs of the same.
+
+--spread adds, for each side and mode, how far each row's runs lie apart: slowest over fastest, with the count of
+rows within 1.25 (the issue's test for bimodality: every row within 1.25 over 5 runs of one command) and the widest
+rows. GASNet's own spread is the VM's noise to read GEX/J's against.
 
 A run is left out when it exited non-zero, has no rows, or started only after its load wait gave up
 (--include-busy keeps those). --plot also draws every run with the repository's bin/gexplot into DIR
@@ -218,6 +223,32 @@ def compare(gasnet_runs, gexj_runs, out, every_row=False):
                        f"  {ratios[k]:6.2f}")
 
 
+SPREAD_LIMIT = 1.25
+
+
+def spread(side, runs, out, shown=5):
+    """Appends to out how far apart the runs of one side lie, row by row: slowest / fastest, for rows in 2+ runs."""
+    vals = {}
+    max_sizes = {}
+    for r in runs:
+        for k, v in rows_of(r).items():
+            vals.setdefault(k, []).append(v)
+        for sec, top in r["am_max"].items():
+            max_sizes.setdefault(("gasnet" if side == "gasnet" else "gexj", sec), set()).add(top)
+    wide = {k: (max(v) / min(v) if min(v) > 0 else float("inf")) for k, v in vals.items() if len(v) > 1}
+    if not wide:
+        out.append(f"    {side_name(side)} spread: fewer than 2 runs of any row")
+        return
+    runs_per_row = sorted({len(vals[k]) for k in wide})
+    within = sum(1 for w in wide.values() if w <= SPREAD_LIMIT)
+    worst = sorted(wide, key=lambda k: -wide[k])[:shown]
+    out.append(f"    {side_name(side)} spread (slowest / fastest run, {'-'.join(map(str, runs_per_row[::len(runs_per_row) - 1 or 1]))}"
+               f" runs a row): {within} of {len(wide)} rows within {SPREAD_LIMIT}; median"
+               f" {statistics.median(wide.values()):.2f}; widest:")
+    for k in worst:
+        out.append(f"      {label(k, max_sizes)}  {min(vals[k]):.3f}-{max(vals[k]):.3f} us  {wide[k]:.2f}")
+
+
 def section_runs(program, args):
     """(common arguments, sections) when testam runs of one tag differ only in their last argument, a section letter
     (alternate.sh run once per section, so that a mode change spoils one section's run, not a whole sitting)."""
@@ -258,6 +289,8 @@ def main(argv=None):
     ap.add_argument("--include-busy", action="store_true", help="keep runs whose load wait gave up")
     ap.add_argument("--plot", nargs="?", const="", metavar="DIR", help="draw every run with bin/gexplot")
     ap.add_argument("--all", action="store_true", help="list every row in common, in order, not only those above 1.0")
+    ap.add_argument("--spread", action="store_true",
+                    help="also each side's spread: every row's slowest run over its fastest, per mode")
     a = ap.parse_args(argv)
     if not 0 < a.split < a.disturbed_above:
         ap.error(f"--split {a.split} and --disturbed-above {a.disturbed_above}: give microseconds with"
@@ -341,6 +374,9 @@ def main(argv=None):
                 if len(gexj_sides) > 1:
                     out.append(f"   {side_name(s)} against GASNet:")
                 compare(sides["gasnet"], sides[s], out, a.all)
+            if a.spread:
+                for s in ["gasnet"] + gexj_sides:
+                    spread(s, sides[s], out)
     print("\n".join(out))
     if a.plot is not None:
         target = a.plot or os.path.join(a.paths[0] if os.path.isdir(a.paths[0])
