@@ -169,6 +169,36 @@ class FrameRingConcurrencyTest {
         assertThrows(IllegalArgumentException.class, () -> new FrameRing(buffer, 0));
     }
 
+    /**
+     * A record longer than {@link FrameRing#RELEASE_EACH_MIN} gives its room back once its handler returned, within the
+     * batch, so that a producer held by the window goes on; small records only at the batch's end.
+     */
+    @Test
+    void largeRecordsAreReleasedOneByOneAndSmallOnesByTheBatch() {
+        final UnsafeBuffer buffer = FrameRingProperties.memory(64 << 10);
+        FrameRing.initialise(buffer, 9);
+        final FrameRing ring = new FrameRing(buffer);
+        final List<Integer> sent = new ArrayList<>();
+        final int large = FrameRing.RELEASE_EACH_MIN + 1;
+        for (int i = 0; i < 3; i++) {
+            assertTrue(claimAndCommit(ring, buffer, large, sent));
+        }
+        final int largeRecord = FrameRingDescriptor.aligned(large + FrameRingDescriptor.HEADER_LENGTH);
+        final List<Integer> sizes = new ArrayList<>();
+        assertEquals(3, ring.read((b, index, length) -> sizes.add(ring.size()), 10));
+        assertEquals(List.of(3 * largeRecord, 2 * largeRecord, largeRecord), sizes,
+            "in each handler, the records before it are given back");
+        assertEquals(0, ring.size());
+        for (int i = 0; i < 3; i++) {
+            assertTrue(claimAndCommit(ring, buffer, 8, sent));
+        }
+        final int smallRecord = FrameRingDescriptor.aligned(8 + FrameRingDescriptor.HEADER_LENGTH);
+        sizes.clear();
+        assertEquals(3, ring.read((b, index, length) -> sizes.add(ring.size()), 10));
+        assertEquals(List.of(3 * smallRecord, 3 * smallRecord, 3 * smallRecord), sizes, "given back at the end");
+        assertEquals(0, ring.size());
+    }
+
     private static boolean claimAndCommit(FrameRing ring, UnsafeBuffer buffer, int length, List<Integer> sent) {
         final long position = ring.tryClaim(length);
         if (position == FrameRing.INSUFFICIENT_CAPACITY) {
