@@ -190,18 +190,23 @@ def ratio(g, j):
     return 1.0 if j <= 0 else float("inf")
 
 
+def collect(side, runs, max_sizes):
+    """Every row's values over runs {key: [us, ...]}; each testam section's largest sizes go to max_sizes[(side, sec)]."""
+    vals = {}
+    for r in runs:
+        for k, v in rows_of(r).items():
+            vals.setdefault(k, []).append(v)
+        for sec, top in r["am_max"].items():
+            max_sizes.setdefault((side, sec), set()).add(top)
+    return vals
+
+
 def compare(gasnet_runs, gexj_runs, out, every_row=False):
     """Appends to out the comparison of one GEX/J side with GASNet, runs of one mode (every row with every_row)."""
     med = {}
     max_sizes = {}
     for side, runs in (("gasnet", gasnet_runs), ("gexj", gexj_runs)):
-        vals = {}
-        for r in runs:
-            for k, v in rows_of(r).items():
-                vals.setdefault(k, []).append(v)
-            for sec, top in r["am_max"].items():
-                max_sizes.setdefault((side, sec), set()).add(top)
-        med[side] = {k: statistics.median(v) for k, v in vals.items()}
+        med[side] = {k: statistics.median(v) for k, v in collect(side, runs, max_sizes).items()}
     common = sorted(set(med["gasnet"]) & set(med["gexj"]), key=str)
     if not common:
         out.append("    no rows in common")
@@ -228,22 +233,18 @@ SPREAD_LIMIT = 1.25
 
 def spread(side, runs, out, shown=5):
     """Appends to out how far apart the runs of one side lie, row by row: slowest / fastest, for rows in 2+ runs."""
-    vals = {}
     max_sizes = {}
-    for r in runs:
-        for k, v in rows_of(r).items():
-            vals.setdefault(k, []).append(v)
-        for sec, top in r["am_max"].items():
-            max_sizes.setdefault(("gasnet" if side == "gasnet" else "gexj", sec), set()).add(top)
+    vals = collect("gasnet" if side == "gasnet" else "gexj", runs, max_sizes)
     wide = {k: (max(v) / min(v) if min(v) > 0 else float("inf")) for k, v in vals.items() if len(v) > 1}
     if not wide:
         out.append(f"    {side_name(side)} spread: fewer than 2 runs of any row")
         return
-    runs_per_row = sorted({len(vals[k]) for k in wide})
+    fewest, most = min(len(vals[k]) for k in wide), max(len(vals[k]) for k in wide)
     within = sum(1 for w in wide.values() if w <= SPREAD_LIMIT)
     worst = sorted(wide, key=lambda k: -wide[k])[:shown]
-    out.append(f"    {side_name(side)} spread (slowest / fastest run, {'-'.join(map(str, runs_per_row[::len(runs_per_row) - 1 or 1]))}"
-               f" runs a row): {within} of {len(wide)} rows within {SPREAD_LIMIT}; median"
+    counts = str(most) if fewest == most else f"{fewest}-{most}"
+    out.append(f"    {side_name(side)} spread (slowest / fastest run, {counts} runs a row): {within} of {len(wide)}"
+               f" rows within {SPREAD_LIMIT}; median"
                f" {statistics.median(wide.values()):.2f}; widest:")
     for k in worst:
         out.append(f"      {label(k, max_sizes)}  {min(vals[k]):.3f}-{max(vals[k]):.3f} us  {wide[k]:.2f}")

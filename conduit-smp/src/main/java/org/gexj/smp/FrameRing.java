@@ -193,6 +193,7 @@ final class FrameRing {
     int read(FrameHandler handler, int limit) {
         final long headPosition = buffer.getLong(head);
         long position = headPosition;
+        long released = headPosition;
         int frames = 0;
         try {
             while (frames < limit) {
@@ -208,11 +209,12 @@ final class FrameRing {
                     handler.onFrame(buffer, recordIndex + HEADER_LENGTH, recordLength - HEADER_LENGTH);
                     if (recordLength > RELEASE_EACH_MIN) {
                         buffer.putLongRelease(head, position);
+                        released = position;
                     }
                 }
             }
         } finally {
-            if (position != headPosition) {
+            if (position != released) {
                 buffer.putLongRelease(head, position);
             }
         }

@@ -34,8 +34,8 @@ public final class WarmupFinish {
     /**
      * A busy spin on each rank before the last barrier: ranks that yield and park in barriers can stay on one core,
      * each running while the other waits; two busy ranks on one core is an imbalance the scheduler corrects within
-     * milliseconds. Without it, 6 of 10 smp testam runs of section I took 0.2-1.4 us a message in the first row (0.05
-     * after); with it, 4 of 10, and those from other causes.
+     * milliseconds. smp testam runs of section I whose first rows took 0.2-1.6 us a message (0.04-0.06 after): 6 of 8
+     * without it, 2 of 8 with it; alternated with the build before it, 4 of 10 against 6 of 10. Fewer, not none.
      */
     public static final long SETTLE_SPIN_NS = 30_000_000L;
     /** The share of the counts above that this warm-up runs, (0, 1]. */

@@ -83,13 +83,18 @@ public final class PayloadCopy {
      * Liveness and confinement, as the JDK's copy checks them, without touching the memory: a load from the
      * destination (a claimed ring frame, a peer's segment) waits for a line the peer's core may hold, where a store
      * would not. Touching a byte of each for this cost an smp Medium send one such wait.
+     *
+     * @return true if {@code segment} is alive and this thread may access it
      */
+    public static boolean accessible(MemorySegment segment) {
+        return segment.scope().isAlive() && segment.isAccessibleBy(Thread.currentThread());
+    }
+
+    /** @throws IllegalStateException or WrongThreadException, as the JDK's copy, unless {@link #accessible} */
     private static void checkAccessible(MemorySegment segment) {
-        if (!segment.scope().isAlive()) {
-            throw new IllegalStateException("Already closed");
-        }
-        if (!segment.isAccessibleBy(Thread.currentThread())) {
-            throw new WrongThreadException("Attempted access outside owning thread");
+        if (!accessible(segment)) {
+            throw segment.scope().isAlive() ? new WrongThreadException("Attempted access outside owning thread")
+                : new IllegalStateException("Already closed");
         }
     }
 

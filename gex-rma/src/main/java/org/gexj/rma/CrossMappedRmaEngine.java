@@ -85,8 +85,7 @@ final class CrossMappedRmaEngine implements RmaEngine {
 
     /** A buffer this class copies from or to itself: one the JDK's copy would not throw for. */
     private static boolean direct(MemorySegment buffer) {
-        return buffer.isNative() && buffer.scope().isAlive()
-            && buffer.isAccessibleBy(Thread.currentThread());
+        return buffer.isNative() && PayloadCopy.accessible(buffer);
     }
 
     /**
