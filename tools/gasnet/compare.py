@@ -44,7 +44,7 @@ AM_RE = re.compile(r"^([A-Z]):\s+(\d*)\s*(AMShort|AMMedium|AMLong)\s+(ping-pong|
                    r"\s+(ReqRep|ReqReq|Req)\s*:\s+[\d.]+ sec\s+([\d.]+) us")
 # testsmall/testlarge: "A:  0 -   1 byte :  10 iters, latency 5 us total, 0.500 us ave. (PutBlocking latency)" or
 # "... throughput 123.456 KB/sec (PutBlocking throughput)"; latency in us, throughput turned into us per operation
-RMA_RE = re.compile(r"^([A-Z]):\s+(\d+) -\s+(\d+) byte :\s+(\d+) iters, (?:latency\s+\d+ us total,\s+([\d.]+) us ave\."
+RMA_RE = re.compile(r"^([A-Z]):\s+(\d+) -\s+(\d+) byte :\s+(\d+) iters, (?:latency\s+(\d+) us total,\s+[\d.]+ us ave\."
                     r"|throughput\s+([\d.]+) ([KM])B/sec) \((.+)\)$")
 NAME_RE = re.compile(r"^(?P<tag>.+?)-(?P<side>gasnet|gexj(?:-[A-Za-z0-9_.]+)?)-r(?P<round>\d+)\.txt$")
 
@@ -91,12 +91,16 @@ def parse_rma(lines, run):
         m = RMA_RE.match(ln)
         if not m or m.group(2) != "0":
             continue
-        sec, _, size, _, ave, rate, unit, name = m.groups()
-        if ave is not None:
-            us = float(ave)
+        sec, _, size, iters, total, rate, unit, name = m.groups()
+        if total is not None:
+            # the whole loop's time in the timer's whole microseconds, over the iterations: the printed average has
+            # 3 decimals only, a nanosecond, where smp's small puts take 2 to 10
+            us = int(total) / int(iters)
         else:
             per_second = float(rate) * (1024.0 * 1024.0 if unit == "M" else 1024.0) / int(size)
-            us = 1e6 / per_second if per_second > 0 else float("inf")
+            # GASNet's programs print a rate of 0 when the loop took under one tick of their microsecond timer:
+            # count it as that tick, an upper bound, rather than as infinitely slow
+            us = 1e6 / per_second if per_second > 0 else 1.0 / int(iters)
         run["rma"][(sec, int(size), name)] = us
 
 
@@ -224,7 +228,7 @@ def compare(gasnet_runs, gexj_runs, out, every_row=False):
         title = "every row" if every_row else "rows above 1.0"
         out.append(f"    {title + ' (medians in us):':{width + 2}}    GASNet     GEX/J   ratio")
         for k in listed:
-            out.append(f"      {label(k, max_sizes):{width}} {med['gasnet'][k]:9.3f} {med['gexj'][k]:9.3f}"
+            out.append(f"      {label(k, max_sizes):{width}} {med['gasnet'][k]:9.4f} {med['gexj'][k]:9.4f}"
                        f"  {ratios[k]:6.2f}")
 
 
@@ -247,7 +251,7 @@ def spread(side, runs, out, shown=5):
                f" rows within {SPREAD_LIMIT}; median"
                f" {statistics.median(wide.values()):.2f}; widest:")
     for k in worst:
-        out.append(f"      {label(k, max_sizes)}  {min(vals[k]):.3f}-{max(vals[k]):.3f} us  {wide[k]:.2f}")
+        out.append(f"      {label(k, max_sizes)}  {min(vals[k]):.4f}-{max(vals[k]):.4f} us  {wide[k]:.2f}")
 
 
 def section_runs(program, args):
