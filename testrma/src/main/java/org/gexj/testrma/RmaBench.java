@@ -199,24 +199,35 @@ abstract class RmaBench {
         }
         allocate(o.iters());
         client.barrier();
-        final int warmupIters = o.warmup();
+        warmUp();
+        pass(out, o.iters(), 1, o.maxSize());
+        client.barrier();
+        msg0("done.");
+        return 0;
+    }
+
+    /**
+     * GASNet's warm-up (not with -s) and, with -warmup N, GEX/J's silent passes around it: the priming passes before
+     * it, the long passes and the code between rows after it. Collective.
+     */
+    private void warmUp() {
+        final int iters = o.warmup();
         // printing too, to /dev/null, so that the timed pass does not compile it between rows
         try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
             final PrintStream silent = printStream(devNull);
             // the warm-up's count, not capped by the timed rows' (-m 200 left the data path to C2 mid-pass), in
             // calls no deeper than a timed row's
-            final int iters = warmupIters;
             final int perCall = Math.min(Math.min(iters, o.iters()), Math.max(WARMUP_MIN_ITERS,
                 iters / WARMUP_CALLS));
             final long maxSize = Math.min(o.maxSize(), RmaBenchOptions.WARMUP_MAX_SIZE);
-            if (warmupIters > 0) {
+            if (iters > 0) {
                 // every loop first sees every size, in turn: compiled after rows of one size only, a loop kept
                 // branches on the size that the others then trapped, and it ended in one of two versions, in some
                 // runs one whose checks stayed in the loop (64 B-2 KiB smp puts at 7-10 ns instead of 3-7). Before
-                // GASNet's warm-up: its 8-byte operations (200,000 in testsmall) made the profile of the copy
+                // GASNet's warm-up: its 8-byte operations (60,000 in testsmall 10000) made the profile of the copy
                 // behind every smp put and get say that other sizes were rare, and C2 then left their copy an
-                // out-of-line call, the JDK's copy stub reached through an uninlined Unsafe.copyMemory (64 B-2 KiB
-                // put and get loops at 6-25 ns instead of 2-11 in half the runs)
+                // out-of-line call (PrintInlining: "low call site frequency"): 64 B-2 KiB put and get loops took
+                // 6-28 ns a put instead of 2-11 in half the runs
                 passFloodIters = 0;
                 for (int k = 0; k < WarmupIters.PRIMING_PASSES; k++) {
                     pass(silent, perCall, 1, maxSize);
@@ -227,7 +238,7 @@ abstract class RmaBench {
                 gasnetWarmup();
             }
             client.barrier();
-            if (warmupIters > 0) {
+            if (iters > 0) {
                 final int calls = Math.max(1, iters / perCall);
                 final int flood = Math.min(o.iters(), iters);
                 for (int k = 0; k < WARMUP_PASSES; k++) {
@@ -248,10 +259,6 @@ abstract class RmaBench {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        pass(out, o.iters(), 1, o.maxSize());
-        client.barrier();
-        msg0("done.");
-        return 0;
     }
 
     /**
