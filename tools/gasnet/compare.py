@@ -92,15 +92,16 @@ def parse_rma(lines, run):
         if not m or m.group(2) != "0":
             continue
         sec, _, size, iters, total, rate, unit, name = m.groups()
+        # a loop that took under one tick of the programs' microsecond timer prints a total of 0, or a rate of 0
+        # (GASNet's guard against dividing by it): either counts as that one tick, an upper bound
+        tick = 1.0 / int(iters)
         if total is not None:
             # the whole loop's time in the timer's whole microseconds, over the iterations: the printed average has
             # 3 decimals only, a nanosecond, where smp's small puts take 2 to 10
-            us = int(total) / int(iters)
+            us = max(int(total) / int(iters), tick)
         else:
             per_second = float(rate) * (1024.0 * 1024.0 if unit == "M" else 1024.0) / int(size)
-            # GASNet's programs print a rate of 0 when the loop took under one tick of their microsecond timer:
-            # count it as that tick, an upper bound, rather than as infinitely slow
-            us = 1e6 / per_second if per_second > 0 else 1.0 / int(iters)
+            us = 1e6 / per_second if per_second > 0 else tick
         run["rma"][(sec, int(size), name)] = us
 
 
