@@ -11,6 +11,7 @@ import org.gexj.spi.ConduitListener;
 import org.gexj.spi.JobHealth;
 import org.gexj.spi.SegmentRules;
 
+import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -82,6 +83,8 @@ public final class Client implements AutoCloseable {
     /** Some layer takes RMA completions, which only {@link ClientDispatch} routes. */
     volatile boolean routesRma;
     private volatile Segment segment;
+    /** Memory other ranks may reach by descriptor ({@link #register}). */
+    final RegistrationTable registrations;
     private volatile boolean closed;
     /* Threads in an NBI access region: most have none, so the count lets the data path skip the thread-local. */
     private final AtomicInteger regionThreads = new AtomicInteger();
@@ -98,27 +101,11 @@ public final class Client implements AutoCloseable {
         this.health = health;
         this.config = config;
         this.maxSegmentSize = config.getLong("GEX_MAX_SEGSIZE", 1L << 34, PAGE_SIZE, Long.MAX_VALUE);
+        this.registrations = new RegistrationTable(rank);
         final WaitSettings wait = WaitSettings.of(config, conduit.yieldsWhileWaiting());
         this.idle = ThreadLocal.withInitial(() -> wait.newIdleStrategy(conduit));
-        this.amBarrier = useConduitBarrier(config, conduit.capabilities()) ? null
+        this.amBarrier = DisseminationBarrier.conduitsInstead(config, conduit.capabilities()) ? null
             : new DisseminationBarrier(conduit, rank, size);
-    }
-
-    /** {@code GEX_BARRIER}: auto (the conduit's own if it has one), am (the core's, over frames), conduit. */
-    private static boolean useConduitBarrier(Config config, Capabilities capabilities) {
-        final String choice = config.get("GEX_BARRIER", "auto");
-        return switch (choice) {
-            case "auto" -> capabilities.conduitBarrier();
-            case "am" -> false;
-            case "conduit" -> {
-                if (!capabilities.conduitBarrier()) {
-                    throw new IllegalArgumentException("GEX_BARRIER=conduit, but " + capabilities.conduit()
-                        + " has no barrier of its own; use auto or am");
-                }
-                yield true;
-            }
-            default -> throw new IllegalArgumentException("GEX_BARRIER=" + choice + " is not one of auto, am, conduit");
-        };
     }
 
     public String name() {
@@ -185,6 +172,19 @@ public final class Client implements AutoCloseable {
 
     public boolean hasSegment() {
         return segment != null;
+    }
+
+    /**
+     * Registers native memory, anywhere, for other ranks' puts and gets through its descriptor (Rma's descriptor
+     * forms); close the registration to deregister it ({@link Registration}).
+     *
+     * @param memory native memory whose arena lets any thread access it (the data may be moved by the polling thread)
+     * @throws IllegalArgumentException if it is a heap segment, confined to one thread, or its arena is closed
+     */
+    public Registration register(MemorySegment memory) {
+        checkOpen();
+        checkNotRestricted("register");
+        return registrations.register(memory);
     }
 
     /**
@@ -542,6 +542,7 @@ public final class Client implements AutoCloseable {
             }
         } finally {
             markClosed();
+            registrations.closeAll();
             try {
                 conduit.close();
                 if (config.getBoolean("GEX_STATS", false)) {

@@ -6,6 +6,7 @@ import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.JobHealth;
 
+import java.lang.foreign.MemorySegment;
 import java.util.function.Function;
 
 /**
@@ -26,6 +27,11 @@ final class ClientAccess extends CoreAccess {
     @Override
     public <T> T extension(Client client, Class<T> type, Function<Client, T> factory) {
         return client.extension(type, factory);
+    }
+
+    @Override
+    public MemorySegment registered(Client client, int handle) {
+        return client.registrations.memory(handle);
     }
 
     @Override

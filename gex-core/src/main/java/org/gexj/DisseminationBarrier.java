@@ -1,6 +1,7 @@
 package org.gexj;
 
 import org.agrona.DirectBuffer;
+import org.gexj.spi.Capabilities;
 import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 import org.gexj.wire.ControlFrameFlyweight;
@@ -85,5 +86,25 @@ final class DisseminationBarrier {
         arrived.incrementAndGet(ControlFrameFlyweight.parity(buffer, offset) * rounds
             + ControlFrameFlyweight.round(buffer, offset));
         return null;
+    }
+
+    /**
+     * Whether the client uses its conduit's barrier instead of this one: {@code GEX_BARRIER}, auto (the conduit's own
+     * if it has one), am (this one, over frames), conduit.
+     */
+    static boolean conduitsInstead(Config config, Capabilities capabilities) {
+        final String choice = config.get("GEX_BARRIER", "auto");
+        return switch (choice) {
+            case "auto" -> capabilities.conduitBarrier();
+            case "am" -> false;
+            case "conduit" -> {
+                if (!capabilities.conduitBarrier()) {
+                    throw new IllegalArgumentException("GEX_BARRIER=conduit, but " + capabilities.conduit()
+                        + " has no barrier of its own; use auto or am");
+                }
+                yield true;
+            }
+            default -> throw new IllegalArgumentException("GEX_BARRIER=" + choice + " is not one of auto, am, conduit");
+        };
     }
 }

@@ -8,6 +8,7 @@ import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.JobHealth;
 
+import java.lang.foreign.MemorySegment;
 import java.util.function.Function;
 
 /**
@@ -52,6 +53,12 @@ public abstract class CoreAccess {
 
     /** One instance of an extension (Am, Rma) per client, created by {@code factory} on first use. */
     public abstract <T> T extension(Client client, Class<T> type, Function<Client, T> factory);
+
+    /**
+     * The memory this rank registered under {@code handle} ({@code Client.register}), if that registration is open and
+     * its arena alive, else null. No lock, no allocation: what a handler asks before it moves a peer's data.
+     */
+    public abstract MemorySegment registered(Client client, int handle);
 
     /** The AM layer installs the listener of inbound frames and remote writes. */
     public abstract void setListener(Client client, ConduitListener listener);

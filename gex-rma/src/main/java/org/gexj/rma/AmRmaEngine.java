@@ -2,6 +2,7 @@ package org.gexj.rma;
 
 import org.gexj.Client;
 import org.gexj.Event;
+import org.gexj.GexException;
 import org.gexj.Lc;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
@@ -21,6 +22,11 @@ import java.lang.invoke.VarHandle;
  * Medium requests (payload plus target offset) each acknowledged by a Short reply; a get is a train of Short
  * requests each answered by a Medium reply carrying the data. Chunks are at most the Medium limit.
  *
+ * <p>The same protocol reaches registered memory ({@link org.gexj.Registration}) on every conduit, by the
+ * registration's handle and an offset into it: there the target checks the handle and the range itself, since a
+ * descriptor may outlive its registration, and answers each chunk with a status; a refused chunk fails its operation
+ * with an exception naming the rank and the range, and nothing is written.
+ *
  * <p>Operations in flight live in a fixed table of {@code GEX_RMA_AM_OPS} slots; the slot index travels in the
  * messages, so no allocation happens per operation. When every slot is busy the initiator polls until one frees.
  */
@@ -31,6 +37,21 @@ final class AmRmaEngine implements RmaEngine {
     static final int PUT_ACK = 65;
     static final int GET_REQUEST = 66;
     static final int GET_REPLY = 67;
+    static final int REG_PUT_REQUEST = 68;
+    static final int REG_PUT_ACK = 69;
+    static final int REG_GET_REQUEST = 70;
+    static final int REG_GET_REPLY = 71;
+
+    /** The handle that names the peer's segment instead of a registration (no registration has it). */
+    static final int SEGMENT = 0;
+    /** A registered chunk's status: moved. */
+    static final int MOVED = 0;
+    /** Refused: the handle names no open registration (closed, or never made), or its memory's arena was closed. */
+    static final int NOT_REGISTERED = 1;
+    /** Refused: the range is outside the registration (a descriptor that lies about its length). */
+    static final int OUT_OF_RANGE = 2;
+    /** Refused: a put into read-only memory. */
+    static final int READ_ONLY = 3;
 
     private final Am am;
     private final Client client;
@@ -38,6 +59,8 @@ final class AmRmaEngine implements RmaEngine {
     private final long getChunk;
     private final Operation[] operations;
     private final OperationSlots slots;
+    /** Each thread's args of a registered get request, which has more args than the fixed-arity sends take. */
+    private final ThreadLocal<int[]> getArgs = ThreadLocal.withInitial(() -> new int[5]);
 
     /** One RMA operation in flight. */
     private static final class Operation {
@@ -60,6 +83,10 @@ final class AmRmaEngine implements RmaEngine {
         volatile Throwable failure;
         long dstOffset;
         long remoteOffset;
+        /** The operation's target, handle (or {@link #SEGMENT}) and bytes, for the message if the target refuses it. */
+        int peer;
+        int handle;
+        long nbytes;
 
         Operation(int id) {
             this.id = id;
@@ -84,6 +111,14 @@ final class AmRmaEngine implements RmaEngine {
         access.registerSystem(am, PUT_ACK, AmHandler.shortReply(1, this::onPutAck).named("rma-put-ack"));
         access.registerSystem(am, GET_REQUEST, AmHandler.shortRequest(4, this::onGetRequest).named("rma-get"));
         access.registerSystem(am, GET_REPLY, AmHandler.mediumReply(3, this::onGetReply).named("rma-get-reply"));
+        access.registerSystem(am, REG_PUT_REQUEST,
+            AmHandler.mediumRequest(4, this::onRegisteredPutRequest).named("rma-registered-put"));
+        access.registerSystem(am, REG_PUT_ACK,
+            AmHandler.shortReply(2, this::onRegisteredPutAck).named("rma-registered-put-ack"));
+        access.registerSystem(am, REG_GET_REQUEST,
+            AmHandler.shortRequest(5, this::onRegisteredGetRequest).named("rma-registered-get"));
+        access.registerSystem(am, REG_GET_REPLY,
+            AmHandler.mediumReply(4, this::onRegisteredGetReply).named("rma-registered-get-reply"));
     }
 
     @Override
@@ -94,11 +129,25 @@ final class AmRmaEngine implements RmaEngine {
     @Override
     public void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Event completion,
                     Event local) {
+        putRegistered(peer, SEGMENT, remoteOffset, src, srcOffset, nbytes, completion);
+    }
+
+    @Override
+    public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
+        getRegistered(dst, dstOffset, peer, SEGMENT, remoteOffset, nbytes, completion);
+    }
+
+    /**
+     * A put into {@code peer}'s registration {@code handle}, or its segment ({@link #SEGMENT}), at
+     * {@code remoteOffset}; checked by the caller.
+     */
+    void putRegistered(int peer, int handle, long remoteOffset, MemorySegment src, long srcOffset, long nbytes,
+                       Event completion) {
         if (nbytes == 0) {
             return;
         }
         final int chunks = (int) ((nbytes + putChunk - 1) / putChunk);
-        final Operation op = acquire();
+        final Operation op = acquire(peer, handle, remoteOffset, nbytes);
         op.completion = completion;
         op.remaining = chunks;
         CORE.begin(completion, chunks);
@@ -106,8 +155,14 @@ final class AmRmaEngine implements RmaEngine {
         try {
             for (long done = 0; done < nbytes; done += putChunk, sent++) {
                 final long at = remoteOffset + done;
-                am.requestMedium(peer, PUT_REQUEST, src, srcOffset + done, Math.min(putChunk, nbytes - done), Lc.NOW,
-                    op.id, (int) (at >>> 32), (int) at);
+                final long length = Math.min(putChunk, nbytes - done);
+                if (handle == SEGMENT) {
+                    am.requestMedium(peer, PUT_REQUEST, src, srcOffset + done, length, Lc.NOW, op.id,
+                        (int) (at >>> 32), (int) at);
+                } else {
+                    am.requestMedium(peer, REG_PUT_REQUEST, src, srcOffset + done, length, Lc.NOW, op.id, handle,
+                        (int) (at >>> 32), (int) at);
+                }
             }
         } catch (RuntimeException e) {
             complete(op, chunks - sent);
@@ -115,30 +170,133 @@ final class AmRmaEngine implements RmaEngine {
         }
     }
 
-    @Override
-    public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
+    /**
+     * A get from {@code peer}'s registration {@code handle}, or its segment ({@link #SEGMENT}), at
+     * {@code remoteOffset}; checked by the caller.
+     */
+    void getRegistered(MemorySegment dst, long dstOffset, int peer, int handle, long remoteOffset, long nbytes,
+                       Event completion) {
         if (nbytes == 0) {
             return;
         }
         final int chunks = (int) ((nbytes + getChunk - 1) / getChunk);
-        final Operation op = acquire();
+        final Operation op = acquire(peer, handle, remoteOffset, nbytes);
         op.completion = completion;
         op.remaining = chunks;
         op.dst = dst;
         op.dstOffset = dstOffset;
-        op.remoteOffset = remoteOffset;
         CORE.begin(completion, chunks);
         int sent = 0;
         try {
             for (long done = 0; done < nbytes; done += getChunk, sent++) {
                 final long at = remoteOffset + done;
-                am.requestShort(peer, GET_REQUEST, op.id, (int) (at >>> 32), (int) at,
-                    (int) Math.min(getChunk, nbytes - done));
+                final int length = (int) Math.min(getChunk, nbytes - done);
+                if (handle == SEGMENT) {
+                    am.requestShort(peer, GET_REQUEST, op.id, (int) (at >>> 32), (int) at, length);
+                } else {
+                    final int[] args = getArgs.get();
+                    args[0] = op.id;
+                    args[1] = handle;
+                    args[2] = (int) (at >>> 32);
+                    args[3] = (int) at;
+                    args[4] = length;
+                    am.requestShort(peer, REG_GET_REQUEST, 0, args, args.length);
+                }
             }
         } catch (RuntimeException e) {
             complete(op, chunks - sent);
             throw e;
         }
+    }
+
+    /** An operation slot, with what a refusal's message names. */
+    private Operation acquire(int peer, int handle, long remoteOffset, long nbytes) {
+        final Operation op = operations[slots.acquire()];
+        op.peer = peer;
+        op.handle = handle;
+        op.remoteOffset = remoteOffset;
+        op.nbytes = nbytes;
+        return op;
+    }
+
+    /**
+     * Whether the owner lets a chunk of {@code length} bytes at {@code at} reach {@code memory}, the registration its
+     * handle names here (null if none): {@link #MOVED}, or why not.
+     */
+    private static int admit(MemorySegment memory, long at, long length, boolean put) {
+        if (memory == null) {
+            return NOT_REGISTERED;
+        }
+        if (at < 0 || length < 0 || at > memory.byteSize() - length) {
+            return OUT_OF_RANGE;
+        }
+        return put && memory.isReadOnly() ? READ_ONLY : MOVED;
+    }
+
+    private void onRegisteredPutRequest(Token token, Payload payload, Args args) {
+        final long at = offset(args.get(2), args.get(3));
+        final MemorySegment memory = CORE.registered(client, args.get(1));
+        int status = admit(memory, at, payload.length(), true);
+        if (status == MOVED) {
+            try {
+                payload.copyTo(0, memory, at, payload.length());
+            } catch (IllegalStateException e) {
+                status = NOT_REGISTERED; // its arena closed since the check
+            }
+        }
+        token.replyShort(REG_PUT_ACK, args.get(0), status);
+    }
+
+    private void onRegisteredPutAck(Token token, Args args) {
+        final Operation op = operations[args.get(0)];
+        if (args.get(1) != MOVED) {
+            refused(op, args.get(1), true);
+        }
+        complete(op, 1);
+    }
+
+    private void onRegisteredGetRequest(Token token, Args args) {
+        final long at = offset(args.get(2), args.get(3));
+        final MemorySegment memory = CORE.registered(client, args.get(1));
+        int status = admit(memory, at, args.get(4), false);
+        if (status == MOVED) {
+            try {
+                token.replyMedium(REG_GET_REPLY, memory, at, args.get(4), Lc.NOW, args.get(0), MOVED, args.get(2),
+                    args.get(3));
+                return;
+            } catch (IllegalStateException e) {
+                status = NOT_REGISTERED; // its arena closed since the check: nothing was sent
+            }
+        }
+        token.replyMedium(REG_GET_REPLY, (MemorySegment) null, 0, 0, Lc.NOW, args.get(0), status, args.get(2),
+            args.get(3));
+    }
+
+    private void onRegisteredGetReply(Token token, Payload payload, Args args) {
+        final Operation op = operations[args.get(0)];
+        if (args.get(1) == MOVED) {
+            store(op, payload, offset(args.get(2), args.get(3)));
+        } else {
+            refused(op, args.get(1), false);
+        }
+        complete(op, 1);
+    }
+
+    /** Records the target's refusal of a chunk as the operation's failure, unless one is recorded already. */
+    private static void refused(Operation op, int status, boolean put) {
+        if (op.failure != null) {
+            return;
+        }
+        final String why = switch (status) {
+            case NOT_REGISTERED -> "it names no open registration there (deregistered, never registered, or its"
+                + " memory's arena closed)";
+            case OUT_OF_RANGE -> "the range is outside that registration";
+            case READ_ONLY -> "that registration is read-only";
+            default -> "unknown status " + status;
+        };
+        op.failure = new GexException("rank " + op.peer + " refused the " + (put ? "put to" : "get from")
+            + " bytes [" + op.remoteOffset + ", " + (op.remoteOffset + op.nbytes) + ") of its registration 0x"
+            + Integer.toHexString(op.handle) + ": " + why);
     }
 
     private void onPutRequest(Token token, Payload payload, Args args) {
@@ -156,19 +314,23 @@ final class AmRmaEngine implements RmaEngine {
             args.get(0), args.get(1), args.get(2));
     }
 
-    /**
-     * Stores a chunk of a get. The destination was checked at the call, but if storing still fails (its arena was
-     * closed meanwhile) the operation completes with that failure instead of staying pending or failing the poll.
-     */
     private void onGetReply(Token token, Payload payload, Args args) {
         final Operation op = operations[args.get(0)];
-        final long at = offset(args.get(1), args.get(2));
+        store(op, payload, offset(args.get(1), args.get(2)));
+        complete(op, 1);
+    }
+
+    /**
+     * Stores the chunk of a get that was read at remote offset {@code at}. The destination was checked at the call, but
+     * if storing still fails (its arena was closed meanwhile) the operation completes with that failure instead of
+     * staying pending or failing the poll.
+     */
+    private static void store(Operation op, Payload payload, long at) {
         try {
             payload.copyTo(0, op.dst, op.dstOffset + (at - op.remoteOffset), payload.length());
         } catch (RuntimeException e) {
             op.failure = e;
         }
-        complete(op, 1);
     }
 
     private static long offset(int high, int low) {
@@ -196,10 +358,6 @@ final class AmRmaEngine implements RmaEngine {
         } else {
             CORE.fail(e, chunks, failure);
         }
-    }
-
-    private Operation acquire() {
-        return operations[slots.acquire()];
     }
 
     private void release(int id) {

@@ -1,5 +1,6 @@
 package org.gexj.rma;
 
+import org.gexj.BufferDescriptor;
 import org.gexj.Client;
 import org.gexj.Ec;
 import org.gexj.Event;
@@ -36,6 +37,12 @@ import java.lang.foreign.ValueLayout;
  * <p>A handler exception thrown while a blocking call waits propagates from it; the operation stays in flight and
  * completes during later polls.
  *
+ * <p>Registered memory ({@link Client#register}) is reached by its {@link BufferDescriptor} and an offset into it,
+ * in the same blocking, NB and NBI forms, on every conduit: the initiator checks the range against the descriptor, and
+ * the owner checks it again, with the registration's handle, and refuses a registration closed since; a refused
+ * operation completes with a {@link org.gexj.GexException} naming the rank and the range, having written nothing.
+ * These go over active messages on every conduit for now.
+ *
  * <p>The engine is chosen from the conduit's capabilities: cross-mapped segments (smp) give memory copies; a conduit
  * with native RMA moves the data itself (then a put's source may be read after the call, and {@link Lc#NOW} waits for
  * it); other conduits use the RMA-over-AM reference. {@code GEX_RMA_OVER_AM=1} forces the reference (for tests and
@@ -49,6 +56,8 @@ public final class Rma {
 
     private final Client client;
     private final RmaEngine engine;
+    /** Reaches registered memory ({@link BufferDescriptor}) on every conduit: RMA over AM. */
+    private final AmRmaEngine registered;
     private final ThreadLocal<Event> blocking;
     /** Each thread's event for a put with {@link Lc#NOW} whose source the conduit reads after the call. */
     private final ThreadLocal<Event> localWait;
@@ -75,6 +84,7 @@ public final class Rma {
         } else {
             this.engine = new AmRmaEngine(am);
         }
+        this.registered = engine instanceof AmRmaEngine overAmEngine ? overAmEngine : new AmRmaEngine(am);
         this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
         this.localWait = ThreadLocal.withInitial(() -> CORE.newEvent(client));
         this.synchronous = engine.synchronous();
@@ -172,6 +182,73 @@ public final class Rma {
         engine.get(dst, dstOffset, peer, remoteOffset, nbytes, synchronous ? null : CORE.nbiEvent(client, Ec.GET));
     }
 
+    // ---------------------------------------------------------------------------------------------- registered
+
+    /** Blocking put into the registration {@code dst} describes, at {@code dstOffset}; returns when it is there. */
+    public void put(BufferDescriptor dst, long dstOffset, MemorySegment src, long srcOffset, long nbytes) {
+        checkPut(dst, dstOffset, src, srcOffset, nbytes);
+        stats.put(RmaStats.BLOCKING, nbytes);
+        final Event e = blocking.get();
+        registered.putRegistered(dst.rank(), dst.handle(), dstOffset, src, srcOffset, nbytes, e);
+        e.await();
+    }
+
+    /**
+     * Non-blocking put into the registration {@code dst} describes.
+     *
+     * @param lc {@link Lc#NOW}, {@link Lc#DEFER} or {@link Lc#event()}
+     * @return the remote-completion event
+     */
+    public Event putNb(BufferDescriptor dst, long dstOffset, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
+        checkPut(dst, dstOffset, src, srcOffset, nbytes);
+        checkLc(lc, false);
+        stats.put(RmaStats.NB, nbytes);
+        final Event e = CORE.pooledEvent(client);
+        registered.putRegistered(dst.rank(), dst.handle(), dstOffset, src, srcOffset, nbytes, e);
+        localCompletion(lc, null);
+        return e;
+    }
+
+    /**
+     * Implicit-handle put into the registration {@code dst} describes.
+     *
+     * @param lc {@link Lc#NOW}, {@link Lc#DEFER} or {@link Lc#GROUP}
+     */
+    public void putNbi(BufferDescriptor dst, long dstOffset, MemorySegment src, long srcOffset, long nbytes, Lc lc) {
+        checkPut(dst, dstOffset, src, srcOffset, nbytes);
+        checkLc(lc, true);
+        stats.put(RmaStats.NBI, nbytes);
+        registered.putRegistered(dst.rank(), dst.handle(), dstOffset, src, srcOffset, nbytes,
+            CORE.nbiEvent(client, Ec.PUT));
+        localCompletion(lc, null);
+    }
+
+    /** Blocking get from the registration {@code src} describes, at {@code srcOffset}, into {@code dst}. */
+    public void get(MemorySegment dst, long dstOffset, BufferDescriptor src, long srcOffset, long nbytes) {
+        checkGet(dst, dstOffset, src, srcOffset, nbytes);
+        stats.get(RmaStats.BLOCKING, nbytes);
+        final Event e = blocking.get();
+        registered.getRegistered(dst, dstOffset, src.rank(), src.handle(), srcOffset, nbytes, e);
+        e.await();
+    }
+
+    /** Non-blocking get from the registration {@code src} describes; the data is in {@code dst} at the event. */
+    public Event getNb(MemorySegment dst, long dstOffset, BufferDescriptor src, long srcOffset, long nbytes) {
+        checkGet(dst, dstOffset, src, srcOffset, nbytes);
+        stats.get(RmaStats.NB, nbytes);
+        final Event e = CORE.pooledEvent(client);
+        registered.getRegistered(dst, dstOffset, src.rank(), src.handle(), srcOffset, nbytes, e);
+        return e;
+    }
+
+    /** Implicit-handle get from the registration {@code src} describes. */
+    public void getNbi(MemorySegment dst, long dstOffset, BufferDescriptor src, long srcOffset, long nbytes) {
+        checkGet(dst, dstOffset, src, srcOffset, nbytes);
+        stats.get(RmaStats.NBI, nbytes);
+        registered.getRegistered(dst, dstOffset, src.rank(), src.handle(), srcOffset, nbytes,
+            CORE.nbiEvent(client, Ec.GET));
+    }
+
     // ---------------------------------------------------------------------------------------------- values
 
     /** Blocking put of the low {@code nbytes} (1..8) bytes of {@code value}, in native byte order. */
@@ -240,6 +317,35 @@ public final class Rma {
         CORE.checkOpenAndNotRestricted(client, "an RMA get");
         final Segment segment = segment();
         segment.checkRemote(peer, remoteOffset, nbytes);
+        checkDestination(dst, dstOffset, nbytes);
+    }
+
+    private void checkPut(BufferDescriptor dst, long dstOffset, MemorySegment src, long srcOffset, long nbytes) {
+        CORE.checkOpenAndNotRestricted(client, "an RMA put");
+        checkDescriptor("dst", dst, dstOffset, nbytes);
+        checkLocal("src", "source", src, srcOffset, nbytes);
+    }
+
+    private void checkGet(MemorySegment dst, long dstOffset, BufferDescriptor src, long srcOffset, long nbytes) {
+        CORE.checkOpenAndNotRestricted(client, "an RMA get");
+        checkDescriptor("src", src, srcOffset, nbytes);
+        checkDestination(dst, dstOffset, nbytes);
+    }
+
+    /** The descriptor names a rank of this job, and the range lies in its registration (as the descriptor says). */
+    private void checkDescriptor(String parameter, BufferDescriptor descriptor, long offset, long nbytes) {
+        if (descriptor == null) {
+            throw new NullPointerException(parameter + " (a BufferDescriptor) is null");
+        }
+        if (descriptor.rank() >= client.size()) {
+            throw new IllegalArgumentException("descriptor rank " + descriptor.rank() + " outside [0, "
+                + client.size() + ")");
+        }
+        descriptor.checkRange(offset, nbytes);
+    }
+
+    /** A get's destination: in range, writable, and reachable from whichever thread polls. */
+    private static void checkDestination(MemorySegment dst, long dstOffset, long nbytes) {
         checkLocal("dst", "destination", dst, dstOffset, nbytes);
         if (nbytes > 0) {
             if (dst.isReadOnly()) {

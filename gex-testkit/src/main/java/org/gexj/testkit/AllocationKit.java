@@ -1,9 +1,11 @@
 package org.gexj.testkit;
 
+import org.gexj.BufferDescriptor;
 import org.gexj.Client;
 import org.gexj.Ec;
 import org.gexj.Flags;
 import org.gexj.Lc;
+import org.gexj.Registration;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
 import org.gexj.am.SrcDesc;
@@ -276,7 +278,8 @@ public abstract class AllocationKit extends AllocationMeasureKit {
 
     /**
      * RMA calls of every completion style: blocking, NB with an event, NBI with nbiWait (the put with
-     * {@link Lc#NOW} and with {@link Lc#DEFER}), NBI in an access region.
+     * {@link Lc#NOW} and with {@link Lc#DEFER}), NBI in an access region; and the blocking, NB and NBI forms to a
+     * registration of rank 1's.
      */
     private static List<Path> rmaPaths(Client client) {
         final Rma rma = Rma.of(client);
@@ -311,6 +314,22 @@ public abstract class AllocationKit extends AllocationMeasureKit {
             rma.putNbi(1, 8192, src, 0, 512, Lc.NOW);
             rma.getNbi(dst, 0, 1, 8192, 512);
             client.endAccessRegion().await();
+        }));
+        // every rank makes this its first registration, so rank 1's has the handle this rank's has
+        final Registration registration = client.register(Arena.ofShared().allocate(512));
+        final BufferDescriptor remote = new BufferDescriptor(1, registration.descriptor().handle(), 0, 512, 0);
+        paths.add(new Path("RMA put + get 512 B of a registration, blocking", i -> {
+            rma.put(remote, 0, src, 0, 512);
+            rma.get(dst, 0, remote, 0, 512);
+        }));
+        paths.add(new Path("RMA putNb + getNb 512 B of a registration, await", i -> {
+            rma.putNb(remote, 0, src, 0, 512, Lc.NOW).await();
+            rma.getNb(dst, 0, remote, 0, 512).await();
+        }));
+        paths.add(new Path("RMA putNbi + getNbi 512 B of a registration, nbiWait(Ec.PUT | Ec.GET)", i -> {
+            rma.putNbi(remote, 0, src, 0, 512, Lc.NOW);
+            rma.getNbi(dst, 0, remote, 0, 512);
+            client.nbiWait(Ec.PUT | Ec.GET);
         }));
         return paths;
     }

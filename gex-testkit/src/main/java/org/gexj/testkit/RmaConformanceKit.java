@@ -27,10 +27,10 @@ import static org.quicktheories.generators.SourceDSL.lists;
 
 /**
  * RMA conformance, run against every conduit: random put/get sequences against a local model of every segment,
- * value forms, NB/NBI completion and access regions, heap buffers; and bounds checks with nothing sent
- * ({@link RmaBoundsKit}).
+ * value forms, NB/NBI completion and access regions, heap buffers; bounds checks with nothing sent
+ * ({@link RmaBoundsKit}); and RMA between registered memory ({@link RegisteredRmaKit}).
  */
-public abstract class RmaConformanceKit extends RmaBoundsKit {
+public abstract class RmaConformanceKit extends RegisteredRmaKit {
     /**
      * Every shrink step runs a whole job: a bounded number lets a failure report its shrunk case before the timeout.
      */

@@ -1,0 +1,106 @@
+package org.gexj;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.HashSet;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RegistrationTableTest {
+    private final RegistrationTable table = new RegistrationTable(3);
+
+    @Test
+    void aRegistrationIsFoundByItsHandleUntilItIsClosed() {
+        final MemorySegment memory = Arena.ofAuto().allocate(1000);
+        final Registration r = table.register(memory);
+        final BufferDescriptor d = r.descriptor();
+        assertEquals(3, d.rank());
+        assertEquals(memory.address(), d.address());
+        assertEquals(1000, d.length());
+        assertNotEquals(0, d.handle());
+        assertSame(memory, table.memory(d.handle()));
+        r.close();
+        assertFalse(r.isOpen());
+        assertNull(table.memory(d.handle()));
+        r.close(); // idempotent
+        assertEquals(0, table.open());
+    }
+
+    @Test
+    void aStaleHandleIsRefusedAfterItsSlotHoldsAnotherRegistration() {
+        final Set<Integer> handles = new HashSet<>();
+        Registration last = null;
+        for (int i = 0; i < 1000; i++) {
+            final Registration r = table.register(Arena.ofAuto().allocate(64));
+            assertTrue(handles.add(r.descriptor().handle()), "handle reused: " + r);
+            if (last != null) {
+                last.close();
+                assertNull(table.memory(last.descriptor().handle()));
+            }
+            last = r;
+        }
+        assertEquals(1, table.open());
+        assertSame(last.memory(), table.memory(last.descriptor().handle()));
+    }
+
+    @Test
+    void manyOpenRegistrationsAreEachFoundAndCloseAllClosesThem() {
+        final Registration[] rs = new Registration[300];
+        for (int i = 0; i < rs.length; i++) {
+            rs[i] = table.register(Arena.ofAuto().allocate(8 + i));
+        }
+        for (Registration r : rs) {
+            assertSame(r.memory(), table.memory(r.descriptor().handle()));
+        }
+        table.closeAll();
+        for (Registration r : rs) {
+            assertFalse(r.isOpen());
+            assertNull(table.memory(r.descriptor().handle()));
+        }
+        assertEquals(0, table.open());
+    }
+
+    @Test
+    void memoryWhoseArenaClosedIsNotFound() {
+        final Arena arena = Arena.ofShared();
+        final Registration r = table.register(arena.allocate(128));
+        arena.close();
+        assertNull(table.memory(r.descriptor().handle()));
+    }
+
+    @Test
+    void unknownHandlesAreNotFound() {
+        assertNull(table.memory(1));
+        assertNull(table.memory(-1));
+        assertNull(table.memory(Integer.MAX_VALUE));
+    }
+
+    @Test
+    void heapConfinedAndClosedMemoryIsRefusedWithTheReason() {
+        assertMessage(() -> table.register(MemorySegment.ofArray(new byte[8])), "heap");
+        try (Arena confined = Arena.ofConfined()) {
+            final MemorySegment m = confined.allocate(8);
+            assertMessage(() -> table.register(m), "confined");
+        }
+        final Arena closed = Arena.ofShared();
+        final MemorySegment gone = closed.allocate(8);
+        closed.close();
+        assertMessage(() -> table.register(gone), "closed arena");
+        assertThrows(NullPointerException.class, () -> table.register(null));
+        assertEquals(0, table.open());
+    }
+
+    private static void assertMessage(Runnable r, String mentioned) {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, r::run);
+        assertTrue(e.getMessage().contains(mentioned), "'" + e.getMessage() + "' should name " + mentioned);
+    }
+}
