@@ -74,8 +74,10 @@ final class AmNpam {
         sd.claimed = false;
         sd.inPlace = false;
         if (category == AmFrameFlyweight.CATEGORY_MEDIUM && clientBuffer == null) {
-            if (claims.claimRoom(sd.claim, peer, channel, AmFrameFlyweight.frameLength(category, nargs, (int) granted),
-                flags) == null) {
+            // to this rank, written in the loopback buffer and delivered at commit, as AmSender's sends are
+            final int length = AmFrameFlyweight.frameLength(category, nargs, (int) granted);
+            if (!(peer == sender.rank && claims.claimLoopback(sd.claim, channel, length))
+                && claims.claimRoom(sd.claim, peer, channel, length, flags) == null) {
                 return null;
             }
             final AtomicBuffer b = sd.claim.buffer();

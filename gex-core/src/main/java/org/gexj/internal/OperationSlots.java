@@ -41,6 +41,11 @@ public final class OperationSlots {
      * @throws GexTimeoutException if every slot stayed busy for the timeout
      */
     public int acquire() {
+        synchronized (this) {
+            if (freeCount > 0) {
+                return free[--freeCount];
+            }
+        }
         final long start = System.nanoTime();
         CORE.resetBackoff(client);
         while (true) {

@@ -223,7 +223,7 @@ final class AmRmaEngine implements RmaEngine {
      * Whether the owner lets a chunk of {@code length} bytes at {@code at} reach {@code memory}, the registration its
      * handle names here (null if none): {@link #MOVED}, or why not.
      */
-    private static int admit(MemorySegment memory, long at, long length, boolean put) {
+    static int admit(MemorySegment memory, long at, long length, boolean put) {
         if (memory == null) {
             return NOT_REGISTERED;
         }
@@ -287,6 +287,11 @@ final class AmRmaEngine implements RmaEngine {
         if (op.failure != null) {
             return;
         }
+        op.failure = refusal(op.peer, put ? "put to" : "get from", op.remoteOffset, op.nbytes, op.handle, status);
+    }
+
+    /** The failure of an operation whose target refused it with {@code status}. */
+    static GexException refusal(int peer, String what, long remoteOffset, long nbytes, int handle, int status) {
         final String why = switch (status) {
             case NOT_REGISTERED -> "it names no open registration there (deregistered, never registered, or its"
                 + " memory's arena closed)";
@@ -294,9 +299,9 @@ final class AmRmaEngine implements RmaEngine {
             case READ_ONLY -> "that registration is read-only";
             default -> "unknown status " + status;
         };
-        op.failure = new GexException("rank " + op.peer + " refused the " + (put ? "put to" : "get from")
-            + " bytes [" + op.remoteOffset + ", " + (op.remoteOffset + op.nbytes) + ") of its registration 0x"
-            + Integer.toHexString(op.handle) + ": " + why);
+        return new GexException("rank " + peer + " refused the " + what + " bytes [" + remoteOffset + ", "
+            + (remoteOffset + nbytes) + ") of its " + (handle == SEGMENT ? "segment" : "registration 0x"
+            + Integer.toHexString(handle)) + ": " + why);
     }
 
     private void onPutRequest(Token token, Payload payload, Args args) {
@@ -333,7 +338,7 @@ final class AmRmaEngine implements RmaEngine {
         }
     }
 
-    private static long offset(int high, int low) {
+    static long offset(int high, int low) {
         return ((long) high << 32) | (low & 0xffff_ffffL);
     }
 

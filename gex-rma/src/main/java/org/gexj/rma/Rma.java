@@ -322,18 +322,19 @@ public final class Rma {
 
     private void checkPut(BufferDescriptor dst, long dstOffset, MemorySegment src, long srcOffset, long nbytes) {
         CORE.checkOpenAndNotRestricted(client, "an RMA put");
-        checkDescriptor("dst", dst, dstOffset, nbytes);
+        checkDescriptor(client, "dst", dst, dstOffset, nbytes);
         checkLocal("src", "source", src, srcOffset, nbytes);
     }
 
     private void checkGet(MemorySegment dst, long dstOffset, BufferDescriptor src, long srcOffset, long nbytes) {
         CORE.checkOpenAndNotRestricted(client, "an RMA get");
-        checkDescriptor("src", src, srcOffset, nbytes);
+        checkDescriptor(client, "src", src, srcOffset, nbytes);
         checkDestination(dst, dstOffset, nbytes);
     }
 
     /** The descriptor names a rank of this job, and the range lies in its registration (as the descriptor says). */
-    private void checkDescriptor(String parameter, BufferDescriptor descriptor, long offset, long nbytes) {
+    static void checkDescriptor(Client client, String parameter, BufferDescriptor descriptor, long offset,
+                                long nbytes) {
         if (descriptor == null) {
             throw new NullPointerException(parameter + " (a BufferDescriptor) is null");
         }
@@ -345,7 +346,7 @@ public final class Rma {
     }
 
     /** A get's destination: in range, writable, and reachable from whichever thread polls. */
-    private static void checkDestination(MemorySegment dst, long dstOffset, long nbytes) {
+    static void checkDestination(MemorySegment dst, long dstOffset, long nbytes) {
         checkLocal("dst", "destination", dst, dstOffset, nbytes);
         if (nbytes > 0) {
             if (dst.isReadOnly()) {
@@ -359,7 +360,7 @@ public final class Rma {
     }
 
     /** A 0-byte transfer needs no buffer: it is a no-op once the remote range is checked. */
-    private static void checkLocal(String parameter, String what, MemorySegment buffer, long offset, long nbytes) {
+    static void checkLocal(String parameter, String what, MemorySegment buffer, long offset, long nbytes) {
         if (buffer == null) {
             if (nbytes != 0) {
                 throw new NullPointerException(parameter + " is null with " + nbytes + " bytes to transfer");

@@ -9,6 +9,8 @@ import org.gexj.Registration;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
 import org.gexj.am.SrcDesc;
+import org.gexj.rma.Completion;
+import org.gexj.rma.Pwc;
 import org.gexj.rma.Rma;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -330,6 +332,43 @@ public abstract class AllocationKit extends AllocationMeasureKit {
             rma.putNbi(remote, 0, src, 0, 512, Lc.NOW);
             rma.getNbi(dst, 0, remote, 0, 512);
             client.nbiWait(Ec.PUT | Ec.GET);
+        }));
+        paths.addAll(completionPaths(client, src, dst, remote));
+        return paths;
+    }
+
+    /** Put and get with completion: packed, header and chunk, to this rank (both ends here) and to rank 1. */
+    private static List<Path> completionPaths(Client client, MemorySegment src, MemorySegment dst,
+                                              BufferDescriptor remote) {
+        final Pwc pwc = Pwc.of(client);
+        final Completion c = new Completion();
+        final int self = client.rank();
+        final MemorySegment data = Arena.ofShared().allocate(8);
+        final long chunked = Am.of(client).lubRequestMedium() + 1;
+        final MemorySegment big = Arena.ofShared().allocate(chunked);
+        final List<Path> paths = new ArrayList<>();
+        paths.add(new Path("PWC + GWC 512 B to this rank, 8 B of completion data, both completions probed", i -> {
+            pwc.putWithCompletion(self, 8192, src, 0, 512, i, i, data, 0);
+            pwc.awaitLocal(c);
+            pwc.awaitRemote(c);
+            pwc.getWithCompletion(dst, 0, self, 8192, 512, i, i, data, 0);
+            pwc.awaitLocal(c);
+            pwc.awaitRemote(c);
+        }));
+        paths.add(new Path("PWC + GWC 512 B of a registration, local completion only (NO_RCE)", i -> {
+            pwc.putWithCompletion(remote, 0, src, 0, 512, i, i, Pwc.NO_RCE);
+            pwc.awaitLocal(c);
+            pwc.getWithCompletion(dst, 0, remote, 0, 512, i, i, Pwc.NO_RCE);
+            pwc.awaitLocal(c);
+        }));
+        paths.add(new Path("PWC of a header and a chunk (NO_RCE)", i -> {
+            pwc.putWithCompletion(1, 16384, big, 0, chunked, i, i, Pwc.NO_RCE);
+            pwc.awaitLocal(c);
+        }));
+        paths.add(new Path("PWC of a header and a chunk to this rank, both completions probed", i -> {
+            pwc.putWithCompletion(self, 16384, big, 0, chunked, i, i, 0);
+            pwc.awaitLocal(c);
+            pwc.awaitRemote(c);
         }));
         return paths;
     }

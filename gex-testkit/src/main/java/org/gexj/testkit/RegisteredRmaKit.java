@@ -1,21 +1,17 @@
 package org.gexj.testkit;
 
 import org.gexj.BufferDescriptor;
-import org.gexj.Client;
 import org.gexj.Ec;
 import org.gexj.Event;
 import org.gexj.GexException;
 import org.gexj.Lc;
 import org.gexj.Registration;
-import org.gexj.am.Am;
-import org.gexj.am.AmHandler;
 import org.gexj.rma.Rma;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -28,44 +24,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * closed, a read-only one for puts and a range a forged descriptor claims, with an error naming the rank and the
  * range, having written nothing.
  */
-public abstract class RegisteredRmaKit extends RmaBoundsKit {
+public abstract class RegisteredRmaKit extends PwcKit {
     /** A part per put form: more than one Medium on every conduit, and odd, so chunks end off alignment. */
     private static final int PART = 150_001;
     private static final int FORMS = 3;
-
-    /** Each rank's descriptors of every rank, sent in AM Mediums: how a runtime shares them. */
-    private static final class Exchange {
-        private final Client client;
-        private final Am am;
-        private final int handler;
-        private final AtomicReferenceArray<BufferDescriptor> received;
-
-        Exchange(Client client) {
-            this.client = client;
-            this.am = Am.of(client);
-            this.received = new AtomicReferenceArray<>(client.size());
-            this.handler = am.register(AmHandler.mediumRequest(0, (token, payload, args) ->
-                received.set(token.sourceRank(), BufferDescriptor.fromBytes(payload.toArray()))));
-        }
-
-        /** Sends {@code mine} to every rank, this one too, and waits for every rank's. Collective. */
-        BufferDescriptor[] allOf(BufferDescriptor mine) {
-            client.barrier(); // every rank has registered the handler
-            final MemorySegment bytes = MemorySegment.ofArray(mine.toBytes());
-            for (int r = 0; r < client.size(); r++) {
-                am.requestMedium(r, handler, bytes, 0, bytes.byteSize(), Lc.NOW);
-            }
-            final BufferDescriptor[] all = new BufferDescriptor[client.size()];
-            for (int r = 0; r < all.length; r++) {
-                while (received.get(r) == null) {
-                    client.poll();
-                }
-                all[r] = received.getAndSet(r, null);
-            }
-            client.barrier();
-            return all;
-        }
-    }
 
     private static byte pattern(int rank, int form, long i) {
         return (byte) (rank * 31 + form * 7 + i * 13 + (i >>> 9));
@@ -76,7 +38,7 @@ public abstract class RegisteredRmaKit extends RmaBoundsKit {
         job(2, client -> {
             final Rma rma = Rma.of(client);
             client.attachSegment(SEGMENT);
-            final Exchange exchange = new Exchange(client);
+            final DescriptorExchange exchange = new DescriptorExchange(client);
             final int rank = client.rank();
             final int size = client.size();
             try (Arena arena = Arena.ofShared()) {
@@ -132,7 +94,7 @@ public abstract class RegisteredRmaKit extends RmaBoundsKit {
         exactJob(2, client -> {
             final Rma rma = Rma.of(client);
             client.attachSegment(SEGMENT);
-            final Exchange exchange = new Exchange(client);
+            final DescriptorExchange exchange = new DescriptorExchange(client);
             try (Arena arena = Arena.ofShared()) {
                 final MemorySegment mine = arena.allocate(1000);
                 mine.fill((byte) 5);
@@ -164,7 +126,7 @@ public abstract class RegisteredRmaKit extends RmaBoundsKit {
         exactJob(2, client -> {
             final Rma rma = Rma.of(client);
             client.attachSegment(SEGMENT);
-            final Exchange exchange = new Exchange(client);
+            final DescriptorExchange exchange = new DescriptorExchange(client);
             final Arena kept = Arena.ofShared();
             final Arena dropped = Arena.ofShared();
             try {

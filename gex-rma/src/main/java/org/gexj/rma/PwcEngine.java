@@ -1,0 +1,553 @@
+package org.gexj.rma;
+
+import org.gexj.Client;
+import org.gexj.GexException;
+import org.gexj.GexTimeoutException;
+import org.gexj.Lc;
+import org.gexj.am.Am;
+import org.gexj.am.AmHandler;
+import org.gexj.am.Args;
+import org.gexj.am.Payload;
+import org.gexj.am.SrcDesc;
+import org.gexj.am.Token;
+import org.gexj.am.internal.AmAccess;
+import org.gexj.internal.CoreAccess;
+import org.gexj.internal.OperationSlots;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+import static org.gexj.rma.AmRmaEngine.MOVED;
+import static org.gexj.rma.AmRmaEngine.NOT_REGISTERED;
+import static org.gexj.rma.AmRmaEngine.SEGMENT;
+import static org.gexj.rma.AmRmaEngine.admit;
+import static org.gexj.rma.AmRmaEngine.offset;
+
+/**
+ * Put and get with completion ({@link Pwc}) over active messages, on every conduit.
+ *
+ * <p>A put into the segment without completion data is one AM Long whose args carry the completion: the conduit's
+ * Long protocol moves the data (RDMA on ofi and ibv, one copy on smp), and its handler runs once the data is in place.
+ * Otherwise the put's first message, the header (a Medium request), carries the remote completion (identifier and
+ * data) and as much of the payload as fits beside it: a put that fits is one message (Photon's packed PWC). A larger
+ * one sends the rest in chunks (Longs into the segment, Mediums into a registration), which the target matches with
+ * the header in any order ({@link CompletionLedger}, Photon's 2-put ledger PWC); the remote completion appears once
+ * every chunk is stored. A get's header asks for the first chunk and
+ * carries the completion; each chunk is answered by a Medium reply with the data, and the producer's completion
+ * appears once every chunk has been read. Every message is answered with a status; a refused one writes nothing, and
+ * fails the operation at the initiator and drops its remote completion.
+ *
+ * <p>The initiator's local completion appears when every message is answered: the data is at the target (put), or
+ * in the destination (get). An operation holds its slot ({@code GEX_PWC_OPS}) until its local completion is probed, so
+ * that the local queue is bounded; one with {@link Pwc#NO_LCE} frees it at its last answer. Remote completions are
+ * bounded by credits: {@code GEX_PWC_CREDITS} toward each peer, one per operation with a remote completion, returned
+ * in batches as the target probes them. An initiator with no credit polls until one returns, and throws after
+ * {@code GEX_BACKPRESSURE_TIMEOUT}, naming the peer that does not probe.
+ */
+final class PwcEngine {
+    private static final CoreAccess CORE = CoreAccess.get();
+
+    static final int PWC_HEADER = 72;
+    static final int PWC_CHUNK = 73;
+    static final int PWC_ACK = 74;
+    static final int GWC_HEADER = 75;
+    static final int GWC_CHUNK = 76;
+    static final int GWC_REPLY = 77;
+    static final int CREDITS = 78;
+    static final int PWC_LONG = 79;
+    static final int PWC_LONG_CHUNK = 80;
+    /**
+     * A header's args: op, handle, offset (2 ints); a put's remote id (2) and data length, or a get's first chunk's
+     * length and remote id (2); the number of chunks besides the header; flags.
+     */
+    private static final int HEADER_ARGS = 9;
+
+    private final Am am;
+    private final Client client;
+    private final long putChunk;
+    private final long getChunk;
+    private final long longChunk;
+    private final Operation[] operations;
+    private final OperationSlots slots;
+    /** Operation slots whose local completion waits to be probed, oldest first. */
+    private final int[] localQueue;
+    private int localHead;
+    /** Written under {@code localQueue}'s lock; read without it first by a probe. */
+    private volatile int localCount;
+    private final CompletionRing remote = new CompletionRing(64);
+    private final CompletionLedger ledger;
+    /** Credits toward each peer; completions from each source probed but not yet returned. Guarded by itself. */
+    private final int[] credits;
+    private final int[] unreturned;
+    private final int creditsPerPeer;
+    private final long timeoutNs;
+    private final ThreadLocal<int[]> args = ThreadLocal.withInitial(() -> new int[HEADER_ARGS]);
+
+    /** One put or get with completion in flight. */
+    private static final class Operation {
+        private static final VarHandle REMAINING;
+
+        static {
+            try {
+                REMAINING = MethodHandles.lookup().findVarHandle(Operation.class, "remaining", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        final int id;
+        volatile int remaining;
+        volatile Throwable failure;
+        boolean put;
+        int peer;
+        int handle;
+        int flags;
+        long remoteOffset;
+        long nbytes;
+        long localId;
+        MemorySegment dst;
+        long dstOffset;
+
+        Operation(int id) {
+            this.id = id;
+        }
+    }
+
+    PwcEngine(Am am) {
+        this.am = am;
+        this.client = am.client();
+        final int count = client.config().getInt("GEX_PWC_OPS", 256, 1, 1 << 20);
+        this.timeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
+        this.operations = new Operation[count];
+        for (int i = 0; i < count; i++) {
+            operations[i] = new Operation(i);
+        }
+        this.slots = new OperationSlots(client, count, timeoutNs,
+            "put/get-with-completion slots (GEX_PWC_OPS; a slot is held until its local completion is probed)");
+        this.localQueue = new int[count];
+        this.ledger = new CompletionLedger(client.size(), count);
+        this.creditsPerPeer = client.config().getInt("GEX_PWC_CREDITS", 256, 1, 1 << 20);
+        this.credits = new int[client.size()];
+        java.util.Arrays.fill(credits, creditsPerPeer);
+        this.unreturned = new int[client.size()];
+        this.putChunk = am.lubRequestMedium();
+        this.getChunk = am.lubReplyMedium();
+        this.longChunk = am.lubRequestLong();
+        final AmAccess access = AmAccess.get();
+        access.registerSystem(am, PWC_HEADER, AmHandler.mediumRequest(HEADER_ARGS, this::onPutHeader).named("pwc"));
+        access.registerSystem(am, PWC_CHUNK, AmHandler.mediumRequest(4, this::onPutChunk).named("pwc-chunk"));
+        access.registerSystem(am, PWC_ACK, AmHandler.shortReply(2, this::onAnswer).named("pwc-ack"));
+        access.registerSystem(am, GWC_HEADER, AmHandler.mediumRequest(HEADER_ARGS, this::onGetHeader).named("gwc"));
+        access.registerSystem(am, GWC_CHUNK, AmHandler.shortRequest(5, this::onGetChunk).named("gwc-chunk"));
+        access.registerSystem(am, GWC_REPLY, AmHandler.mediumReply(4, this::onGetReply).named("gwc-reply"));
+        access.registerSystem(am, CREDITS, AmHandler.shortRequest(1, this::onCredits).named("pwc-credits"));
+        access.registerSystem(am, PWC_LONG, AmHandler.longRequest(4, this::onPutLong).named("pwc-long"));
+        access.registerSystem(am, PWC_LONG_CHUNK,
+            AmHandler.longRequest(1, this::onPutLongChunk).named("pwc-long-chunk"));
+    }
+
+    // ---------------------------------------------------------------------------------------------- initiator
+
+    /** A put into {@code peer}'s registration {@code handle} (or segment) at {@code at}; checked by the caller. */
+    void put(int peer, int handle, long at, MemorySegment src, long srcOffset, long nbytes, long localId,
+             long remoteId, MemorySegment data, long dataOffset, int dataLength, int flags) {
+        final Operation op = begin(peer, handle, at, nbytes, localId, flags, true);
+        // the segment is every conduit's AM Long target: its best Long protocol moves the data (RDMA on ofi and ibv,
+        // one copy on smp), and a completion without data rides in the Long's args
+        final boolean longs = handle == SEGMENT;
+        if (longs && dataLength == 0 && nbytes <= longChunk) {
+            op.remaining = 1;
+            try {
+                am.requestLong(peer, PWC_LONG, src, srcOffset, nbytes, at, Lc.NOW, op.id, (int) (remoteId >>> 32),
+                    (int) remoteId, flags);
+            } catch (RuntimeException e) {
+                throw abandoned(op, e);
+            }
+            return;
+        }
+        final boolean packed = nbytes <= putChunk - dataLength;
+        final long first = packed ? nbytes : longs ? 0 : putChunk - dataLength;
+        final long chunk = longs ? longChunk : putChunk;
+        final int chunks = (int) ((nbytes - first + chunk - 1) / chunk);
+        op.remaining = 1 + chunks;
+        final int[] a = header(op, handle, at, (int) (remoteId >>> 32), (int) remoteId, dataLength, chunks, flags);
+        try {
+            if (dataLength == 0) {
+                am.requestMedium(peer, PWC_HEADER, src, srcOffset, first, Lc.NOW, 0, a, HEADER_ARGS);
+            } else {
+                final SrcDesc d = am.prepareRequestMedium(peer, null, dataLength + first, dataLength + first, null, 0,
+                    HEADER_ARGS);
+                d.buffer().putBytes(0, data, dataOffset, dataLength);
+                if (first > 0) {
+                    d.buffer().putBytes(dataLength, src, srcOffset, (int) first);
+                }
+                d.commit(PWC_HEADER, dataLength + first, a, HEADER_ARGS);
+            }
+            for (long done = first; done < nbytes; done += chunk) {
+                final long to = at + done;
+                final long length = Math.min(chunk, nbytes - done);
+                if (longs) {
+                    am.requestLong(peer, PWC_LONG_CHUNK, src, srcOffset + done, length, to, Lc.NOW, op.id);
+                } else {
+                    am.requestMedium(peer, PWC_CHUNK, src, srcOffset + done, length, Lc.NOW, op.id, handle,
+                        (int) (to >>> 32), (int) to);
+                }
+            }
+        } catch (RuntimeException e) {
+            throw abandoned(op, e);
+        }
+    }
+
+    /** A get from {@code peer}'s registration {@code handle} (or segment) at {@code at}; checked by the caller. */
+    void get(MemorySegment dst, long dstOffset, int peer, int handle, long at, long nbytes, long localId,
+             long remoteId, MemorySegment data, long dataOffset, int dataLength, int flags) {
+        final Operation op = begin(peer, handle, at, nbytes, localId, flags, false);
+        op.dst = dst;
+        op.dstOffset = dstOffset;
+        final int chunks = (int) Math.max(0, (nbytes - 1) / getChunk);
+        op.remaining = 1 + chunks;
+        final int first = (int) Math.min(getChunk, nbytes);
+        final int[] a = header(op, handle, at, first, (int) (remoteId >>> 32), (int) remoteId, chunks, flags);
+        try {
+            am.requestMedium(peer, GWC_HEADER, data, dataOffset, dataLength, Lc.NOW, 0, a, HEADER_ARGS);
+            for (long done = getChunk; done < nbytes; done += getChunk) {
+                final long from = at + done;
+                a[2] = (int) (from >>> 32);
+                a[3] = (int) from;
+                a[4] = (int) Math.min(getChunk, nbytes - done);
+                am.requestShort(peer, GWC_CHUNK, 0, a, 5);
+            }
+        } catch (RuntimeException e) {
+            throw abandoned(op, e);
+        }
+    }
+
+    private Operation begin(int peer, int handle, long at, long nbytes, long localId, int flags, boolean put) {
+        if ((flags & Pwc.NO_RCE) == 0) {
+            takeCredit(peer);
+        }
+        final Operation op = operations[slots.acquire()];
+        op.put = put;
+        op.peer = peer;
+        op.handle = handle;
+        op.remoteOffset = at;
+        op.nbytes = nbytes;
+        op.localId = localId;
+        op.flags = flags;
+        op.failure = null;
+        return op;
+    }
+
+    /** The thread's header args: op, handle, offset (2 ints), then {@code a4..a6}, chunks and flags. */
+    private int[] header(Operation op, int handle, long at, int a4, int a5, int a6, int chunks, int flags) {
+        final int[] a = args.get();
+        a[0] = op.id;
+        a[1] = handle;
+        a[2] = (int) (at >>> 32);
+        a[3] = (int) at;
+        a[4] = a4;
+        a[5] = a5;
+        a[6] = a6;
+        a[7] = chunks;
+        a[8] = flags;
+        return a;
+    }
+
+    /**
+     * A send failed part-way (a dead peer, or back-pressure that outlasted its timeout): the target may have part of
+     * the operation, so its slot and credit are not reused, which would mismatch the target's count.
+     */
+    private static RuntimeException abandoned(Operation op, RuntimeException e) {
+        op.failure = e;
+        return e;
+    }
+
+    // ---------------------------------------------------------------------------------------------- target
+
+    private MemorySegment memory(int handle) {
+        if (handle == SEGMENT) {
+            return client.hasSegment() ? client.segment().memory() : null;
+        }
+        return CORE.registered(client, handle);
+    }
+
+    /** Stores {@code nbytes} of {@code payload} from {@code from} at {@code at} of {@code handle}'s memory. */
+    private int store(int handle, long at, Payload payload, long from, long nbytes) {
+        if (nbytes == 0) {
+            return MOVED; // a completion alone touches no memory
+        }
+        final MemorySegment memory = memory(handle);
+        final int status = admit(memory, at, nbytes, true);
+        if (status != MOVED) {
+            return status;
+        }
+        try {
+            payload.copyTo(from, memory, at, nbytes);
+            return MOVED;
+        } catch (IllegalStateException e) {
+            return NOT_REGISTERED; // its arena closed since the check
+        }
+    }
+
+    private void onPutHeader(Token token, Payload payload, Args args) {
+        final int dataLength = args.get(6);
+        final int status = store(args.get(1), offset(args.get(2), args.get(3)), payload, dataLength,
+            payload.length() - dataLength);
+        complete(token.sourceRank(), args.get(0), offset(args.get(4), args.get(5)), payload, dataLength, args.get(8),
+            args.get(7), status);
+        token.replyShort(PWC_ACK, args.get(0), status);
+    }
+
+    /**
+     * The header's part of an operation's remote completion: delivered now if every chunk is in (from the header's
+     * first {@code dataLength} bytes), else kept for the last chunk.
+     */
+    private void complete(int source, int op, long id, Payload payload, int dataLength, int flags, int chunks,
+                          int status) {
+        switch (ledger.header(source, op, id, dataLength, (flags & Pwc.NO_RCE) == 0, chunks, status != MOVED)) {
+            case CompletionLedger.DELIVER -> remote.add(source, id, payload, 0, dataLength);
+            case CompletionLedger.KEEP -> payload.copyTo(0, ledger.keptData(source), CompletionLedger.keptAt(op),
+                dataLength);
+            default -> { }
+        }
+    }
+
+    private void onPutChunk(Token token, Payload payload, Args args) {
+        final int status = store(args.get(1), offset(args.get(2), args.get(3)), payload, 0, payload.length());
+        ledger.chunk(token.sourceRank(), args.get(0), status != MOVED, remote);
+        token.replyShort(PWC_ACK, args.get(0), status);
+    }
+
+    /** A whole put into the segment, its completion in the args: the data is in place when this runs. */
+    private void onPutLong(Token token, Payload payload, Args args) {
+        if ((args.get(3) & Pwc.NO_RCE) == 0) {
+            remote.add(token.sourceRank(), offset(args.get(1), args.get(2)));
+        }
+        token.replyShort(PWC_ACK, args.get(0), MOVED);
+    }
+
+    private void onPutLongChunk(Token token, Payload payload, Args args) {
+        ledger.chunk(token.sourceRank(), args.get(0), false, remote);
+        token.replyShort(PWC_ACK, args.get(0), MOVED);
+    }
+
+    private void onGetHeader(Token token, Payload payload, Args args) {
+        final int status = serve(token, args.get(0), args.get(1), args.get(2), args.get(3), args.get(4));
+        complete(token.sourceRank(), args.get(0), offset(args.get(5), args.get(6)), payload, (int) payload.length(),
+            args.get(8), args.get(7), status);
+    }
+
+    private void onGetChunk(Token token, Args args) {
+        final int status = serve(token, args.get(0), args.get(1), args.get(2), args.get(3), args.get(4));
+        ledger.chunk(token.sourceRank(), args.get(0), status != MOVED, remote);
+    }
+
+    /** Answers a get chunk with its data, or with why not; the memory has been read when this returns. */
+    private int serve(Token token, int op, int handle, int high, int low, int length) {
+        int status = MOVED;
+        if (length > 0) {
+            final long at = offset(high, low);
+            final MemorySegment memory = memory(handle);
+            status = admit(memory, at, length, false);
+            if (status == MOVED) {
+                try {
+                    token.replyMedium(GWC_REPLY, memory, at, length, Lc.NOW, op, MOVED, high, low);
+                    return MOVED;
+                } catch (IllegalStateException e) {
+                    status = NOT_REGISTERED; // its arena closed since the check: nothing was sent
+                }
+            }
+        }
+        token.replyMedium(GWC_REPLY, (MemorySegment) null, 0, 0, Lc.NOW, op, status, high, low);
+        return status;
+    }
+
+    // ---------------------------------------------------------------------------------------------- answers
+
+    private void onAnswer(Token token, Args args) {
+        answered(operations[args.get(0)], args.get(1));
+    }
+
+    private void onGetReply(Token token, Payload payload, Args args) {
+        final Operation op = operations[args.get(0)];
+        if (args.get(1) == MOVED && payload.length() > 0) {
+            try {
+                payload.copyTo(0, op.dst, op.dstOffset + (offset(args.get(2), args.get(3)) - op.remoteOffset),
+                    payload.length());
+            } catch (RuntimeException e) {
+                op.failure = e; // the destination's arena was closed meanwhile
+            }
+        }
+        answered(op, args.get(1));
+    }
+
+    /** One message of {@code op} answered; the last queues its local completion or frees its slot. */
+    private void answered(Operation op, int status) {
+        if (status != MOVED && op.failure == null) {
+            op.failure = AmRmaEngine.refusal(op.peer, op.put ? "put with completion to" : "get with completion from",
+                op.remoteOffset, op.nbytes, op.handle, status);
+        }
+        if ((int) Operation.REMAINING.getAndAdd(op, -1) != 1) {
+            return;
+        }
+        if (op.failure == null && (op.flags & Pwc.NO_LCE) != 0) {
+            release(op);
+            return;
+        }
+        synchronized (localQueue) {
+            localQueue[(localHead + localCount++) % localQueue.length] = op.id;
+        }
+    }
+
+    private void release(Operation op) {
+        op.dst = null;
+        slots.release(op.id);
+    }
+
+    // ---------------------------------------------------------------------------------------------- probes
+
+    /** @see Pwc#probeLocal */
+    boolean probeLocal(Completion into) {
+        if (takeLocal(into)) {
+            return true;
+        }
+        client.poll();
+        return takeLocal(into);
+    }
+
+    /** @see Pwc#awaitLocal */
+    void awaitLocal(Completion into) {
+        CORE.resetBackoff(client);
+        while (!takeLocal(into)) {
+            CORE.progressWhileBlocked(client); // polls, and backs off only while nothing arrives
+        }
+    }
+
+    /**
+     * Takes the oldest local completion into {@code into}, without polling.
+     *
+     * @throws GexException if its operation failed
+     */
+    private boolean takeLocal(Completion into) {
+        final int id = takeLocal();
+        if (id < 0) {
+            return false;
+        }
+        final Operation op = operations[id];
+        final Throwable failure = op.failure;
+        final int peer = op.peer;
+        final long localId = op.localId;
+        final boolean put = op.put;
+        release(op);
+        if (failure != null) {
+            throw new GexException("the " + (put ? "put" : "get") + " with completion of local id " + localId
+                + " failed: " + failure.getMessage(), failure);
+        }
+        into.set(peer, localId, 0);
+        return true;
+    }
+
+    private int takeLocal() {
+        if (localCount == 0) {
+            return -1; // the probe loop's fast path, without the lock
+        }
+        synchronized (localQueue) {
+            if (localCount == 0) {
+                return -1;
+            }
+            final int id = localQueue[localHead];
+            localHead = (localHead + 1) % localQueue.length;
+            localCount--;
+            return id;
+        }
+    }
+
+    /** @see Pwc#probeRemote */
+    boolean probeRemote(Completion into) {
+        if (takeRemote(into)) {
+            return true;
+        }
+        client.poll();
+        return takeRemote(into);
+    }
+
+    /** @see Pwc#awaitRemote */
+    void awaitRemote(Completion into) {
+        CORE.resetBackoff(client);
+        while (!takeRemote(into)) {
+            CORE.progressWhileBlocked(client);
+        }
+    }
+
+    /** Takes the oldest remote completion into {@code into}, without polling, and counts its credit returned. */
+    private boolean takeRemote(Completion into) {
+        final int source = remote.take(into);
+        if (source < 0) {
+            return false;
+        }
+        returnCredit(source);
+        return true;
+    }
+
+    /** @see Pwc#outOfOrderChunks */
+    long earlyChunks() {
+        return ledger.earlyChunks();
+    }
+
+    /** Remote completions waiting to be probed. */
+    int remoteWaiting() {
+        return remote.size();
+    }
+
+    // ---------------------------------------------------------------------------------------------- credits
+
+    private void takeCredit(int peer) {
+        if (tryCredit(peer)) {
+            return;
+        }
+        final long start = System.nanoTime();
+        CORE.resetBackoff(client);
+        while (true) {
+            CORE.progressWhileBlocked(client);
+            if (tryCredit(peer)) {
+                return;
+            }
+            if (System.nanoTime() - start > timeoutNs) {
+                throw new GexTimeoutException("rank " + client.rank() + ": no credit toward rank " + peer + " for "
+                    + timeoutNs / 1_000_000_000L + " s: rank " + peer + " has not probed the remote completions of"
+                    + " the " + creditsPerPeer + " puts and gets with completion this rank sent it (GEX_PWC_CREDITS,"
+                    + " GEX_BACKPRESSURE_TIMEOUT)");
+            }
+        }
+    }
+
+    private boolean tryCredit(int peer) {
+        synchronized (credits) {
+            if (credits[peer] > 0) {
+                credits[peer]--;
+                return true;
+            }
+            return false;
+        }
+    }
+
+    private void onCredits(Token token, Args args) {
+        synchronized (credits) {
+            credits[token.sourceRank()] += args.get(0);
+        }
+    }
+
+    /** Counts a probed completion from {@code source}; every half of its credits goes back in one message. */
+    private void returnCredit(int source) {
+        final int n;
+        synchronized (credits) {
+            n = ++unreturned[source];
+            if (n < Math.max(1, creditsPerPeer / 2)) {
+                return;
+            }
+            unreturned[source] = 0;
+        }
+        am.requestShort(source, CREDITS, n);
+    }
+}
