@@ -44,6 +44,9 @@ public final class TcpBootstrap implements Bootstrap {
      * enough for TCP to retransmit over a lossy link (after a retransmitted SYN its timer starts at 3 s and doubles).
      */
     public static final String JOIN_TIMEOUT = "GEX_BOOTSTRAP_JOIN_TIMEOUT";
+    /** How long the first connection waits for the launcher's CHALLENGE before a fresh one is tried; doubles. */
+    static final long FIRST_CHALLENGE_WAIT_MS = 3_000;
+    static final long MAX_CHALLENGE_WAIT_MS = 24_000;
     /** How long the last word waits for the launcher to close its end (it does so as soon as it reads the word). */
     private static final long LINGER_MS = 2_000;
 
@@ -99,13 +102,16 @@ public final class TcpBootstrap implements Bootstrap {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(joinSeconds);
         IOException last = null;
         long left;
+        long challengeWaitMs = FIRST_CHALLENGE_WAIT_MS;
         while ((left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) > 0) {
             final Socket s = new Socket();
             try {
                 s.connect(new InetSocketAddress(host, port), (int) Math.min(2000, left));
                 s.setTcpNoDelay(true);
                 final TcpBootstrap b = new TcpBootstrap(rank, size, s, health, exit, grace, collectiveTimeout);
-                b.handshake(secret, Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                final long wait = challengeWaitMs;
+                challengeWaitMs = Math.min(2 * challengeWaitMs, MAX_CHALLENGE_WAIT_MS);
+                b.handshake(secret, wait, deadline);
                 b.startReader();
                 return b;
             } catch (IOException e) {
@@ -123,9 +129,18 @@ public final class TcpBootstrap implements Bootstrap {
             last);
     }
 
-    private void handshake(byte[] secret, long timeoutMs) throws IOException {
-        socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs));
+    /**
+     * Waits up to {@code challengeWaitMs} for the launcher's CHALLENGE, then (having answered it) for its WELCOME until
+     * the join deadline. The launcher speaks first, so a connection whose last handshake ACK was lost carries nothing
+     * that would complete it: the launcher never accepts it, and waiting on it longer cannot help (a lossy-link test
+     * waited out its whole join timeout so). A fresh connection can; before the HELLO nothing was registered.
+     */
+    private void handshake(byte[] secret, long challengeWaitMs, long deadline) throws IOException {
+        final long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        socket.setSoTimeout((int) Math.min(left, challengeWaitMs));
         final BootstrapFrame challenge = BootstrapFrame.read(in);
+        socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE,
+            Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))));
         if (challenge.type() != BootstrapFrame.CHALLENGE) {
             throw new IOException("expected CHALLENGE, got frame type " + challenge.type());
         }

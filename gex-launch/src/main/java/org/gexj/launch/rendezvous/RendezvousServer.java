@@ -229,7 +229,9 @@ public final class RendezvousServer implements AutoCloseable {
                         + (e.getMessage() == null ? "" : ": " + e.getMessage()));
                 }
             } else if (rank < 0 && !closed) {
-                reject(socket, "handshake failed: " + e.getMessage());
+                reject(socket, e instanceof java.io.EOFException
+                    ? "closed before its HELLO (a rank that waited too long for the CHALLENGE tries a fresh connection)"
+                    : "handshake failed: " + e);
             }
         } finally {
             quietClose(socket);
