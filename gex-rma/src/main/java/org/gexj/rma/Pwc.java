@@ -64,7 +64,8 @@ public final class Pwc {
 
     private Pwc(Client client) {
         this.client = client;
-        this.engine = new PwcEngine(Am.of(client));
+        final Rma rma = Rma.of(client);
+        this.engine = new PwcEngine(Am.of(client), rma.copiesDirectly() ? rma : null);
     }
 
     /** The client's put and get with completion, which {@code Gex.init} created on every rank. */

@@ -62,9 +62,13 @@ final class PwcEngine {
      * length and remote id (2); the number of chunks besides the header; flags.
      */
     private static final int HEADER_ARGS = 9;
+    /** The op slot of a put that wants no answer: one message into the segment with {@link Pwc#NO_LCE}. */
+    private static final int QUIET = -1;
 
     private final Am am;
     private final Client client;
+    /** Where a peer's segment is mapped here (smp), its RMA, which copies; else null. */
+    private final Rma direct;
     private final long putChunk;
     private final long getChunk;
     private final long longChunk;
@@ -114,9 +118,10 @@ final class PwcEngine {
         }
     }
 
-    PwcEngine(Am am) {
+    PwcEngine(Am am, Rma direct) {
         this.am = am;
         this.client = am.client();
+        this.direct = direct;
         final int count = client.config().getInt("GEX_PWC_OPS", 256, 1, 1 << 20);
         this.timeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
         this.operations = new Operation[count];
@@ -152,11 +157,28 @@ final class PwcEngine {
     /** A put into {@code peer}'s registration {@code handle} (or segment) at {@code at}; checked by the caller. */
     void put(int peer, int handle, long at, MemorySegment src, long srcOffset, long nbytes, long localId,
              long remoteId, MemorySegment data, long dataOffset, int dataLength, int flags) {
-        final Operation op = begin(peer, handle, at, nbytes, localId, flags, true);
         // the segment is every conduit's AM Long target: its best Long protocol moves the data (RDMA on ofi and ibv,
         // one copy on smp), and a completion without data rides in the Long's args
         final boolean longs = handle == SEGMENT;
-        if (longs && dataLength == 0 && nbytes <= longChunk) {
+        final boolean single = longs && dataLength == 0 && nbytes <= longChunk;
+        final boolean packed = nbytes <= putChunk - dataLength;
+        if (longs && (flags & Pwc.NO_LCE) != 0 && (single || packed)) {
+            // one message into the segment, whose range the call checked: the target cannot refuse it and no local
+            // completion is wanted, so nothing is kept here and nothing is answered (an AM's cost, no more)
+            if ((flags & Pwc.NO_RCE) == 0) {
+                takeCredit(peer);
+            }
+            if (single) {
+                am.requestLong(peer, PWC_LONG, src, srcOffset, nbytes, at, Lc.NOW, QUIET, (int) (remoteId >>> 32),
+                    (int) remoteId, flags);
+            } else {
+                sendHeader(peer, header(QUIET, handle, at, (int) (remoteId >>> 32), (int) remoteId, dataLength, 0,
+                    flags), src, srcOffset, nbytes, data, dataOffset, dataLength);
+            }
+            return;
+        }
+        final Operation op = begin(peer, handle, at, nbytes, localId, flags, true);
+        if (single) {
             op.remaining = 1;
             try {
                 am.requestLong(peer, PWC_LONG, src, srcOffset, nbytes, at, Lc.NOW, op.id, (int) (remoteId >>> 32),
@@ -166,24 +188,13 @@ final class PwcEngine {
             }
             return;
         }
-        final boolean packed = nbytes <= putChunk - dataLength;
         final long first = packed ? nbytes : longs ? 0 : putChunk - dataLength;
         final long chunk = longs ? longChunk : putChunk;
         final int chunks = (int) ((nbytes - first + chunk - 1) / chunk);
         op.remaining = 1 + chunks;
-        final int[] a = header(op, handle, at, (int) (remoteId >>> 32), (int) remoteId, dataLength, chunks, flags);
+        final int[] a = header(op.id, handle, at, (int) (remoteId >>> 32), (int) remoteId, dataLength, chunks, flags);
         try {
-            if (dataLength == 0) {
-                am.requestMedium(peer, PWC_HEADER, src, srcOffset, first, Lc.NOW, 0, a, HEADER_ARGS);
-            } else {
-                final SrcDesc d = am.prepareRequestMedium(peer, null, dataLength + first, dataLength + first, null, 0,
-                    HEADER_ARGS);
-                d.buffer().putBytes(0, data, dataOffset, dataLength);
-                if (first > 0) {
-                    d.buffer().putBytes(dataLength, src, srcOffset, (int) first);
-                }
-                d.commit(PWC_HEADER, dataLength + first, a, HEADER_ARGS);
-            }
+            sendHeader(peer, a, src, srcOffset, first, data, dataOffset, dataLength);
             for (long done = first; done < nbytes; done += chunk) {
                 final long to = at + done;
                 final long length = Math.min(chunk, nbytes - done);
@@ -199,16 +210,36 @@ final class PwcEngine {
         }
     }
 
+    /** A put's header: the completion data, then the first {@code first} bytes of the put. */
+    private void sendHeader(int peer, int[] a, MemorySegment src, long srcOffset, long first, MemorySegment data,
+                            long dataOffset, int dataLength) {
+        if (dataLength == 0) {
+            am.requestMedium(peer, PWC_HEADER, src, srcOffset, first, Lc.NOW, 0, a, HEADER_ARGS);
+            return;
+        }
+        final SrcDesc d = am.prepareRequestMedium(peer, null, dataLength + first, dataLength + first, null, 0,
+            HEADER_ARGS);
+        d.buffer().putBytes(0, data, dataOffset, dataLength);
+        if (first > 0) {
+            d.buffer().putBytes(dataLength, src, srcOffset, (int) first);
+        }
+        d.commit(PWC_HEADER, dataLength + first, a, HEADER_ARGS);
+    }
+
     /** A get from {@code peer}'s registration {@code handle} (or segment) at {@code at}; checked by the caller. */
     void get(MemorySegment dst, long dstOffset, int peer, int handle, long at, long nbytes, long localId,
              long remoteId, MemorySegment data, long dataOffset, int dataLength, int flags) {
+        if (handle == SEGMENT && direct != null) {
+            getDirectly(dst, dstOffset, peer, at, nbytes, localId, remoteId, data, dataOffset, dataLength, flags);
+            return;
+        }
         final Operation op = begin(peer, handle, at, nbytes, localId, flags, false);
         op.dst = dst;
         op.dstOffset = dstOffset;
         final int chunks = (int) Math.max(0, (nbytes - 1) / getChunk);
         op.remaining = 1 + chunks;
         final int first = (int) Math.min(getChunk, nbytes);
-        final int[] a = header(op, handle, at, first, (int) (remoteId >>> 32), (int) remoteId, chunks, flags);
+        final int[] a = header(op.id, handle, at, first, (int) (remoteId >>> 32), (int) remoteId, chunks, flags);
         try {
             am.requestMedium(peer, GWC_HEADER, data, dataOffset, dataLength, Lc.NOW, 0, a, HEADER_ARGS);
             for (long done = getChunk; done < nbytes; done += getChunk) {
@@ -223,10 +254,34 @@ final class PwcEngine {
         }
     }
 
+    /**
+     * A get from a peer's segment mapped here (smp): the data is copied now, then the producer is told in one message
+     * that nothing answers, and the local completion is queued at once.
+     */
+    private void getDirectly(MemorySegment dst, long dstOffset, int peer, long at, long nbytes, long localId,
+                             long remoteId, MemorySegment data, long dataOffset, int dataLength, int flags) {
+        if ((flags & Pwc.NO_RCE) == 0) {
+            takeCredit(peer);
+        }
+        direct.get(dst, dstOffset, peer, at, nbytes);
+        if ((flags & Pwc.NO_RCE) == 0) {
+            am.requestMedium(peer, GWC_HEADER, data, dataOffset, dataLength, Lc.NOW, 0,
+                header(QUIET, SEGMENT, at, 0, (int) (remoteId >>> 32), (int) remoteId, 0, flags), HEADER_ARGS);
+        }
+        if ((flags & Pwc.NO_LCE) == 0) {
+            queueLocal(slot(peer, SEGMENT, at, nbytes, localId, flags, false));
+        }
+    }
+
+    /** Takes a credit toward {@code peer} if the operation has a remote completion, and a slot. */
     private Operation begin(int peer, int handle, long at, long nbytes, long localId, int flags, boolean put) {
         if ((flags & Pwc.NO_RCE) == 0) {
             takeCredit(peer);
         }
+        return slot(peer, handle, at, nbytes, localId, flags, put);
+    }
+
+    private Operation slot(int peer, int handle, long at, long nbytes, long localId, int flags, boolean put) {
         final Operation op = operations[slots.acquire()];
         op.put = put;
         op.peer = peer;
@@ -239,10 +294,10 @@ final class PwcEngine {
         return op;
     }
 
-    /** The thread's header args: op, handle, offset (2 ints), then {@code a4..a6}, chunks and flags. */
-    private int[] header(Operation op, int handle, long at, int a4, int a5, int a6, int chunks, int flags) {
+    /** The thread's header args: op slot or {@link #QUIET}, handle, offset (2 ints), {@code a4..a6}, chunks, flags. */
+    private int[] header(int op, int handle, long at, int a4, int a5, int a6, int chunks, int flags) {
         final int[] a = args.get();
-        a[0] = op.id;
+        a[0] = op;
         a[1] = handle;
         a[2] = (int) (at >>> 32);
         a[3] = (int) at;
@@ -296,7 +351,9 @@ final class PwcEngine {
             payload.length() - dataLength);
         complete(token.sourceRank(), args.get(0), offset(args.get(4), args.get(5)), payload, dataLength, args.get(8),
             args.get(7), status);
-        token.replyShort(PWC_ACK, args.get(0), status);
+        if (args.get(0) != QUIET) {
+            token.replyShort(PWC_ACK, args.get(0), status);
+        }
     }
 
     /**
@@ -324,7 +381,9 @@ final class PwcEngine {
         if ((args.get(3) & Pwc.NO_RCE) == 0) {
             remote.add(token.sourceRank(), offset(args.get(1), args.get(2)));
         }
-        token.replyShort(PWC_ACK, args.get(0), MOVED);
+        if (args.get(0) != QUIET) {
+            token.replyShort(PWC_ACK, args.get(0), MOVED);
+        }
     }
 
     private void onPutLongChunk(Token token, Payload payload, Args args) {
@@ -333,6 +392,11 @@ final class PwcEngine {
     }
 
     private void onGetHeader(Token token, Payload payload, Args args) {
+        if (args.get(0) == QUIET) { // the initiator read the segment itself: only the completion comes
+            complete(token.sourceRank(), QUIET, offset(args.get(5), args.get(6)), payload, (int) payload.length(),
+                args.get(8), 0, MOVED);
+            return;
+        }
         final int status = serve(token, args.get(0), args.get(1), args.get(2), args.get(3), args.get(4));
         complete(token.sourceRank(), args.get(0), offset(args.get(5), args.get(6)), payload, (int) payload.length(),
             args.get(8), args.get(7), status);
@@ -395,6 +459,10 @@ final class PwcEngine {
             release(op);
             return;
         }
+        queueLocal(op);
+    }
+
+    private void queueLocal(Operation op) {
         synchronized (localQueue) {
             localQueue[(localHead + localCount++) % localQueue.length] = op.id;
         }

@@ -99,6 +99,11 @@ public final class Rma {
         return CORE.extension(client, Rma.class, Rma::new);
     }
 
+    /** True when every segment put and get is a memory copy, complete at return (smp's cross-mapped segments). */
+    boolean copiesDirectly() {
+        return synchronous;
+    }
+
     /** True when RMA goes over active messages (no cross-mapping or native RMA, or forced). */
     public boolean overActiveMessages() {
         return engine instanceof AmRmaEngine;

@@ -361,6 +361,10 @@ public abstract class AllocationKit extends AllocationMeasureKit {
             pwc.getWithCompletion(dst, 0, remote, 0, 512, i, i, Pwc.NO_RCE);
             pwc.awaitLocal(c);
         }));
+        paths.add(new Path("PWC 512 B to this rank's segment without an answer (NO_LCE), remote completion", i -> {
+            pwc.putWithCompletion(self, 8192, src, 0, 512, i, i, Pwc.NO_LCE);
+            pwc.awaitRemote(c);
+        }));
         paths.add(new Path("PWC of a header and a chunk (NO_RCE)", i -> {
             pwc.putWithCompletion(1, 16384, big, 0, chunked, i, i, Pwc.NO_RCE);
             pwc.awaitLocal(c);

@@ -55,20 +55,27 @@ public final class TestPwc {
             iters = args.length > 0 ? Integer.parseInt(args[0]) : 10000;
             maxSize = args.length > 1 ? Long.parseLong(args[1]) : 65536;
             warmup = args.length > 2 ? Integer.parseInt(args[2]) : 20_000;
-            if (iters < 1 || maxSize < 1 || maxSize > 1L << 30 || warmup < 0) {
-                throw new IllegalArgumentException("iters " + iters + " outside [1, 2^31), maxsz " + maxSize
-                    + " outside [1, 2^30] or warmup " + warmup + " below 0");
+            if (iters < 1) {
+                throw new IllegalArgumentException("iters " + iters + " outside [1, " + Integer.MAX_VALUE + "]");
+            }
+            if (maxSize < 1 || maxSize > 1L << 30) {
+                throw new IllegalArgumentException("maxsz " + maxSize + " outside [1, " + (1L << 30) + "]");
+            }
+            if (warmup < 0) {
+                throw new IllegalArgumentException("warmup " + warmup + " outside [0, " + Integer.MAX_VALUE + "]");
             }
         } catch (IllegalArgumentException e) {
             if (client.rank() == 0) {
                 out.println(e.getMessage());
                 out.println(USAGE);
+                out.flush();
             }
             return 1;
         }
         if (client.size() < 2) {
             if (client.rank() == 0) {
                 out.println("testpwc needs 2 ranks");
+                out.flush();
             }
             return 1;
         }
