@@ -42,7 +42,7 @@ final class IbvConduit extends RdmaConduit {
         // creditBytes is unused: each message fills a receive buffer of its own, and credits count messages
         final RdmaSettings engineSettings = new RdmaSettings(settings.frameLength(), 0, settings.credits(),
             settings.sendBuffers(), settings.rmaOperations(), settings.timeoutNanos(), IbvConduitSettings.FRAME,
-            IbvConduitSettings.CREDITS, IbvConduitSettings.TIMEOUT);
+            IbvConduitSettings.CREDITS, IbvConduitSettings.TIMEOUT, RdmaSettings.registrationCacheBytes(config));
         this.device = IbvDevice.open(choice);
         final Arena arena = Arena.ofShared();
         try {

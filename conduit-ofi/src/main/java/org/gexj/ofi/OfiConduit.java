@@ -43,7 +43,7 @@ final class OfiConduit extends RdmaConduit {
         // messageCredits is unused: libfabric's multi-receive buffers take many messages, and credits count bytes
         final RdmaSettings engineSettings = new RdmaSettings(settings.frameLength(), settings.creditBytes(), 0,
             settings.sendBuffers(), settings.rmaOperations(), settings.timeoutNanos(), OfiSettings.FRAME,
-            OfiSettings.CREDIT_BYTES, OfiSettings.TIMEOUT);
+            OfiSettings.CREDIT_BYTES, OfiSettings.TIMEOUT, RdmaSettings.registrationCacheBytes(context.config()));
         this.fabric = OfiFabric.open(settings, size, RdmaSizing.completionQueueEntries(engineSettings, size, true),
             RdmaSizing.slotBytes(engineSettings));
         final Arena arena = Arena.ofShared();

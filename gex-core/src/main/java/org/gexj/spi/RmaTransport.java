@@ -14,10 +14,9 @@ import java.lang.foreign.MemorySegment;
  * <p><b>Allocation.</b> A call whose local memory is in this rank's bound segment, or on the Java heap, allocates
  * nothing (operation tables are fixed; heap memory, which the collector moves, is staged through the conduit's
  * pre-registered bounce buffers). A call whose local memory is other native memory allocates nothing either, unless
- * the transport must register local memory (libfabric's {@code FI_MR_LOCAL}, as verbs providers need): then ofi
- * registers that memory for the one operation ({@code fi_mr_reg}, a kernel call and a small allocation) and closes
- * the registration at its completion. A data path that must allocate nothing on such a provider keeps its local
- * buffers in the segment.
+ * the transport must register local memory (libfabric's {@code FI_MR_LOCAL}, as verbs providers need): then the RDMA
+ * conduits register that memory the first time ({@code fi_mr_reg}, {@code ibv_reg_mr}: a kernel call and a small
+ * allocation) and keep the registration for later operations on it, up to {@code GEX_REG_CACHE_BYTES}.
  */
 public interface RmaTransport {
     /**

@@ -138,7 +138,7 @@ public final class RdmaEngine {
                 size, settings.timeoutNanos(), immediateInData, receiveSlots, blockBuffers, receiveBufferBytes,
                 slotBytes);
             this.rmaEngine = new RdmaRmaEngine(guard, nic, contexts, registrations, deferred, liveness, arena, rank,
-                size, settings.rmaOperations(), immediateInData);
+                size, settings.rmaOperations(), immediateInData, settings.registrationCacheBytes());
             this.rma = new RdmaRmaTransport(rmaEngine);
             this.batch = new RdmaPollBatch(nic, arena);
             this.errorEntry = nic.errorEntry(arena);
@@ -456,6 +456,7 @@ public final class RdmaEngine {
             }
             nicClosed = true;
             try {
+                rmaEngine.closeRegistrations(); // a domain with registrations open refuses to close
                 closeNic();
             } finally {
                 // a poll that began before the close may still read the receive buffers and completion entries (and
@@ -521,7 +522,10 @@ public final class RdmaEngine {
 
     /**
      * {@code <conduit>.staged.operations}: RMA operations (puts, gets, AM Long payloads) on heap memory, staged
-     * through the bounce buffers; {@code .staged.bytes}: the bytes they moved. {@code .receive.buffers}: receive
+     * through the bounce buffers; {@code .staged.bytes}: the bytes they moved. {@code .registration.cache.hits},
+     * {@code .misses}, {@code .releases} and {@code .bytes}: operations on local memory outside the segment that found
+     * a cached registration, that made one, registrations released, and bytes held now (where the NIC needs local
+     * registration; {@link RdmaRegistrationCache}). {@code .receive.buffers}: receive
      * buffers posted (where they are posted per connection, a share per connected rank). {@code .dropped.foreign}:
      * messages from no endpoint of the job; {@code .dropped.malformed}; {@code .source-mismatch}: messages whose
      * header names another rank than the NIC's source. Also readable after {@link #close()}.
@@ -533,6 +537,11 @@ public final class RdmaEngine {
         try {
             m.put(p + ".staged.operations", rmaEngine.stagedOperations());
             m.put(p + ".staged.bytes", rmaEngine.stagedBytes());
+            final RdmaRegistrationCache cache = rmaEngine.cache();
+            m.put(p + ".registration.cache.hits", cache.hits());
+            m.put(p + ".registration.cache.misses", cache.misses());
+            m.put(p + ".registration.cache.releases", cache.releases());
+            m.put(p + ".registration.cache.bytes", cache.pinnedBytes());
         } finally {
             guard.unlock();
         }

@@ -29,6 +29,8 @@ final class RdmaOperations {
     final long[] descriptor;
     /** A registration made for this operation alone (local memory outside every registered region), or null. */
     final RdmaRegion[] ownRegistration;
+    /** The {@link RdmaRegistrationCache} entry whose registration the operation uses, or -1. */
+    final int[] cacheEntry;
     /** The bounce buffer a staged operation moves through, or -1 (the operation reads or writes its memory itself). */
     final int[] bounce;
     /** A staged operation's heap memory and the offset of its first byte there; null when not staged. */
@@ -58,6 +60,7 @@ final class RdmaOperations {
         status = new int[capacity];
         descriptor = new long[capacity];
         ownRegistration = new RdmaRegion[capacity];
+        cacheEntry = new int[capacity];
         bounce = new int[capacity];
         heap = new MemorySegment[capacity];
         heapOffset = new long[capacity];
@@ -67,6 +70,7 @@ final class RdmaOperations {
             free[i] = capacity - 1 - i;
         }
         java.util.Arrays.fill(bounce, -1);
+        java.util.Arrays.fill(cacheEntry, -1);
         freeCount = capacity;
     }
 
@@ -83,6 +87,7 @@ final class RdmaOperations {
     void release(int slot) {
         descriptor[slot] = 0;
         ownRegistration[slot] = null;
+        cacheEntry[slot] = -1;
         heap[slot] = null;
         bounce[slot] = -1;
         free[freeCount++] = slot;

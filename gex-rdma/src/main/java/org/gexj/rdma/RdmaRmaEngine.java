@@ -27,7 +27,9 @@ import java.lang.foreign.MemorySegment;
  * small puts has as many in flight as there are copy buffers.
  *
  * <p>The endpoint is reached only through {@link #post}, local memory's descriptors only through
- * {@link #localDescriptor} and {@link #closeOwnRegistration}.
+ * {@link #localDescriptor} and {@link #closeOwnRegistration}. Memory outside the segment keeps its registration in a
+ * {@link RdmaRegistrationCache} after the operation ({@code GEX_REG_CACHE_BYTES}), so a buffer used again is not
+ * registered again.
  *
  * <p>Threads: any thread may {@link #start} an operation; the polling thread reports completions
  * ({@link #completed}) and resumes ({@link #resume}); the close abandons them. Every field is guarded by the
@@ -52,6 +54,7 @@ final class RdmaRmaEngine {
     private final RdmaNic nic;
     private final RdmaContexts contexts;
     private final RdmaRegistrations registrations;
+    private final RdmaRegistrationCache cache;
     private final RdmaDeferred deferred;
     private final RdmaLiveness liveness;
     private final int rank;
@@ -80,11 +83,13 @@ final class RdmaRmaEngine {
 
     RdmaRmaEngine(RdmaGuard guard, RdmaNic nic, RdmaContexts contexts, RdmaRegistrations registrations,
                   RdmaDeferred deferred, RdmaLiveness liveness, Arena arena, int rank, int size,
-                 int capacity, boolean immediateInData) {
+                 int capacity, boolean immediateInData, long registrationCacheBytes) {
         this.guard = guard;
         this.nic = nic;
         this.contexts = contexts;
         this.registrations = registrations;
+        this.cache = new RdmaRegistrationCache(m -> nic.register(m, false, false), registrationCacheBytes,
+            RdmaRegistrationCache.MAX_ENTRIES);
         this.deferred = deferred;
         this.liveness = liveness;
         this.rank = rank;
@@ -188,7 +193,7 @@ final class RdmaRmaEngine {
                     final long address = nbytes == 0 ? (local == null ? 0 : local.address())
                         : local.address() + localOffset;
                     operations.localAddress[slot] = address;
-                    operations.descriptor[slot] = localDescriptor(slot, address, nbytes);
+                    operations.descriptor[slot] = localDescriptor(slot, local, address, nbytes);
                 }
                 if (!submit(slot) && operations.outstanding[slot] == 0) {
                     release(slot);
@@ -437,12 +442,18 @@ final class RdmaRmaEngine {
 
     /**
      * The descriptor of local memory for an operation: none where the provider needs no local registration, else
-     * that of the segment if it contains the memory, else a registration made for this operation.
+     * that of the segment if it contains the memory, else a cached registration ({@link RdmaRegistrationCache}), else
+     * one made for this operation alone.
      */
-    private long localDescriptor(int slot, long address, long nbytes) {
+    private long localDescriptor(int slot, MemorySegment local, long address, long nbytes) {
         final long known = registrations.descriptor(address, nbytes);
         if (known != -1) {
             return known;
+        }
+        final int entry = cache.acquire(local, address, nbytes);
+        if (entry >= 0) {
+            operations.cacheEntry[slot] = entry;
+            return cache.descriptor(entry);
         }
         final RdmaRegion region = registrations.registerOwn(address, nbytes);
         operations.ownRegistration[slot] = region;
@@ -450,10 +461,24 @@ final class RdmaRmaEngine {
     }
 
     private void closeOwnRegistration(int slot) {
+        final int entry = operations.cacheEntry[slot];
+        if (entry >= 0) {
+            cache.release(entry);
+        }
         final RdmaRegion region = operations.ownRegistration[slot];
         if (region != null) {
             region.release().run();
         }
+    }
+
+    /** Releases the cached registrations (under the lock, no operation in flight: the NIC closes next). */
+    void closeRegistrations() {
+        cache.close();
+    }
+
+    /** The registration cache (under the lock), for the conduit's counters. */
+    RdmaRegistrationCache cache() {
+        return cache;
     }
 
     // ------------------------------------------------------------------------------------------------- close

@@ -139,15 +139,24 @@ final class LoopbackFabric {
     }
 
     /**
-     * Copies between {@code rank}'s local memory and {@code peer}'s registered memory named by {@code key}; a write
-     * with {@code data} also tells the target, consuming one of its posted buffers where each takes one message.
+     * Copies between {@code rank}'s local memory, registered under {@code descriptor} (as a NIC with
+     * {@code FI_MR_LOCAL} needs it), and {@code peer}'s registered memory named by {@code key}; a write with
+     * {@code data} also tells the target, consuming one of its posted buffers where each takes one message.
      *
-     * @return 0, {@link RdmaNic#AGAIN} if a write with data finds no buffer posted, or -1 for a bad key or range
+     * @return 0, {@link RdmaNic#AGAIN} if a write with data finds no buffer posted, or -1 for a bad key, descriptor
+     *         or range
      */
-    synchronized long transfer(int rank, boolean read, long local, long length, int peer, long remote, long key,
-                               boolean withData, long data) {
+    synchronized long transfer(int rank, boolean read, long local, long length, long descriptor, int peer,
+                               long remote, long key, boolean withData, long data) {
         final MemorySegment region = ports[peer].regions.get(key);
         if (region == null || remote < region.address() || remote + length > region.address() + region.byteSize()) {
+            return -1;
+        }
+        final MemorySegment mine = ports[rank].regions.get(descriptor);
+        if (length > 0 && (mine == null || !mine.scope().isAlive() || local < mine.address()
+            || local + length > mine.address() + mine.byteSize())) {
+            // local memory the descriptor does not cover, or whose arena was closed (a NIC would move the old pinned
+            // pages, not the memory now at that address): a stale or wrong registration
             return -1;
         }
         if (withData && !multiReceive && ports[peer].posted.isEmpty()) {

@@ -152,7 +152,7 @@ final class LoopbackNic implements RdmaNic, AutoCloseable {
         if (!reaches(peer)) {
             return AGAIN;
         }
-        return finish(fabric.transfer(rank, read, local, length, peer, remote, key, false, 0), context);
+        return finish(fabric.transfer(rank, read, local, length, descriptor, peer, remote, key, false, 0), context);
     }
 
     @Override
@@ -161,7 +161,8 @@ final class LoopbackNic implements RdmaNic, AutoCloseable {
         if (!reaches(peer)) {
             return AGAIN;
         }
-        return finish(fabric.transfer(rank, false, local, length, peer, remote, key, true, data), context);
+        return finish(fabric.transfer(rank, false, local, length, descriptor, peer, remote, key, true, data),
+            context);
     }
 
     private long finish(long rc, long context) {

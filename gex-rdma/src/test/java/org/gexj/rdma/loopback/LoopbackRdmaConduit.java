@@ -24,7 +24,8 @@ final class LoopbackRdmaConduit extends RdmaConduit {
     LoopbackRdmaConduit(ConduitContext context) {
         final boolean multi = context.config().getBoolean(MULTI, true);
         final RdmaSettings settings = new RdmaSettings(FRAME, 8L * FRAME, 4, 64, 64, 30_000_000_000L,
-            "GEX_RDMA_LOOPBACK_FRAME", "GEX_RDMA_LOOPBACK_CREDITS", "GEX_RDMA_LOOPBACK_TIMEOUT");
+            "GEX_RDMA_LOOPBACK_FRAME", "GEX_RDMA_LOOPBACK_CREDITS", "GEX_RDMA_LOOPBACK_TIMEOUT",
+            RdmaSettings.registrationCacheBytes(context.config()));
         final boolean onDemand = context.config().getBoolean(ONDEMAND, false);
         final LoopbackFabric fabric = LoopbackFabric.join(context.jobId(), context.size(), multi, onDemand && !multi,
             RdmaSizing.slotBytes(settings));
