@@ -11,8 +11,8 @@ module org.gexj.core {
     exports org.gexj;
     exports org.gexj.spi;
     exports org.gexj.internal to org.gexj.am, org.gexj.rma;
-    // ppoll, for conduits that block on a descriptor when idle
-    exports org.gexj.internal.ffm to org.gexj.ofi, org.gexj.udp;
+    // ppoll, for conduits that block on a descriptor when idle; call slots, for downcalls that allocate nothing
+    exports org.gexj.internal.ffm to org.gexj.ofi, org.gexj.udp, org.gexj.smp;
     // the launcher's rendezvous speaks the TCP bootstrap's protocol; it and the PMIx bootstrap use the secret's code
     exports org.gexj.bootstrap to org.gexj.launch, org.gexj.bootstrap.pmix;
     exports org.gexj.bootstrap.wire to org.gexj.launch;

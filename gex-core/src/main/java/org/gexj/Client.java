@@ -101,7 +101,7 @@ public final class Client implements AutoCloseable {
         this.health = health;
         this.config = config;
         this.maxSegmentSize = config.getLong("GEX_MAX_SEGSIZE", 1L << 34, PAGE_SIZE, Long.MAX_VALUE);
-        this.registrations = new RegistrationTable(rank);
+        this.registrations = new RegistrationTable(rank, conduit.registeredAccess());
         final WaitSettings wait = WaitSettings.of(config, conduit.yieldsWhileWaiting());
         this.idle = ThreadLocal.withInitial(() -> wait.newIdleStrategy(conduit));
         this.amBarrier = DisseminationBarrier.conduitsInstead(config, conduit.capabilities()) ? null
@@ -252,6 +252,7 @@ public final class Client implements AutoCloseable {
     public void barrier() {
         checkOpen();
         checkNotRestricted("barrier");
+        registrations.closeThoseOfClosedArenas();
         if (amBarrier == null) {
             conduit.barrierNotify();
         } else {

@@ -11,7 +11,10 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>The memory stays the caller's: closing its arena while the registration is open makes later accesses fail (the
  * owner refuses them), but an access already copying may race with the close, the rule every native buffer of GEX/J
- * follows. Any thread may close it; {@link #close} is idempotent.
+ * follows. Where peers reach the memory without the owner (smp's Cross Memory Attach), the owner closes such a
+ * registration at its next barrier, and until then an access reaches whatever the process has at that address:
+ * close the registration before its arena. Any thread may close it; {@link #close} is idempotent; it returns once no
+ * peer's access through it is in progress.
  */
 public final class Registration implements AutoCloseable {
     private final RegistrationTable table;

@@ -1,5 +1,7 @@
 package org.gexj;
 
+import org.gexj.spi.RegisteredAccess;
+
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -18,7 +20,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * happens-before every access that names it.
  */
 final class RegistrationTable {
-    static final int SLOT_BITS = 20;
+    static final int SLOT_BITS = RegisteredAccess.SLOT_BITS;
     static final int MAX_SLOTS = 1 << SLOT_BITS;
     static final int GENERATIONS = (1 << (Integer.SIZE - SLOT_BITS)) - 1;
     private static final int SLOT_MASK = MAX_SLOTS - 1;
@@ -26,6 +28,8 @@ final class RegistrationTable {
     private static final Thread ANOTHER_THREAD = Thread.ofVirtual().unstarted(() -> { });
 
     private final int rank;
+    /** Where registrations are published for zero-copy access, or null. */
+    private final RegisteredAccess direct;
     private volatile AtomicReferenceArray<Registration> slots = new AtomicReferenceArray<>(16);
     /** Each slot's last generation; grows with {@link #slots}. */
     private int[] generations = new int[16];
@@ -33,8 +37,9 @@ final class RegistrationTable {
     private int used;
     private int open;
 
-    RegistrationTable(int rank) {
+    RegistrationTable(int rank, RegisteredAccess direct) {
         this.rank = rank;
+        this.direct = direct;
     }
 
     /**
@@ -67,6 +72,9 @@ final class RegistrationTable {
             new BufferDescriptor(rank, handle, memory.address(), memory.byteSize(), 0));
         slots.set(slot, r);
         open++;
+        if (direct != null) {
+            direct.publish(handle, memory);
+        }
         return r;
     }
 
@@ -97,6 +105,9 @@ final class RegistrationTable {
             return;
         }
         final int slot = r.handle() & SLOT_MASK;
+        if (direct != null) {
+            direct.withdraw(r.handle()); // returns once no peer copies through it
+        }
         slots.set(slot, null);
         free.addLast(slot);
         open--;
@@ -127,6 +138,23 @@ final class RegistrationTable {
             return null;
         }
         return r.memory();
+    }
+
+    /**
+     * Closes the registrations whose memory's arena was closed: peers that reach registrations directly
+     * ({@link RegisteredAccess}) cannot see that, so the owner withdraws them here (at its barriers). Messages never
+     * reached them anyway ({@link #memory}).
+     */
+    synchronized void closeThoseOfClosedArenas() {
+        if (direct == null) {
+            return;
+        }
+        for (int slot = 0; slot < used; slot++) {
+            final Registration r = slots.get(slot);
+            if (r != null && !r.memory().scope().isAlive()) {
+                close(r);
+            }
+        }
     }
 
     /** Registrations open now. */

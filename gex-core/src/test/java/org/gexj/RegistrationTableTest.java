@@ -1,10 +1,13 @@
 package org.gexj;
 
+import org.gexj.spi.RegisteredAccess;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -16,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RegistrationTableTest {
-    private final RegistrationTable table = new RegistrationTable(3);
+    private final RegistrationTable table = new RegistrationTable(3, null);
 
     @Test
     void aRegistrationIsFoundByItsHandleUntilItIsClosed() {
@@ -97,6 +100,49 @@ class RegistrationTableTest {
         assertMessage(() -> table.register(gone), "closed arena");
         assertThrows(NullPointerException.class, () -> table.register(null));
         assertEquals(0, table.open());
+    }
+
+    /**
+     * A conduit with zero-copy access sees every registration published and withdrawn, and those whose arena closed
+     * withdrawn at the owner's sweep (its barrier), since its peers cannot see the arena close.
+     */
+    @Test
+    void aZeroCopyConduitSeesPublicationsWithdrawalsAndClosedArenas() {
+        final List<String> calls = new ArrayList<>();
+        final RegistrationTable published = new RegistrationTable(0, new RegisteredAccess() {
+            @Override
+            public void publish(int handle, MemorySegment memory) {
+                calls.add("publish " + handle + " " + memory.byteSize());
+            }
+
+            @Override
+            public void withdraw(int handle) {
+                calls.add("withdraw " + handle);
+            }
+
+            @Override
+            public int put(int peer, int handle, long offset, MemorySegment src, long srcOffset, long nbytes) {
+                return ELSEWHERE;
+            }
+
+            @Override
+            public int get(MemorySegment dst, long dstOffset, int peer, int handle, long offset, long nbytes) {
+                return ELSEWHERE;
+            }
+        });
+        final Arena kept = Arena.ofShared();
+        final Arena dropped = Arena.ofShared();
+        final Registration a = published.register(kept.allocate(10));
+        final Registration b = published.register(dropped.allocate(20));
+        a.close();
+        dropped.close();
+        published.closeThoseOfClosedArenas();
+        assertFalse(b.isOpen(), "the registration of a closed arena stayed open");
+        assertEquals(List.of("publish " + a.handle() + " 10", "publish " + b.handle() + " 20", "withdraw " + a.handle(),
+            "withdraw " + b.handle()), calls);
+        published.closeThoseOfClosedArenas();
+        assertEquals(4, calls.size(), "withdrawn twice");
+        kept.close();
     }
 
     private static void assertMessage(Runnable r, String mentioned) {

@@ -4,8 +4,10 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.gexj.Config;
 import org.gexj.GexException;
+import org.gexj.smp.ffm.UioH;
 import org.gexj.smp.wire.ControlRegionFlyweight;
 import org.gexj.smp.wire.FrameRingDescriptor;
+import org.gexj.smp.wire.RegistrationTableFlyweight;
 import org.gexj.spi.AttachedSegments;
 import org.gexj.spi.Bootstrap;
 import org.gexj.spi.Capabilities;
@@ -13,6 +15,7 @@ import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitContext;
 import org.gexj.spi.ConduitListener;
+import org.gexj.spi.RegisteredAccess;
 import org.gexj.spi.SegmentDescriptor;
 import org.gexj.spi.SegmentRules;
 
@@ -61,6 +64,7 @@ public final class SmpConduit implements Conduit {
     public static final long MIN_RING_WINDOW = 1024;
 
     private static final long PAGE = SegmentRules.PAGE_SIZE;
+    private static final long TABLE_BYTES = align(RegistrationTableFlyweight.length(), PAGE);
 
     private final int rank;
     private final int size;
@@ -75,6 +79,9 @@ public final class SmpConduit implements Conduit {
     private final FrameRing requestRing;
     private final FrameRing replyRing;
     private final ControlRegionFlyweight control = new ControlRegionFlyweight();
+    /** Every rank's published registrations, mapped. */
+    private final RegistrationTableFlyweight[] tables;
+    private final SmpRegisteredAccess registered;
     private final Capabilities capabilities;
     private final FrameRing.FrameHandler requestReader = this::onRequest;
     private final FrameRing.FrameHandler replyReader = this::onReply;
@@ -92,6 +99,7 @@ public final class SmpConduit implements Conduit {
         this.window = (int) Math.min(capacity,
             context.config().getLong(RING_WINDOW, DEFAULT_RING_WINDOW, MIN_RING_WINDOW, MAX_RING_BYTES));
         this.rings = new FrameRing[size << 1];
+        this.tables = new RegistrationTableFlyweight[size];
         final long ringStride = align(capacity + FrameRingDescriptor.TRAILER_LENGTH, PAGE);
         final long controlBytes = align(ControlRegionFlyweight.length(size), PAGE);
         try {
@@ -108,14 +116,24 @@ public final class SmpConduit implements Conduit {
                 FrameRing.initialise(ring(created, channel, capacity, ringStride), random.nextLong());
             }
             mapRings(rank, created, capacity, ringStride);
-            // after the allgather every rank's file exists, rank 0's control region too
+            final Path registrations = SharedFiles.path(jobId, "reg", rank);
+            own(registrations);
+            tables[rank] = new RegistrationTableFlyweight().wrap(buffer(SharedFiles.create(registrations,
+                TABLE_BYTES, arena)));
+            tables[rank].initialise(ProcessHandle.current().pid());
+            // after the allgather every rank's files exist, rank 0's control region too
             checkSameCapacity(bootstrap.allgather(bytesOf(capacity)), capacity);
             for (int r = 0; r < size; r++) {
                 if (r != rank) {
                     mapRings(r, SharedFiles.map(SharedFiles.path(jobId, "am", r), 2 * ringStride, arena), capacity,
                         ringStride);
+                    tables[r] = new RegistrationTableFlyweight().wrap(buffer(SharedFiles.map(
+                        SharedFiles.path(jobId, "reg", r), TABLE_BYTES, arena)));
                 }
             }
+            this.registered = SmpRegisteredAccess.open(context.config().get(SmpRegisteredAccess.SETTING, "auto"),
+                context.config().getLong(SmpRegisteredAccess.MIN_BYTES, SmpRegisteredAccess.DEFAULT_MIN_BYTES, 0,
+                    Long.MAX_VALUE), rank, tables, new UioH(arena));
             if (rank != 0) {
                 control.wrap(buffer(SharedFiles.map(ctl, controlBytes, arena)), size);
                 checkControlRegion(ctl);
@@ -338,6 +356,22 @@ public final class SmpConduit implements Conduit {
     public boolean barrierTry() {
         ensureOpen();
         return control.allReached(epoch);
+    }
+
+    /** Cross Memory Attach to peers' registered memory, or messages where it cannot ({@link SmpRegisteredAccess}). */
+    @Override
+    public RegisteredAccess registeredAccess() {
+        return registered;
+    }
+
+    /** {@code smp.cma.puts}, {@code smp.cma.gets}, {@code smp.cma.bytes}. */
+    @Override
+    public java.util.Map<String, Long> counters() {
+        final java.util.Map<String, Long> m = new java.util.LinkedHashMap<>();
+        if (registered != null) {
+            registered.counters(m);
+        }
+        return m;
     }
 
     /** Unlinks any file of this rank still named, unmaps every file. Idempotent. */

@@ -129,6 +129,14 @@ public interface Conduit extends AutoCloseable {
             + " process (Capabilities.crossMapped() is false): reach rank " + rank + "'s segment through rma() or AM");
     }
 
+    /**
+     * Zero-copy access to peers' registered memory, or {@code null} (the default) where registered memory is reached
+     * by messages only. Called once, after the conduit opened.
+     */
+    default RegisteredAccess registeredAccess() {
+        return null;
+    }
+
     /** The conduit's RMA transport, or {@code null} without {@link Capabilities#nativeRma()}. */
     default RmaTransport rma() {
         return null;

@@ -12,6 +12,7 @@ import org.gexj.am.Token;
 import org.gexj.am.internal.AmAccess;
 import org.gexj.internal.CoreAccess;
 import org.gexj.internal.OperationSlots;
+import org.gexj.spi.RegisteredAccess;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -59,6 +60,8 @@ final class AmRmaEngine implements RmaEngine {
     private final long getChunk;
     private final Operation[] operations;
     private final OperationSlots slots;
+    /** The conduit's zero-copy access to registered memory, tried first, or null. */
+    private final RegisteredAccess direct;
     /** Each thread's args of a registered get request, which has more args than the fixed-arity sends take. */
     private final ThreadLocal<int[]> getArgs = ThreadLocal.withInitial(() -> new int[5]);
 
@@ -104,6 +107,7 @@ final class AmRmaEngine implements RmaEngine {
         this.slots = new OperationSlots(client, count,
             client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L,
             "RMA-over-AM operation slots (GEX_RMA_AM_OPS)");
+        this.direct = CORE.conduit(client).registeredAccess();
         this.putChunk = am.lubRequestMedium();
         this.getChunk = am.lubReplyMedium();
         final AmAccess access = AmAccess.get();
@@ -146,6 +150,11 @@ final class AmRmaEngine implements RmaEngine {
         if (nbytes == 0) {
             return;
         }
+        if (direct != null && handle != SEGMENT
+            && finishedDirectly(direct.put(peer, handle, remoteOffset, src, srcOffset, nbytes), completion, peer,
+                "put to", remoteOffset, nbytes, handle)) {
+            return;
+        }
         final int chunks = (int) ((nbytes + putChunk - 1) / putChunk);
         final Operation op = acquire(peer, handle, remoteOffset, nbytes);
         op.completion = completion;
@@ -179,6 +188,11 @@ final class AmRmaEngine implements RmaEngine {
         if (nbytes == 0) {
             return;
         }
+        if (direct != null && handle != SEGMENT
+            && finishedDirectly(direct.get(dst, dstOffset, peer, handle, remoteOffset, nbytes), completion, peer,
+                "get from", remoteOffset, nbytes, handle)) {
+            return;
+        }
         final int chunks = (int) ((nbytes + getChunk - 1) / getChunk);
         final Operation op = acquire(peer, handle, remoteOffset, nbytes);
         op.completion = completion;
@@ -207,6 +221,29 @@ final class AmRmaEngine implements RmaEngine {
             complete(op, chunks - sent);
             throw e;
         }
+    }
+
+    /**
+     * Completes an operation the conduit moved (or refused) itself ({@link RegisteredAccess}); a refusal fails
+     * {@code completion} as the owner's refusal over AM would.
+     *
+     * @return false if the conduit did not take it ({@link RegisteredAccess#ELSEWHERE}): send it over AM
+     */
+    private static boolean finishedDirectly(int status, Event completion, int peer, String what, long remoteOffset,
+                                            long nbytes, int handle) {
+        if (status == RegisteredAccess.ELSEWHERE) {
+            return false;
+        }
+        if (status != RegisteredAccess.OK) {
+            final int refusal = switch (status) {
+                case RegisteredAccess.OUT_OF_RANGE -> OUT_OF_RANGE;
+                case RegisteredAccess.READ_ONLY -> READ_ONLY;
+                default -> NOT_REGISTERED; // a fault too: the memory's arena closed and its pages went
+            };
+            CORE.begin(completion, 1);
+            CORE.fail(completion, 1, refusal(peer, what, remoteOffset, nbytes, handle, refusal));
+        }
+        return true;
     }
 
     /** An operation slot, with what a refusal's message names. */

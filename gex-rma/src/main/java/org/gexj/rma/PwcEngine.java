@@ -2,7 +2,6 @@ package org.gexj.rma;
 
 import org.gexj.Client;
 import org.gexj.GexException;
-import org.gexj.GexTimeoutException;
 import org.gexj.Lc;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
@@ -81,10 +80,7 @@ final class PwcEngine {
     private volatile int localCount;
     private final CompletionRing remote = new CompletionRing(64);
     private final CompletionLedger ledger;
-    /** Credits toward each peer; completions from each source probed but not yet returned. Guarded by itself. */
-    private final int[] credits;
-    private final int[] unreturned;
-    private final int creditsPerPeer;
+    private final PwcCredits credits;
     private final long timeoutNs;
     private final ThreadLocal<int[]> args = ThreadLocal.withInitial(() -> new int[HEADER_ARGS]);
 
@@ -132,10 +128,8 @@ final class PwcEngine {
             "put/get-with-completion slots (GEX_PWC_OPS; a slot is held until its local completion is probed)");
         this.localQueue = new int[count];
         this.ledger = new CompletionLedger(client.size(), count);
-        this.creditsPerPeer = client.config().getInt("GEX_PWC_CREDITS", 256, 1, 1 << 20);
-        this.credits = new int[client.size()];
-        java.util.Arrays.fill(credits, creditsPerPeer);
-        this.unreturned = new int[client.size()];
+        this.credits = new PwcCredits(am, CREDITS, client.config().getInt("GEX_PWC_CREDITS", 256, 1, 1 << 20),
+            timeoutNs);
         this.putChunk = am.lubRequestMedium();
         this.getChunk = am.lubReplyMedium();
         this.longChunk = am.lubRequestLong();
@@ -146,7 +140,7 @@ final class PwcEngine {
         access.registerSystem(am, GWC_HEADER, AmHandler.mediumRequest(HEADER_ARGS, this::onGetHeader).named("gwc"));
         access.registerSystem(am, GWC_CHUNK, AmHandler.shortRequest(5, this::onGetChunk).named("gwc-chunk"));
         access.registerSystem(am, GWC_REPLY, AmHandler.mediumReply(4, this::onGetReply).named("gwc-reply"));
-        access.registerSystem(am, CREDITS, AmHandler.shortRequest(1, this::onCredits).named("pwc-credits"));
+        access.registerSystem(am, CREDITS, AmHandler.shortRequest(1, credits::onCredits).named("pwc-credits"));
         access.registerSystem(am, PWC_LONG, AmHandler.longRequest(4, this::onPutLong).named("pwc-long"));
         access.registerSystem(am, PWC_LONG_CHUNK,
             AmHandler.longRequest(1, this::onPutLongChunk).named("pwc-long-chunk"));
@@ -166,7 +160,7 @@ final class PwcEngine {
             // one message into the segment, whose range the call checked: the target cannot refuse it and no local
             // completion is wanted, so nothing is kept here and nothing is answered (an AM's cost, no more)
             if ((flags & Pwc.NO_RCE) == 0) {
-                takeCredit(peer);
+                credits.take(peer);
             }
             if (single) {
                 am.requestLong(peer, PWC_LONG, src, srcOffset, nbytes, at, Lc.NOW, QUIET, (int) (remoteId >>> 32),
@@ -261,7 +255,7 @@ final class PwcEngine {
     private void getDirectly(MemorySegment dst, long dstOffset, int peer, long at, long nbytes, long localId,
                              long remoteId, MemorySegment data, long dataOffset, int dataLength, int flags) {
         if ((flags & Pwc.NO_RCE) == 0) {
-            takeCredit(peer);
+            credits.take(peer);
         }
         direct.get(dst, dstOffset, peer, at, nbytes);
         if ((flags & Pwc.NO_RCE) == 0) {
@@ -276,7 +270,7 @@ final class PwcEngine {
     /** Takes a credit toward {@code peer} if the operation has a remote completion, and a slot. */
     private Operation begin(int peer, int handle, long at, long nbytes, long localId, int flags, boolean put) {
         if ((flags & Pwc.NO_RCE) == 0) {
-            takeCredit(peer);
+            credits.take(peer);
         }
         return slot(peer, handle, at, nbytes, localId, flags, put);
     }
@@ -554,7 +548,7 @@ final class PwcEngine {
         if (source < 0) {
             return false;
         }
-        returnCredit(source);
+        credits.returned(source);
         return true;
     }
 
@@ -566,56 +560,5 @@ final class PwcEngine {
     /** Remote completions waiting to be probed. */
     int remoteWaiting() {
         return remote.size();
-    }
-
-    // ---------------------------------------------------------------------------------------------- credits
-
-    private void takeCredit(int peer) {
-        if (tryCredit(peer)) {
-            return;
-        }
-        final long start = System.nanoTime();
-        CORE.resetBackoff(client);
-        while (true) {
-            CORE.progressWhileBlocked(client);
-            if (tryCredit(peer)) {
-                return;
-            }
-            if (System.nanoTime() - start > timeoutNs) {
-                throw new GexTimeoutException("rank " + client.rank() + ": no credit toward rank " + peer + " for "
-                    + timeoutNs / 1_000_000_000L + " s: rank " + peer + " has not probed the remote completions of"
-                    + " the " + creditsPerPeer + " puts and gets with completion this rank sent it (GEX_PWC_CREDITS,"
-                    + " GEX_BACKPRESSURE_TIMEOUT)");
-            }
-        }
-    }
-
-    private boolean tryCredit(int peer) {
-        synchronized (credits) {
-            if (credits[peer] > 0) {
-                credits[peer]--;
-                return true;
-            }
-            return false;
-        }
-    }
-
-    private void onCredits(Token token, Args args) {
-        synchronized (credits) {
-            credits[token.sourceRank()] += args.get(0);
-        }
-    }
-
-    /** Counts a probed completion from {@code source}; every half of its credits goes back in one message. */
-    private void returnCredit(int source) {
-        final int n;
-        synchronized (credits) {
-            n = ++unreturned[source];
-            if (n < Math.max(1, creditsPerPeer / 2)) {
-                return;
-            }
-            unreturned[source] = 0;
-        }
-        am.requestShort(source, CREDITS, n);
     }
 }

@@ -16,9 +16,12 @@ import java.util.Locale;
  * Put and get with completion between ranks 0 and 1, by size, for comparison with GASNet's AMLong round trip
  * (testam) and get latency (testsmall). Sections: A PWC round trip (a PWC answered by a PWC, each target probing
  * its remote completion), B the same with 8 bytes of completion data, C GWC latency (the producer probes its
- * completions), D a blocking get from a registered buffer. Other ranks only take part in the barriers.
+ * completions), D a blocking get from a registered buffer, E a blocking put into one (on smp both are Cross Memory
+ * Attach, or the rings with {@code GEX_SMP_CMA=off}). Other ranks only take part in the barriers.
  */
 public final class TestPwc {
+    /** The last section. */
+    static final char LAST = 'E';
     static final String USAGE = "Usage: testpwc (iters) (maxsz) (warmup)   defaults: 10000 65536 20000\n"
         + "  warmup: iterations per size of each of two silent passes first (a tenth of it above 4 KiB; 0: none)";
 
@@ -101,13 +104,13 @@ public final class TestPwc {
             // silent passes first, as testam's warm-up: the JIT settles the PWC paths only after some 100,000
             // round trips, and rows measured before would time the compiler
             for (int pass = 0; pass < 2 && warmup > 0; pass++) {
-                for (char section = 'A'; section <= 'D'; section++) {
+                for (char section = 'A'; section <= LAST; section++) {
                     for (long n = 1; n <= maxSize; n *= 2) {
                         run(section, n, n <= 4096 ? warmup : warmup / 10 + 1, src, data, ofOne);
                     }
                 }
             }
-            for (char section = 'A'; section <= 'D'; section++) {
+            for (char section = 'A'; section <= LAST; section++) {
                 for (long n = 1; n <= maxSize; n *= 2) {
                     final long size = n;
                     final char s = section;
@@ -117,7 +120,8 @@ public final class TestPwc {
                             case 'A' -> "PWC ping-pong roundtrip";
                             case 'B' -> "PWC+8B data ping-pong roundtrip";
                             case 'C' -> "GWC latency";
-                            default -> "Get registered latency";
+                            case 'D' -> "Get registered latency";
+                            default -> "Put registered latency";
                         }, us);
                         out.flush();
                     }
@@ -167,11 +171,16 @@ public final class TestPwc {
                     spinRemote();
                 }
             }
-        } else if (rank == 0) {
+        } else if (rank == 0 && section == 'D') {
             final Rma rma = Rma.of(client);
             final MemorySegment dst = client.segment().memory();
             for (int i = 0; i < n; i++) {
                 rma.get(dst, 0, ofOne, 0, size);
+            }
+        } else if (rank == 0) {
+            final Rma rma = Rma.of(client);
+            for (int i = 0; i < n; i++) {
+                rma.put(ofOne, 0, src, 0, size);
             }
         }
         final long elapsed = System.nanoTime() - begin;

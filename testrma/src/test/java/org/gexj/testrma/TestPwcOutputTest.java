@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** testpwc prints a row per section and size with a positive latency; bad arguments name the value. */
 class TestPwcOutputTest {
-    private static final Pattern ROW = Pattern.compile("([A-D]): +(\\d+) (.+?) +([\\d.]+) us");
+    private static final Pattern ROW = Pattern.compile("([A-E]): +(\\d+) (.+?) +([\\d.]+) us");
 
     private static String run(String conduit, int expectedExit, String... args) {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -39,11 +39,11 @@ class TestPwcOutputTest {
             while (m.find()) {
                 final long size = Long.parseLong(m.group(2));
                 assertEquals(1L << (rows % 7), size, conduit + ": row " + rows + " of\n" + output);
-                assertEquals("ABCD".charAt(rows / 7), m.group(1).charAt(0), output);
+                assertEquals("ABCDE".charAt(rows / 7), m.group(1).charAt(0), output);
                 assertTrue(Double.parseDouble(m.group(4)) > 0, m.group());
                 rows++;
             }
-            assertEquals(4 * 7, rows, conduit + ":\n" + output);
+            assertEquals(5 * 7, rows, conduit + ":\n" + output);
         }
     }
 

@@ -7,7 +7,6 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -46,8 +45,7 @@ public final class PollH {
 
     private final MemorySegment[] pollfds = new MemorySegment[SLOTS];
     private final MemorySegment[] timeouts = new MemorySegment[SLOTS];
-    /** Bit i set: pair i is taken. */
-    private final AtomicInteger taken = new AtomicInteger();
+    private final CallSlots taken = new CallSlots(SLOTS);
 
     /** For waits on {@code fd} for input; the memory lives as long as {@code arena}. */
     public PollH(Arena arena, int fd) {
@@ -67,16 +65,11 @@ public final class PollH {
      *         interruption by a signal, or a park
      */
     public boolean awaitInput(long nanos) {
-        int bits;
-        int slot;
-        do {
-            bits = taken.get();
-            slot = Integer.numberOfTrailingZeros(~bits);
-            if (slot >= SLOTS) {
-                LockSupport.parkNanos(nanos);
-                return false;
-            }
-        } while (!taken.compareAndSet(bits, bits | (1 << slot)));
+        final int slot = taken.take();
+        if (slot < 0) {
+            LockSupport.parkNanos(nanos);
+            return false;
+        }
         final MemorySegment pollfd = pollfds[slot];
         final MemorySegment timeout = timeouts[slot];
         try {
@@ -87,14 +80,7 @@ public final class PollH {
         } catch (Throwable t) {
             throw new IllegalStateException("ppoll could not be called", t);
         } finally {
-            release(slot);
+            taken.give(slot);
         }
-    }
-
-    private void release(int slot) {
-        int bits;
-        do {
-            bits = taken.get();
-        } while (!taken.compareAndSet(bits, bits & ~(1 << slot)));
     }
 }
