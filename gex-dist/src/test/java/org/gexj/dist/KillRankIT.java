@@ -59,10 +59,11 @@ class KillRankIT {
     }
 
     /**
-     * Rank 2 joins late, so ranks 0 and 1 have created their files (rank 0: {@code -ctl}, {@code -am-0}; rank 1:
-     * {@code -am-1}) and wait in the bootstrap allgather, where nobody can unlink yet; then rank 1 is killed. Only
-     * the launcher can remove rank 1's file. Rank 0 must unlink its own on the failure path, so the launcher's
-     * report names exactly rank 1's file; rank 2, still asleep, is terminated by the launcher before it creates any.
+     * Rank 2 joins late, so ranks 0 and 1 have created their files (rank 0: {@code -ctl}, {@code -am-0},
+     * {@code -reg-0}; rank 1: {@code -am-1}, {@code -reg-1}) and wait in the bootstrap allgather, where nobody can
+     * unlink yet; then rank 1 is killed. Only the launcher can remove rank 1's files. Rank 0 must unlink its own on the
+     * failure path, so the launcher's report names exactly rank 1's files; rank 2, still asleep, is terminated by the
+     * launcher before it creates any.
      */
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -72,7 +73,8 @@ class KillRankIT {
         String jobId = null;
         long pid1 = 0;
         while (jobId == null
-            || !Jobs.shmFiles(jobId).containsAll(List.of(jobId + "-ctl", jobId + "-am-0", jobId + "-am-1"))) {
+            || !Jobs.shmFiles(jobId).containsAll(List.of(jobId + "-ctl", jobId + "-am-0", jobId + "-am-1",
+                jobId + "-reg-0", jobId + "-reg-1"))) {
             assertTrue(System.nanoTime() < deadline, "ranks 0 and 1 did not create their files: " + job.output());
             assertTrue(job.process.isAlive(), "launcher ended early: " + job.output());
             for (String line : new ArrayList<>(job.lines)) {
@@ -85,7 +87,8 @@ class KillRankIT {
             Thread.sleep(20);
         }
         final List<String> named = Jobs.shmFiles(jobId);
-        assertEquals(List.of(jobId + "-am-0", jobId + "-am-1", jobId + "-ctl"), named,
+        assertEquals(List.of(jobId + "-am-0", jobId + "-am-1", jobId + "-ctl", jobId + "-reg-0", jobId + "-reg-1"),
+            named,
             "inside the window: rank 2 has not joined, nobody has unlinked");
         new ProcessBuilder("kill", "-9", Long.toString(pid1)).start().waitFor();
         assertTrue(job.process.waitFor(10, TimeUnit.SECONDS), "job still running 10 s after kill -9:\n" + job.output());
@@ -93,8 +96,9 @@ class KillRankIT {
         assertLauncherEndedTheJobForRank1(job);
         assertTrue(job.lines.stream().anyMatch(l -> l.contains("rank 1 failed")), "rank 0 names the dead rank:\n"
             + job.output());
-        assertEquals(List.of("gexrun: removed 1 leftover file(s) of job " + jobId + ": " + jobId + "-am-1"),
-            job.cleanupReports(), "the launcher removed rank 1's file only; a survivor's file would be a conduit"
+        assertEquals(List.of("gexrun: removed 2 leftover file(s) of job " + jobId + ": " + jobId + "-am-1 " + jobId
+                + "-reg-1"),
+            job.cleanupReports(), "the launcher removed rank 1's files only; a survivor's file would be a conduit"
                 + " leak:\n" + job.output());
         assertEquals(List.of(), Jobs.shmFiles(jobId), "files of the job left in /dev/shm");
     }
