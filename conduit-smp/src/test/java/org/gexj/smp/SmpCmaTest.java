@@ -29,7 +29,7 @@ class SmpCmaTest {
 
     @Test
     void crossMemoryAttachMovesRegisteredMemoryByDefault() {
-        final Map<String, Long> counters = run("auto");
+        final Map<String, Long> counters = run(Map.of("GEX_CONDUIT", "smp", "GEX_SMP_CMA", "auto"), BYTES);
         assertEquals(ROUNDS, counters.get("smp.cma.puts"), counters.toString());
         assertEquals(ROUNDS, counters.get("smp.cma.gets"), counters.toString());
         assertEquals(2L * ROUNDS * BYTES, counters.get("smp.cma.bytes"), counters.toString());
@@ -37,19 +37,22 @@ class SmpCmaTest {
 
     @Test
     void offMovesItThroughTheRings() {
-        final Map<String, Long> counters = run("off");
+        final Map<String, Long> counters = run(Map.of("GEX_CONDUIT", "smp", "GEX_SMP_CMA", "off"), BYTES);
         assertEquals(0, counters.get("smp.cma.puts"), counters.toString());
         assertEquals(0, counters.get("smp.cma.bytes"), counters.toString());
     }
 
-    /** Rank 0's conduit counters after it put into and got from rank 1's registration {@link #ROUNDS} times. */
-    private static Map<String, Long> run(String cma) {
+    /**
+     * Rank 0's conduit counters after it put {@code bytes} into and got them from rank 1's registration
+     * {@link #ROUNDS} times, in a job with {@code environment}; the bytes are checked each round.
+     */
+    static Map<String, Long> run(Map<String, String> environment, int bytes) {
         final Map<String, Long> rank0 = new ConcurrentHashMap<>();
         final AtomicReference<BufferDescriptor> shared = new AtomicReference<>();
-        InProcessJob.run(2, Duration.ofSeconds(50), Map.of("GEX_CONDUIT", "smp", "GEX_SMP_CMA", cma), client -> {
+        InProcessJob.run(2, Duration.ofSeconds(50), environment, client -> {
             final Rma rma = Rma.of(client);
             try (Arena arena = Arena.ofShared()) {
-                final MemorySegment memory = arena.allocate(BYTES);
+                final MemorySegment memory = arena.allocate(bytes);
                 try (Registration registration = client.register(memory)) {
                     if (client.rank() == 1) {
                         shared.set(registration.descriptor());
@@ -60,10 +63,10 @@ class SmpCmaTest {
                         for (int round = 0; round < ROUNDS; round++) {
                             final byte value = (byte) (round + 1);
                             memory.fill(value);
-                            rma.put(theirs, 0, memory, 0, BYTES);
+                            rma.put(theirs, 0, memory, 0, bytes);
                             memory.fill((byte) 0);
-                            rma.get(memory, 0, theirs, 0, BYTES);
-                            for (long i = 0; i < BYTES; i += 4093) {
+                            rma.get(memory, 0, theirs, 0, bytes);
+                            for (long i = 0; i < bytes; i += Math.max(1, bytes / 256)) {
                                 assertEquals(value, memory.get(ValueLayout.JAVA_BYTE, i), "round " + round + " byte "
                                     + i);
                             }
