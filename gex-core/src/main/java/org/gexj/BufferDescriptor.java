@@ -16,13 +16,23 @@ import java.nio.ByteOrder;
  * rank and the range, and writes nothing. The owner never reuses a handle soon: a slot's handle changes with every
  * registration it holds (see {@code RegistrationTable}).
  *
+ * <p>Where the owner's conduit registered the memory with its NIC for peers ({@link #keyed}: ofi), initiators move
+ * data by RDMA with {@link #key}, and the NIC is what refuses a closed registration or a range outside it; elsewhere
+ * the owner's handlers or its shared table do (see {@code Rma}).
+ *
  * @param rank    the owner's rank
  * @param handle  the registration's handle at the owner, never 0
  * @param address the memory's address in the owner's process, for the NIC and for messages
  * @param length  the registered bytes
  * @param key     the remote key a NIC needs, 0 where none is needed
+ * @param flags   {@link #READ_ONLY}, {@link #KEYED}
  */
-public record BufferDescriptor(int rank, int handle, long address, long length, long key) {
+public record BufferDescriptor(int rank, int handle, long address, long length, long key, int flags) {
+    /** {@link #flags}: the owner registered read-only memory, and refuses puts. */
+    public static final int READ_ONLY = 1;
+    /** {@link #flags}: {@link #key} is a NIC's remote key for the memory, and peers move data with RDMA. */
+    public static final int KEYED = 2;
+    private static final int KNOWN_FLAGS = READ_ONLY | KEYED;
     /** Bytes {@link #encode} writes. */
     public static final int ENCODED_LENGTH = 40;
     /** The first word of an encoded descriptor: "GXD" and the format's version, 1. */
@@ -41,6 +51,25 @@ public record BufferDescriptor(int rank, int handle, long address, long length, 
         if (length < 0) {
             throw new IllegalArgumentException("descriptor length " + length + " outside [0, " + Long.MAX_VALUE + "]");
         }
+        if ((flags & ~KNOWN_FLAGS) != 0) {
+            throw new IllegalArgumentException("descriptor flags 0x" + Integer.toHexString(flags) + ": only READ_ONLY"
+                + " (1) and KEYED (2) exist");
+        }
+    }
+
+    /** A descriptor of writable memory reached without a NIC key (flags 0). */
+    public BufferDescriptor(int rank, int handle, long address, long length, long key) {
+        this(rank, handle, address, length, key, 0);
+    }
+
+    /** Whether the owner refuses puts ({@link #READ_ONLY}). */
+    public boolean readOnly() {
+        return (flags & READ_ONLY) != 0;
+    }
+
+    /** Whether peers reach the memory by RDMA with {@link #key} ({@link #KEYED}). */
+    public boolean keyed() {
+        return (flags & KEYED) != 0;
     }
 
     /**
@@ -60,7 +89,7 @@ public record BufferDescriptor(int rank, int handle, long address, long length, 
         dst.set(INT, offset, MAGIC);
         dst.set(INT, offset + 4, rank);
         dst.set(INT, offset + 8, handle);
-        dst.set(INT, offset + 12, 0);
+        dst.set(INT, offset + 12, flags);
         dst.set(LONG, offset + 16, address);
         dst.set(LONG, offset + 24, length);
         dst.set(LONG, offset + 32, key);
@@ -87,7 +116,7 @@ public record BufferDescriptor(int rank, int handle, long address, long length, 
                 + ", expected 0x" + Integer.toHexString(MAGIC));
         }
         return new BufferDescriptor(src.get(INT, offset + 4), src.get(INT, offset + 8), src.get(LONG, offset + 16),
-            src.get(LONG, offset + 24), src.get(LONG, offset + 32));
+            src.get(LONG, offset + 24), src.get(LONG, offset + 32), src.get(INT, offset + 12));
     }
 
     /** {@link #decode} of a whole array. */
@@ -107,6 +136,7 @@ public record BufferDescriptor(int rank, int handle, long address, long length, 
     @Override
     public String toString() {
         return "BufferDescriptor[rank " + rank + ", handle " + handleName(handle) + ", " + length + " bytes at 0x"
-            + Long.toHexString(address) + (key == 0 ? "" : ", key 0x" + Long.toHexString(key)) + "]";
+            + Long.toHexString(address) + (keyed() ? ", key 0x" + Long.toHexString(key) : "")
+            + (readOnly() ? ", read-only" : "") + "]";
     }
 }

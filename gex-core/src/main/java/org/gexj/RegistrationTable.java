@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -68,13 +69,19 @@ final class RegistrationTable {
         final int generation = generations[slot] % GENERATIONS + 1;
         generations[slot] = generation;
         final int handle = (generation << SLOT_BITS) | slot;
+        final OptionalLong key;
+        try {
+            key = direct == null ? OptionalLong.empty() : direct.publish(handle, memory);
+        } catch (RuntimeException | Error e) {
+            free.addFirst(slot); // nothing was published: the slot is free again, its generation moved on
+            throw e;
+        }
+        final int flags = (memory.isReadOnly() ? BufferDescriptor.READ_ONLY : 0)
+            | (key.isPresent() ? BufferDescriptor.KEYED : 0);
         final Registration r = new Registration(this, memory,
-            new BufferDescriptor(rank, handle, memory.address(), memory.byteSize(), 0));
+            new BufferDescriptor(rank, handle, memory.address(), memory.byteSize(), key.orElse(0), flags));
         slots.set(slot, r);
         open++;
-        if (direct != null) {
-            direct.publish(handle, memory);
-        }
         return r;
     }
 

@@ -19,7 +19,8 @@ class BufferDescriptorProperties {
         qt().withExamples(1000).forAll(integers().allPositive(), integers().all(), longs().all(),
             longs().between(0, Long.MAX_VALUE)).checkAssert((rank, handle, address, length) -> {
                 final int h = handle == 0 ? 1 : handle;
-                final BufferDescriptor d = new BufferDescriptor(rank, h, address, length, address ^ length);
+                final BufferDescriptor d = new BufferDescriptor(rank, h, address, length, address ^ length,
+                    handle & (BufferDescriptor.READ_ONLY | BufferDescriptor.KEYED));
                 assertEquals(d, BufferDescriptor.fromBytes(d.toBytes()));
                 final MemorySegment buffer = Arena.ofAuto().allocate(BufferDescriptor.ENCODED_LENGTH + 7);
                 final long at = Math.floorMod(address, 8);
@@ -52,6 +53,7 @@ class BufferDescriptorProperties {
         assertMessage(() -> new BufferDescriptor(-1, 1, 0, 0, 0), "-1");
         assertMessage(() -> new BufferDescriptor(0, 0, 0, 0, 0), "handle 0");
         assertMessage(() -> new BufferDescriptor(0, 1, 0, -5, 0), "-5");
+        assertMessage(() -> new BufferDescriptor(0, 1, 0, 5, 0, 4), "flags 0x4");
         assertMessage(() -> BufferDescriptor.fromBytes(new byte[39]), "39");
         final byte[] bytes = new BufferDescriptor(0, 1, 0, 0, 0).toBytes();
         bytes[0] ^= 1;

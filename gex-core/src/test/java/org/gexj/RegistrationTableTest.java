@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -111,8 +112,9 @@ class RegistrationTableTest {
         final List<String> calls = new ArrayList<>();
         final RegistrationTable published = new RegistrationTable(0, new RegisteredAccess() {
             @Override
-            public void publish(int handle, MemorySegment memory) {
+            public OptionalLong publish(int handle, MemorySegment memory) {
                 calls.add("publish " + handle + " " + memory.byteSize());
+                return OptionalLong.empty();
             }
 
             @Override
@@ -143,6 +145,59 @@ class RegistrationTableTest {
         published.closeThoseOfClosedArenas();
         assertEquals(4, calls.size(), "withdrawn twice");
         kept.close();
+    }
+
+    /**
+     * A conduit that registers memory with its NIC for peers gives a key, which the descriptor carries (flag KEYED)
+     * with the read-only flag; a registration the NIC refuses leaves nothing registered and its slot free.
+     */
+    @Test
+    void aKeyFromTheConduitGoesIntoTheDescriptor() {
+        final boolean[] refuse = {false};
+        final RegistrationTable keyed = new RegistrationTable(3, new RegisteredAccess() {
+            @Override
+            public OptionalLong publish(int handle, MemorySegment memory) {
+                if (refuse[0]) {
+                    throw new IllegalStateException("the NIC refused it");
+                }
+                return OptionalLong.of(0x5150L + memory.byteSize());
+            }
+
+            @Override
+            public void withdraw(int handle) {
+            }
+
+            @Override
+            public int put(int peer, int handle, long offset, MemorySegment src, long srcOffset, long nbytes) {
+                return ELSEWHERE;
+            }
+
+            @Override
+            public int get(MemorySegment dst, long dstOffset, int peer, int handle, long offset, long nbytes) {
+                return ELSEWHERE;
+            }
+        });
+        try (Arena arena = Arena.ofShared()) {
+            final BufferDescriptor writable = keyed.register(arena.allocate(16)).descriptor();
+            assertEquals(0x5150L + 16, writable.key());
+            assertTrue(writable.keyed());
+            assertFalse(writable.readOnly());
+            final BufferDescriptor readOnly = keyed.register(arena.allocate(32).asReadOnly()).descriptor();
+            assertEquals(BufferDescriptor.KEYED | BufferDescriptor.READ_ONLY, readOnly.flags());
+            assertEquals(readOnly, BufferDescriptor.fromBytes(readOnly.toBytes()), "flags survive the encoding");
+            refuse[0] = true;
+            assertThrows(IllegalStateException.class, () -> keyed.register(arena.allocate(8)));
+            assertEquals(2, keyed.open());
+            refuse[0] = false;
+            final Registration next = keyed.register(arena.allocate(8));
+            assertEquals(2, next.handle() & (RegistrationTable.MAX_SLOTS - 1), "the refused registration's slot");
+            assertEquals(3, keyed.open());
+        }
+        final RegistrationTable plain = new RegistrationTable(0, null);
+        try (Arena arena = Arena.ofShared()) {
+            final BufferDescriptor d = plain.register(arena.allocate(8).asReadOnly()).descriptor();
+            assertEquals(BufferDescriptor.READ_ONLY, d.flags(), "no conduit key: not KEYED");
+        }
     }
 
     private static void assertMessage(Runnable r, String mentioned) {

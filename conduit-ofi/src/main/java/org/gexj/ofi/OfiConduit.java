@@ -49,7 +49,7 @@ final class OfiConduit extends RdmaConduit {
         final Arena arena = Arena.ofShared();
         final OfiNic nic;
         try {
-            nic = new OfiNic(fabric, size, arena);
+            nic = new OfiNic(fabric, size, arena, settings.peerKeys(fabric.provider));
             nic.learnAddresses(context.bootstrap(), rank);
         } catch (RuntimeException | Error e) {
             fabric.close();
@@ -77,7 +77,8 @@ final class OfiConduit extends RdmaConduit {
             + fabric.domainName + ", max message " + fabric.maxMessageSize + " B, inject " + fabric.injectSize
             + " B, CQ data " + fabric.cqDataSize + " B"
             + (settings.cqDataBytes() < fabric.cqDataSize ? " (" + settings.cqDataBytes() + " used)" : "")
-            + ", mr_mode " + Fabric.mrModeText(fabric.mrMode) + ", " + engine().describe();
+            + ", mr_mode " + Fabric.mrModeText(fabric.mrMode)
+            + (engine().registeredAccess() != null ? ", registrations by key" : "") + ", " + engine().describe();
     }
 
     /**

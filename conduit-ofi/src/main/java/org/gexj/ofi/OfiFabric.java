@@ -146,7 +146,12 @@ final class OfiFabric implements AutoCloseable {
      * {@code withFabric} it is closed by {@link #close()}, before the endpoint; otherwise the caller closes it.
      */
     MemorySegment register(MemorySegment memory, long requestedKey, boolean withFabric) {
-        final MemorySegment mr = FiDomain.registerMemory(domain, memory, FiDomain.FI_MR_ACCESS_ALL, requestedKey);
+        return register(memory, FiDomain.FI_MR_ACCESS_ALL, requestedKey, withFabric);
+    }
+
+    /** {@link #register(MemorySegment, long, boolean)} with the {@code access} flags given. */
+    MemorySegment register(MemorySegment memory, long access, long requestedKey, boolean withFabric) {
+        final MemorySegment mr = FiDomain.registerMemory(domain, memory, access, requestedKey);
         if (requires(Fabric.FI_MR_ENDPOINT)) {
             try {
                 Fabric.bind(mr, ep, 0, "fi_mr_bind");

@@ -54,10 +54,13 @@ final class OfiNic implements RdmaNic {
     private final FiMsg message;
     private final FiRma.WriteMessage write;
     private final String description;
+    /** {@link #registersForPeers}: {@code OfiSettings.peerKeys}. */
+    private final boolean peerKeys;
     /** The key the next registration asks for (where the provider does not choose keys itself). */
     private long nextKey = 1;
 
-    OfiNic(OfiFabric fabric, int size, Arena arena) {
+    OfiNic(OfiFabric fabric, int size, Arena arena, boolean peerKeys) {
+        this.peerKeys = peerKeys;
         this.fabric = fabric;
         this.ep = fabric.ep;
         this.cq = fabric.cq;
@@ -164,6 +167,24 @@ final class OfiNic implements RdmaNic {
         final MemorySegment mr = fabric.register(memory, nextKey++, untilClose);
         final Runnable release = untilClose ? () -> { } : () -> Fabric.close(mr, "memory region of one operation");
         return new RdmaRegion(FiDomain.descriptor(mr).address(), FiDomain.key(mr), release);
+    }
+
+    /**
+     * {@code GEX_OFI_PEER_KEYS}: by default only on providers that fail a refused access alone
+     * ({@link OfiSettings#REFUSING_PROVIDERS}). Keys are asked for, never reused, where the provider lets us choose.
+     */
+    @Override
+    public boolean registersForPeers() {
+        return peerKeys;
+    }
+
+    @Override
+    public RdmaRegion registerForPeers(MemorySegment memory, boolean writable) {
+        final long access = Fabric.FI_READ | Fabric.FI_WRITE | Fabric.FI_REMOTE_READ
+            | (writable ? Fabric.FI_REMOTE_WRITE : 0);
+        final MemorySegment mr = fabric.register(memory, access, nextKey++, false);
+        return new RdmaRegion(FiDomain.descriptor(mr).address(), FiDomain.key(mr),
+            () -> Fabric.close(mr, "memory region of a registration"));
     }
 
     /** {@code fi_send}: completes with {@code context}. */

@@ -27,9 +27,12 @@ import org.gexj.Config;
  *                     to wait on where the provider offers one, so that a rank waiting with nothing to do blocks on it
  *                     instead of parking and serves a peer's gets as they come; {@code none} opens it without (for
  *                     measurements)
+ * @param peerKeys     {@code GEX_OFI_PEER_KEYS}: {@code auto} (default), {@code on} or {@code off}: whether memory a
+ *                     rank registers ({@code Client.register}) is registered with the provider for peers' RDMA, its
+ *                     key in the descriptor ({@link #peerKeys(String)})
  */
 record OfiSettings(String provider, String node, int frameLength, long creditBytes, int sendBuffers,
-                   int rmaOperations, long timeoutNanos, int cqDataBytes, boolean cqWaitFd) {
+                   int rmaOperations, long timeoutNanos, int cqDataBytes, boolean cqWaitFd, String peerKeys) {
     static final String PROVIDER = "GEX_OFI_PROVIDER";
     static final String FI_PROVIDER = "FI_PROVIDER";
     static final String NODE = "GEX_OFI_NODE";
@@ -40,6 +43,14 @@ record OfiSettings(String provider, String node, int frameLength, long creditByt
     static final String TIMEOUT = "GEX_OFI_TIMEOUT";
     static final String CQ_DATA = "GEX_OFI_CQ_DATA";
     static final String CQ_WAIT = "GEX_OFI_CQ_WAIT";
+    static final String PEER_KEYS = "GEX_OFI_PEER_KEYS";
+    /**
+     * Providers that refuse an access with a closed key, outside its region or against its access flags by failing
+     * that one operation, the connection intact; measured here on libfabric 1.17: {@code sockets} does. tcp;ofi_rxm
+     * refuses it, but reads from that peer fail from then on; shm and udp;ofi_rxd never complete it, so the peer looks
+     * dead after {@code GEX_OFI_TIMEOUT}.
+     */
+    static final java.util.Set<String> REFUSING_PROVIDERS = java.util.Set.of("sockets");
 
     static final int DEFAULT_FRAME = 16 << 10;
     static final int MIN_FRAME = 1024;
@@ -73,7 +84,26 @@ record OfiSettings(String provider, String node, int frameLength, long creditByt
             throw new IllegalArgumentException(CQ_WAIT + "=" + cqWait + " is not one of fd, none (how a rank with"
                 + " nothing to do waits for the completion queue)");
         }
+        final String peerKeys = config.get(PEER_KEYS, "auto");
+        if (!peerKeys.equals("auto") && !peerKeys.equals("on") && !peerKeys.equals("off")) {
+            throw new IllegalArgumentException(PEER_KEYS + "=" + peerKeys + " is not one of auto, on, off (whether"
+                + " registered memory is reached by RDMA with its key)");
+        }
         return new OfiSettings(provider, node.isBlank() ? null : node, frame, credit, send, rma,
-            timeout * 1_000_000_000L, cqData, cqWait.equals("fd"));
+            timeout * 1_000_000_000L, cqData, cqWait.equals("fd"), peerKeys);
+    }
+
+    /**
+     * Whether registrations are reached by RDMA with their keys on {@code chosen}: {@code on} always (the program
+     * promises never to use a descriptor past its registration, its range or its access, as GASNet-EX requires of
+     * bound memory: otherwise that provider's failure follows); {@code off} never (over AM, where the owner refuses);
+     * {@code auto} on the {@link #REFUSING_PROVIDERS}.
+     */
+    boolean peerKeys(String chosen) {
+        return switch (peerKeys) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> REFUSING_PROVIDERS.contains(chosen);
+        };
     }
 }

@@ -8,6 +8,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -116,14 +117,16 @@ final class SmpRegisteredAccess implements RegisteredAccess {
         return enabled;
     }
 
+    /** @return empty: peers copy with Cross Memory Attach, no key needed */
     @Override
-    public void publish(int handle, MemorySegment memory) {
+    public OptionalLong publish(int handle, MemorySegment memory) {
         final int slot = RegisteredAccess.slotOf(handle);
         if (slot < RegistrationTableFlyweight.SLOTS) {
             // a slot whose close never drained (a peer died copying) stays taken: its new registration is refused
             tables[rank].publish(slot, handle, memory.address(), memory.byteSize(),
                 memory.isReadOnly() ? RegistrationTableFlyweight.READ_ONLY : 0);
         }
+        return OptionalLong.empty();
     }
 
     @Override

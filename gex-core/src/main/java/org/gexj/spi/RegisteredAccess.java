@@ -1,13 +1,16 @@
 package org.gexj.spi;
 
 import java.lang.foreign.MemorySegment;
+import java.util.OptionalLong;
 
 /**
  * Zero-copy access to peers' registered memory ({@code Client.register}), for conduits that can move it without the
  * owner's help: smp with Cross Memory Attach ({@code process_vm_readv}/{@code process_vm_writev}), the LRTS zero-copy
- * path within a host. The core {@link #publish}es each registration when it is made and {@link #withdraw}s it when it
- * is closed (or found with its arena closed); the RMA layer tries {@link #put}/{@link #get} first and sends the
- * operation over AM when the answer is {@link #ELSEWHERE}.
+ * path within a host, and conduits over RDMA NICs that register the memory for peers' RMA ({@link #publish} returns
+ * the key their descriptors carry; their {@link RmaTransport} then moves the data, and their NIC refuses). The core
+ * {@link #publish}es each registration when it is made and {@link #withdraw}s it when it is closed (or found with its
+ * arena closed); the RMA layer tries {@link #put}/{@link #get} first and sends the operation over AM when the answer
+ * is {@link #ELSEWHERE}.
  *
  * <p>The owner's checks stay the owner's: a put or get is refused, with nothing moved, when the handle names no
  * published registration, the range lies outside it, or (a put) it is read-only, exactly as the AM path's owner
@@ -42,8 +45,15 @@ public interface RegisteredAccess {
         return handle & ((1 << SLOT_BITS) - 1);
     }
 
-    /** Makes registration {@code handle} of {@code memory} reachable directly by the job's ranks, where it can. */
-    void publish(int handle, MemorySegment memory);
+    /**
+     * Makes registration {@code handle} of {@code memory} reachable directly by the job's ranks, where it can (read
+     * only, if the segment is).
+     *
+     * @return the NIC's remote key where peers reach it by RDMA with {@link RmaTransport#putRegistered} (the
+     *         descriptor carries it), else empty
+     * @throws RuntimeException the conduit's exception if the NIC refused the registration (nothing is published)
+     */
+    OptionalLong publish(int handle, MemorySegment memory);
 
     /** Makes it unreachable; returns once no access through it is in progress (bounded: a dead peer's is given up). */
     void withdraw(int handle);

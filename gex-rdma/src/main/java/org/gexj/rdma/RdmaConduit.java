@@ -6,6 +6,7 @@ import org.gexj.spi.Capabilities;
 import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
+import org.gexj.spi.RegisteredAccess;
 import org.gexj.spi.RmaTransport;
 
 import java.util.Map;
@@ -102,6 +103,12 @@ public abstract class RdmaConduit implements Conduit {
     @Override
     public final RmaTransport rma() {
         return engine.rma();
+    }
+
+    /** The engine's registrations for peers' RMA by key, or null where the NIC does not offer them. */
+    @Override
+    public final RegisteredAccess registeredAccess() {
+        return engine.registeredAccess();
     }
 
     @Override

@@ -9,6 +9,7 @@ import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
 import org.gexj.spi.JobHealth;
+import org.gexj.spi.RegisteredAccess;
 import org.gexj.spi.RmaTransport;
 import org.gexj.spi.SegmentDescriptor;
 import org.gexj.spi.SegmentRules;
@@ -79,6 +80,8 @@ public final class RdmaEngine {
     private final RdmaReceivePath receive;
     private final RdmaRmaEngine rmaEngine;
     private final RdmaRmaTransport rma;
+    /** Registrations for peers' RMA by key, where the NIC offers it ({@link RdmaNic#registersForPeers}), or null. */
+    private final RdmaPeerRegistrations peerRegistrations;
     private final RdmaCloseHandshake handshake;
     private final RdmaPollBatch batch;
     private final RdmaErrorEntry errorEntry;
@@ -140,6 +143,7 @@ public final class RdmaEngine {
             this.rmaEngine = new RdmaRmaEngine(guard, nic, contexts, registrations, deferred, liveness, arena, rank,
                 size, settings.rmaOperations(), immediateInData, settings.registrationCacheBytes());
             this.rma = new RdmaRmaTransport(rmaEngine);
+            this.peerRegistrations = nic.registersForPeers() ? new RdmaPeerRegistrations(guard, nic) : null;
             this.batch = new RdmaPollBatch(nic, arena);
             this.errorEntry = nic.errorEntry(arena);
             this.handshake = new RdmaCloseHandshake(guard, nic, contexts, send, receive, rmaEngine, batch, errorEntry,
@@ -381,6 +385,14 @@ public final class RdmaEngine {
         return rma;
     }
 
+    /**
+     * {@link org.gexj.spi.Conduit#registeredAccess}: where the NIC registers memory for peers, registrations are
+     * registered with it and reached by RDMA with their keys; otherwise null (registered memory is reached over AM).
+     */
+    public RegisteredAccess registeredAccess() {
+        return peerRegistrations;
+    }
+
     // ------------------------------------------------------------------------------------------------- segments
 
     /**
@@ -457,6 +469,9 @@ public final class RdmaEngine {
             nicClosed = true;
             try {
                 rmaEngine.closeRegistrations(); // a domain with registrations open refuses to close
+                if (peerRegistrations != null) {
+                    peerRegistrations.closeAll();
+                }
                 closeNic();
             } finally {
                 // a poll that began before the close may still read the receive buffers and completion entries (and
@@ -525,7 +540,9 @@ public final class RdmaEngine {
      * through the bounce buffers; {@code .staged.bytes}: the bytes they moved. {@code .registration.cache.hits},
      * {@code .misses}, {@code .releases} and {@code .bytes}: operations on local memory outside the segment that found
      * a cached registration, that made one, registrations released, and bytes held now (where the NIC needs local
-     * registration; {@link RdmaRegistrationCache}). {@code .receive.buffers}: receive
+     * registration; {@link RdmaRegistrationCache}). {@code .registered.operations}: puts and gets started on peers'
+     * registered memory by key; {@code .registered.open}: this rank's registrations open for peers' RMA
+     * ({@link RdmaPeerRegistrations}). {@code .receive.buffers}: receive
      * buffers posted (where they are posted per connection, a share per connected rank). {@code .dropped.foreign}:
      * messages from no endpoint of the job; {@code .dropped.malformed}; {@code .source-mismatch}: messages whose
      * header names another rank than the NIC's source. Also readable after {@link #close()}.
@@ -542,6 +559,8 @@ public final class RdmaEngine {
             m.put(p + ".registration.cache.misses", cache.misses());
             m.put(p + ".registration.cache.releases", cache.releases());
             m.put(p + ".registration.cache.bytes", cache.pinnedBytes());
+            m.put(p + ".registered.operations", rmaEngine.registeredOperations());
+            m.put(p + ".registered.open", peerRegistrations == null ? 0L : peerRegistrations.open());
         } finally {
             guard.unlock();
         }

@@ -6,6 +6,7 @@ import org.gexj.spi.RmaTransport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * RMA: {@code fi_write}, {@code fi_read} and {@code fi_writedata} on the registered segments, in chunks of the
@@ -76,6 +77,8 @@ final class RdmaRmaEngine {
     private int freeCopyCount;
     private long stagedOperations;
     private long stagedBytes;
+    /** Operations started on peers' registered memory by key (counted outside the lock). */
+    private final AtomicLong registeredOperations = new AtomicLong();
     // every rank's segment, from the attach
     private long[] segmentBase;
     private long[] segmentSize;
@@ -136,14 +139,47 @@ final class RdmaRmaEngine {
     int start(int kind, int peer, long remoteOffset, MemorySegment local, long localOffset, long nbytes,
               long immediate, long operation, boolean copySource) {
         guard.ensureOpen();
-        if (peer < 0 || peer >= size) {
-            throw new IllegalArgumentException("target rank " + peer + " outside [0, " + size + ")");
-        }
+        checkPeer(peer);
         RmaTransport.checkRanges(nic.conduit(), rank, segmentSize, peer, remoteOffset, local, localOffset, nbytes);
         if (kind == RdmaOperations.PUT_IMMEDIATE && nbytes > maxMessageSize) {
             throw new IllegalArgumentException("put with immediate of " + nbytes + " bytes: the provider's largest"
                 + " message is " + maxMessageSize);
         }
+        return begin(kind, peer, (virtualAddresses ? segmentBase[peer] : 0) + remoteOffset, segmentKey[peer], local,
+            localOffset, nbytes, immediate, operation, copySource);
+    }
+
+    /**
+     * Starts a put or get on {@code peer}'s memory registered for peers ({@link RdmaPeerRegistrations}): at
+     * {@code offset} into the registration whose descriptor gave {@code address} and {@code key}, a range the caller
+     * checked against the descriptor. Otherwise as {@link #start}.
+     */
+    int startRegistered(int kind, int peer, long address, long key, long offset, MemorySegment local,
+                        long localOffset, long nbytes, long operation) {
+        guard.ensureOpen();
+        checkPeer(peer);
+        if (nbytes < 0 || offset < 0 || local == null || localOffset < 0 || localOffset > local.byteSize() - nbytes) {
+            throw new IllegalArgumentException("local range [" + localOffset + ", " + (localOffset + nbytes)
+                + ") outside the local buffer of " + (local == null ? "null" : local.byteSize() + " bytes")
+                + ", or remote offset " + offset + " negative");
+        }
+        final int code = begin(kind, peer, (virtualAddresses ? address : 0) + offset, key, local, localOffset, nbytes,
+            0, operation, false);
+        if (code == Conduit.OK) {
+            registeredOperations.incrementAndGet();
+        }
+        return code;
+    }
+
+    private void checkPeer(int peer) {
+        if (peer < 0 || peer >= size) {
+            throw new IllegalArgumentException("target rank " + peer + " outside [0, " + size + ")");
+        }
+    }
+
+    /** {@link #start} once the remote memory is known: its address (or offset) for the NIC, and its key. */
+    private int begin(int kind, int peer, long remoteAddress, long key, MemorySegment local, long localOffset,
+                      long nbytes, long immediate, long operation, boolean copySource) {
         // heap memory moves and cannot be registered: it is staged through a bounce buffer
         final boolean heap = nbytes > 0 && !local.isNative();
         final boolean staged = heap || copySource;
@@ -160,8 +196,8 @@ final class RdmaRmaEngine {
             operations.kind[slot] = kind;
             operations.peer[slot] = peer;
             operations.operation[slot] = operation;
-            operations.remoteAddress[slot] = (virtualAddresses ? segmentBase[peer] : 0) + remoteOffset;
-            operations.key[slot] = segmentKey[peer];
+            operations.remoteAddress[slot] = remoteAddress;
+            operations.key[slot] = key;
             operations.immediate[slot] = (immediateInData ? (long) rank << 32 : 0) | (immediate & 0xFFFF_FFFFL);
             operations.total[slot] = nbytes;
             operations.submitted[slot] = 0;
@@ -525,5 +561,9 @@ final class RdmaRmaEngine {
 
     long stagedBytes() {
         return stagedBytes;
+    }
+
+    long registeredOperations() {
+        return registeredOperations.get();
     }
 }

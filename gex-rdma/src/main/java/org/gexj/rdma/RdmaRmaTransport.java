@@ -41,4 +41,18 @@ final class RdmaRmaTransport implements RmaTransport {
         return engine.start(RdmaOperations.PUT_IMMEDIATE, peer, remoteOffset, src, srcOffset, nbytes, immediate,
             operation, false);
     }
+
+    @Override
+    public int putRegistered(int peer, long address, long key, long offset, MemorySegment src, long srcOffset,
+                             long nbytes, long operation) {
+        return engine.startRegistered(RdmaOperations.PUT, peer, address, key, offset, src, srcOffset, nbytes,
+            operation);
+    }
+
+    @Override
+    public int getRegistered(MemorySegment dst, long dstOffset, int peer, long address, long key, long offset,
+                             long nbytes, long operation) {
+        return engine.startRegistered(RdmaOperations.GET, peer, address, key, offset, dst, dstOffset, nbytes,
+            operation);
+    }
 }

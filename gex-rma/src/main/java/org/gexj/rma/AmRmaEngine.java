@@ -53,6 +53,11 @@ final class AmRmaEngine implements RmaEngine {
     static final int OUT_OF_RANGE = 2;
     /** Refused: a put into read-only memory. */
     static final int READ_ONLY = 3;
+    /**
+     * Refused by the owner's NIC (a registration reached by key): it does not say which of {@link #NOT_REGISTERED} and
+     * {@link #OUT_OF_RANGE} applies.
+     */
+    static final int NIC_REFUSED = 4;
 
     private final Am am;
     private final Client client;
@@ -334,6 +339,8 @@ final class AmRmaEngine implements RmaEngine {
                 + " memory's arena closed)";
             case OUT_OF_RANGE -> "the range is outside that registration";
             case READ_ONLY -> "that registration is read-only";
+            case NIC_REFUSED -> "its NIC refused the access: it names no open registration there (deregistered, or its"
+                + " memory's arena closed), or the range is outside that registration, or the peer failed";
             default -> "unknown status " + status;
         };
         return new GexException("rank " + peer + " refused the " + what + " bytes [" + remoteOffset + ", "

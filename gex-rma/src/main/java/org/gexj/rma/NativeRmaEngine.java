@@ -1,5 +1,6 @@
 package org.gexj.rma;
 
+import org.gexj.BufferDescriptor;
 import org.gexj.Client;
 import org.gexj.Event;
 import org.gexj.GexException;
@@ -17,6 +18,10 @@ import java.lang.foreign.MemorySegment;
  * the conduit's {@link RmaTransport}, identified by a slot of a fixed table that the conduit reports back during poll,
  * so nothing is allocated per operation. When every slot is busy, or the conduit back-pressures, the initiator polls
  * until it can go on, for at most {@code GEX_BACKPRESSURE_TIMEOUT}.
+ *
+ * <p>It also reaches peers' registered memory by key ({@link BufferDescriptor#keyed}: the conduit registered it with
+ * its NIC for peers), where the owner's NIC is what refuses a closed registration or a range outside it; such a
+ * failure names the rank, the registration and the range, as the owner's refusal over AM does.
  */
 final class NativeRmaEngine implements RmaEngine, ConduitListener {
     private static final CoreAccess CORE = CoreAccess.get();
@@ -28,6 +33,12 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
     private final Event[] remote;
     private final Event[] local;
     private final OperationSlots slots;
+    // what a failed operation on registered memory names: its handle (0 for the segment), target, range and kind
+    private final int[] handle;
+    private final int[] peer;
+    private final long[] offset;
+    private final long[] bytes;
+    private final boolean[] isPut;
 
     NativeRmaEngine(Client client, RmaTransport transport) {
         this.client = client;
@@ -37,6 +48,11 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
         this.remote = new Event[slots];
         this.local = new Event[slots];
         this.slots = new OperationSlots(client, slots, timeoutNs, "RMA operation slots (GEX_RMA_OPS)");
+        this.handle = new int[slots];
+        this.peer = new int[slots];
+        this.offset = new long[slots];
+        this.bytes = new long[slots];
+        this.isPut = new boolean[slots];
         CORE.setRmaSink(client, CoreAccess.OWNER_RMA, this);
     }
 
@@ -54,6 +70,72 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
     @Override
     public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
         issue(false, peer, remoteOffset, dst, dstOffset, nbytes, completion, null);
+    }
+
+    /**
+     * A put into the registration {@code dst} describes, by key; checked by the caller. A read-only registration
+     * refuses it here, with nothing sent (its NIC would refuse it too).
+     */
+    void putRegistered(BufferDescriptor dst, long dstOffset, MemorySegment src, long srcOffset, long nbytes,
+                       Event completion, Event localCompletion) {
+        if (nbytes == 0) {
+            return;
+        }
+        if (dst.readOnly()) {
+            CORE.begin(completion, 1);
+            CORE.fail(completion, 1, AmRmaEngine.refusal(dst.rank(), "put to", dstOffset, nbytes, dst.handle(),
+                AmRmaEngine.READ_ONLY));
+            return;
+        }
+        final int slot = start(completion, localCompletion);
+        named(slot, true, dst, dstOffset, nbytes);
+        final long begun = System.nanoTime();
+        int code;
+        do {
+            try {
+                code = transport.putRegistered(dst.rank(), dst.address(), dst.key(), dstOffset, src, srcOffset, nbytes,
+                    OWNER | slot);
+            } catch (RuntimeException e) {
+                finish(slot, null);
+                throw CORE.closedOr(client, e);
+            } catch (Error e) {
+                finish(slot, null);
+                throw e;
+            }
+        } while (code == Conduit.NO_ROOM && waitFor(slot, begun, true, dst.rank()));
+    }
+
+    /** A get from the registration {@code src} describes, by key; checked by the caller. */
+    void getRegistered(MemorySegment dst, long dstOffset, BufferDescriptor src, long srcOffset, long nbytes,
+                       Event completion) {
+        if (nbytes == 0) {
+            return;
+        }
+        final int slot = start(completion, null);
+        named(slot, false, src, srcOffset, nbytes);
+        final long begun = System.nanoTime();
+        int code;
+        do {
+            try {
+                code = transport.getRegistered(dst, dstOffset, src.rank(), src.address(), src.key(), srcOffset, nbytes,
+                    OWNER | slot);
+            } catch (RuntimeException e) {
+                finish(slot, null);
+                throw CORE.closedOr(client, e);
+            } catch (Error e) {
+                finish(slot, null);
+                throw e;
+            }
+        } while (code == Conduit.NO_ROOM && waitFor(slot, begun, false, src.rank()));
+    }
+
+    /** Records what a failure of the operation in {@code slot} on registered memory names. */
+    private void named(int slot, boolean put, BufferDescriptor descriptor, long at, long nbytes) {
+        handle[slot] = descriptor.handle();
+        peer[slot] = descriptor.rank();
+        offset[slot] = at;
+        bytes[slot] = nbytes;
+        isPut[slot] = put;
     }
 
     /**
@@ -130,11 +212,21 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
             throw new GexException("rank " + client.rank() + ": completion of RMA operation 0x"
                 + Long.toHexString(operation) + ", which is not in flight");
         }
-        finish(slot, status == Conduit.OK ? null
-            : new GexException("the conduit failed RMA operation " + slot + ": " + RmaTransport.describe(status)));
+        finish(slot, status == Conduit.OK ? null : failure(slot, status));
+    }
+
+    private Throwable failure(int slot, int status) {
+        if (handle[slot] == 0) {
+            return new GexException("the conduit failed RMA operation " + slot + ": " + RmaTransport.describe(status));
+        }
+        final GexException e = AmRmaEngine.refusal(peer[slot], isPut[slot] ? "put to" : "get from", offset[slot],
+            bytes[slot], handle[slot], AmRmaEngine.NIC_REFUSED);
+        e.addSuppressed(new GexException(RmaTransport.describe(status)));
+        return e;
     }
 
     private void finish(int slot, Throwable failure) {
+        handle[slot] = 0;
         final Event r = remote[slot];
         final Event l = local[slot];
         remote[slot] = null;

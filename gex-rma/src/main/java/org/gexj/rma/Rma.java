@@ -41,7 +41,9 @@ import java.lang.foreign.ValueLayout;
  * in the same blocking, NB and NBI forms, on every conduit: the initiator checks the range against the descriptor, and
  * the owner checks it again, with the registration's handle, and refuses a registration closed since; a refused
  * operation completes with a {@link org.gexj.GexException} naming the rank and the range, having written nothing.
- * These go over active messages on every conduit for now.
+ * Where the conduit registered the memory with its NIC for peers (ofi; the descriptor is {@link BufferDescriptor#keyed
+ * keyed}), the data moves by RDMA and the owner's NIC refuses instead (a put's source is then read after the call, as
+ * for the segment); on smp it moves with Cross Memory Attach; elsewhere over active messages.
  *
  * <p>The engine is chosen from the conduit's capabilities: cross-mapped segments (smp) give memory copies; a conduit
  * with native RMA moves the data itself (then a put's source may be read after the call, and {@link Lc#NOW} waits for
@@ -58,6 +60,8 @@ public final class Rma {
     private final RmaEngine engine;
     /** Reaches registered memory ({@link BufferDescriptor}) on every conduit: RMA over AM. */
     private final AmRmaEngine registered;
+    /** Reaches keyed registrations ({@link BufferDescriptor#keyed}) by the conduit's RDMA, or null. */
+    private final NativeRmaEngine keyed;
     private final ThreadLocal<Event> blocking;
     /** Each thread's event for a put with {@link Lc#NOW} whose source the conduit reads after the call. */
     private final ThreadLocal<Event> localWait;
@@ -85,6 +89,7 @@ public final class Rma {
             this.engine = new AmRmaEngine(am);
         }
         this.registered = engine instanceof AmRmaEngine overAmEngine ? overAmEngine : new AmRmaEngine(am);
+        this.keyed = engine instanceof NativeRmaEngine nativeEngine ? nativeEngine : null;
         this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
         this.localWait = ThreadLocal.withInitial(() -> CORE.newEvent(client));
         this.synchronous = engine.synchronous();
@@ -194,7 +199,11 @@ public final class Rma {
         checkPut(dst, dstOffset, src, srcOffset, nbytes);
         stats.put(RmaStats.BLOCKING, nbytes);
         final Event e = blocking.get();
-        registered.putRegistered(dst.rank(), dst.handle(), dstOffset, src, srcOffset, nbytes, e);
+        if (dst.keyed() && keyed != null) {
+            keyed.putRegistered(dst, dstOffset, src, srcOffset, nbytes, e, null);
+        } else {
+            registered.putRegistered(dst.rank(), dst.handle(), dstOffset, src, srcOffset, nbytes, e);
+        }
         e.await();
     }
 
@@ -209,8 +218,14 @@ public final class Rma {
         checkLc(lc, false);
         stats.put(RmaStats.NB, nbytes);
         final Event e = CORE.pooledEvent(client);
-        registered.putRegistered(dst.rank(), dst.handle(), dstOffset, src, srcOffset, nbytes, e);
-        localCompletion(lc, null);
+        if (dst.keyed() && keyed != null) {
+            final Event local = localEvent(lc);
+            keyed.putRegistered(dst, dstOffset, src, srcOffset, nbytes, e, local);
+            localCompletion(lc, local);
+        } else {
+            registered.putRegistered(dst.rank(), dst.handle(), dstOffset, src, srcOffset, nbytes, e);
+            localCompletion(lc, null);
+        }
         return e;
     }
 
@@ -223,9 +238,15 @@ public final class Rma {
         checkPut(dst, dstOffset, src, srcOffset, nbytes);
         checkLc(lc, true);
         stats.put(RmaStats.NBI, nbytes);
-        registered.putRegistered(dst.rank(), dst.handle(), dstOffset, src, srcOffset, nbytes,
-            CORE.nbiEvent(client, Ec.PUT));
-        localCompletion(lc, null);
+        if (dst.keyed() && keyed != null) {
+            final Event local = localEvent(lc);
+            keyed.putRegistered(dst, dstOffset, src, srcOffset, nbytes, CORE.nbiEvent(client, Ec.PUT), local);
+            localCompletion(lc, local);
+        } else {
+            registered.putRegistered(dst.rank(), dst.handle(), dstOffset, src, srcOffset, nbytes,
+                CORE.nbiEvent(client, Ec.PUT));
+            localCompletion(lc, null);
+        }
     }
 
     /** Blocking get from the registration {@code src} describes, at {@code srcOffset}, into {@code dst}. */
@@ -233,7 +254,7 @@ public final class Rma {
         checkGet(dst, dstOffset, src, srcOffset, nbytes);
         stats.get(RmaStats.BLOCKING, nbytes);
         final Event e = blocking.get();
-        registered.getRegistered(dst, dstOffset, src.rank(), src.handle(), srcOffset, nbytes, e);
+        getRegistered(dst, dstOffset, src, srcOffset, nbytes, e);
         e.await();
     }
 
@@ -242,7 +263,7 @@ public final class Rma {
         checkGet(dst, dstOffset, src, srcOffset, nbytes);
         stats.get(RmaStats.NB, nbytes);
         final Event e = CORE.pooledEvent(client);
-        registered.getRegistered(dst, dstOffset, src.rank(), src.handle(), srcOffset, nbytes, e);
+        getRegistered(dst, dstOffset, src, srcOffset, nbytes, e);
         return e;
     }
 
@@ -250,8 +271,16 @@ public final class Rma {
     public void getNbi(MemorySegment dst, long dstOffset, BufferDescriptor src, long srcOffset, long nbytes) {
         checkGet(dst, dstOffset, src, srcOffset, nbytes);
         stats.get(RmaStats.NBI, nbytes);
-        registered.getRegistered(dst, dstOffset, src.rank(), src.handle(), srcOffset, nbytes,
-            CORE.nbiEvent(client, Ec.GET));
+        getRegistered(dst, dstOffset, src, srcOffset, nbytes, CORE.nbiEvent(client, Ec.GET));
+    }
+
+    private void getRegistered(MemorySegment dst, long dstOffset, BufferDescriptor src, long srcOffset, long nbytes,
+                               Event e) {
+        if (src.keyed() && keyed != null) {
+            keyed.getRegistered(dst, dstOffset, src, srcOffset, nbytes, e);
+        } else {
+            registered.getRegistered(dst, dstOffset, src.rank(), src.handle(), srcOffset, nbytes, e);
+        }
     }
 
     // ---------------------------------------------------------------------------------------------- values

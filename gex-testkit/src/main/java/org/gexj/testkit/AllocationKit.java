@@ -317,9 +317,9 @@ public abstract class AllocationKit extends AllocationMeasureKit {
             rma.getNbi(dst, 0, 1, 8192, 512);
             client.endAccessRegion().await();
         }));
-        // every rank makes this its first registration, so rank 1's has the handle this rank's has
+        // rank 1's descriptor as a runtime gets it, with its NIC key where the conduit keys registrations
         final Registration registration = client.register(Arena.ofShared().allocate(512));
-        final BufferDescriptor remote = new BufferDescriptor(1, registration.descriptor().handle(), 0, 512, 0);
+        final BufferDescriptor remote = new DescriptorExchange(client).allOf(registration.descriptor())[1];
         paths.add(new Path("RMA put + get 512 B of a registration, blocking", i -> {
             rma.put(remote, 0, src, 0, 512);
             rma.get(dst, 0, remote, 0, 512);

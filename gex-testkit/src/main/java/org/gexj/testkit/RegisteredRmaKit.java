@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -28,6 +29,14 @@ public abstract class RegisteredRmaKit extends PwcKit {
     /** A part per put form: more than one Medium on every conduit, and odd, so chunks end off alignment. */
     private static final int PART = 150_001;
     private static final int FORMS = 3;
+
+    /**
+     * Whether the conduit reaches registrations by RDMA with the NIC key in their descriptors
+     * ({@code BufferDescriptor.keyed}); the default, false: by AM or Cross Memory Attach.
+     */
+    protected boolean keyedRegistrations() {
+        return false;
+    }
 
     private static byte pattern(int rank, int form, long i) {
         return (byte) (rank * 31 + form * 7 + i * 13 + (i >>> 9));
@@ -81,6 +90,15 @@ public abstract class RegisteredRmaKit extends PwcKit {
                 client.nbiWait(Ec.GET);
                 for (int form = 0; form < FORMS; form++) {
                     assertEquals(-1, sources[form].mismatch(back[form]), "get of form " + form);
+                }
+                assertEquals(keyedRegistrations(), target.keyed(), "descriptor " + target);
+                // each put and get by key, counted by the RDMA engine (<conduit>.registered.operations)
+                final long byKey = client.conduitCounters().entrySet().stream()
+                    .filter(c -> c.getKey().endsWith(".registered.operations")).mapToLong(Map.Entry::getValue).sum();
+                if (keyedRegistrations()) {
+                    assertEquals(2L * FORMS, byKey, "operations by key: " + client.conduitCounters());
+                } else {
+                    assertEquals(0, byKey, "operations by key: " + client.conduitCounters());
                 }
                 client.barrier(); // no rank reaches this one's registration any more
                 registration.close();

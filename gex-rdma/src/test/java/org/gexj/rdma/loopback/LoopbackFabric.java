@@ -43,6 +43,8 @@ final class LoopbackFabric {
         final ArrayDeque<Entry> completions = new ArrayDeque<>();
         final ArrayDeque<Entry> errors = new ArrayDeque<>();
         final Map<Long, MemorySegment> regions = new HashMap<>();
+        /** Keys of regions peers may read but not write. */
+        final java.util.Set<Long> readOnly = new java.util.HashSet<>();
     }
 
     final boolean multiReceive;
@@ -149,8 +151,9 @@ final class LoopbackFabric {
     synchronized long transfer(int rank, boolean read, long local, long length, long descriptor, int peer,
                                long remote, long key, boolean withData, long data) {
         final MemorySegment region = ports[peer].regions.get(key);
-        if (region == null || remote < region.address() || remote + length > region.address() + region.byteSize()) {
-            return -1;
+        if (region == null || remote < region.address() || remote + length > region.address() + region.byteSize()
+            || !read && ports[peer].readOnly.contains(key) || !region.scope().isAlive()) {
+            return -1; // no such key, outside the region, a write into a read-only one, or memory already unmapped
         }
         final MemorySegment mine = ports[rank].regions.get(descriptor);
         if (length > 0 && (mine == null || !mine.scope().isAlive() || local < mine.address()
@@ -201,11 +204,15 @@ final class LoopbackFabric {
         return !ports[rank].errors.isEmpty();
     }
 
-    synchronized void register(int rank, long key, MemorySegment memory) {
+    synchronized void register(int rank, long key, MemorySegment memory, boolean remoteWrite) {
         ports[rank].regions.put(key, memory);
+        if (!remoteWrite) {
+            ports[rank].readOnly.add(key);
+        }
     }
 
     synchronized void deregister(int rank, long key) {
         ports[rank].regions.remove(key);
+        ports[rank].readOnly.remove(key);
     }
 }

@@ -28,9 +28,12 @@ final class LoopbackNic implements RdmaNic, AutoCloseable {
     /** The engine's, on demand: posts a peer's share of receive buffers. */
     private Runnable connecting;
     private final boolean[] shared;
+    /** {@link #registersForPeers}. */
+    private final boolean peerKeys;
 
-    LoopbackNic(LoopbackFabric fabric, String job, int rank, int size) {
+    LoopbackNic(LoopbackFabric fabric, String job, int rank, int size, boolean peerKeys) {
         this.fabric = fabric;
+        this.peerKeys = peerKeys;
         this.job = job;
         this.rank = rank;
         this.shared = new boolean[size];
@@ -122,7 +125,20 @@ final class LoopbackNic implements RdmaNic, AutoCloseable {
     @Override
     public RdmaRegion register(MemorySegment memory, boolean remote, boolean untilClose) {
         final long key = nextKey++;
-        fabric.register(rank, key, memory);
+        fabric.register(rank, key, memory, true);
+        return new RdmaRegion(key, key, () -> fabric.deregister(rank, key));
+    }
+
+    /** As a libfabric provider that checks keys, ranges and access: an error completion, the connection intact. */
+    @Override
+    public boolean registersForPeers() {
+        return peerKeys;
+    }
+
+    @Override
+    public RdmaRegion registerForPeers(MemorySegment memory, boolean writable) {
+        final long key = nextKey++;
+        fabric.register(rank, key, memory, writable);
         return new RdmaRegion(key, key, () -> fabric.deregister(rank, key));
     }
 

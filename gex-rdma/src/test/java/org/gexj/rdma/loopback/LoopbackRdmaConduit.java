@@ -13,12 +13,15 @@ import java.lang.foreign.Arena;
  * kits run against the engine alone, with no libfabric and no device. {@code GEX_RDMA_LOOPBACK_MULTI=false} gives a
  * NIC with one message per receive buffer (the shape of verbs' shared receive queue), the default the shape of
  * libfabric's multi-receive buffers; with it, {@code GEX_RDMA_LOOPBACK_ONDEMAND=true} posts receive buffers per
- * connected peer, as ibv's on-demand connections do. Small frames, windows and chunks make the kits exercise
+ * connected peer, as ibv's on-demand connections do. {@code GEX_RDMA_LOOPBACK_PEER_KEYS=false} gives a NIC that does
+ * not register user memory for peers (as ibv), so registrations are reached over AM; by default they are reached by
+ * key, as on ofi. Small frames, windows and chunks make the kits exercise
  * back-pressure, credit returns and RMA chunking.
  */
 final class LoopbackRdmaConduit extends RdmaConduit {
     static final String MULTI = "GEX_RDMA_LOOPBACK_MULTI";
     static final String ONDEMAND = "GEX_RDMA_LOOPBACK_ONDEMAND";
+    static final String PEER_KEYS = "GEX_RDMA_LOOPBACK_PEER_KEYS";
     private static final int FRAME = 16 << 10;
 
     LoopbackRdmaConduit(ConduitContext context) {
@@ -29,7 +32,8 @@ final class LoopbackRdmaConduit extends RdmaConduit {
         final boolean onDemand = context.config().getBoolean(ONDEMAND, false);
         final LoopbackFabric fabric = LoopbackFabric.join(context.jobId(), context.size(), multi, onDemand && !multi,
             RdmaSizing.slotBytes(settings));
-        final LoopbackNic nic = new LoopbackNic(fabric, context.jobId(), context.rank(), context.size());
+        final LoopbackNic nic = new LoopbackNic(fabric, context.jobId(), context.rank(), context.size(),
+            context.config().getBoolean(PEER_KEYS, true));
         start("rdma-loopback", new RdmaEngine(nic, nic, Arena.ofShared(), settings, context.rank(), context.size(),
             context.health(), context.bootstrap(), nic.completionDataBytes(), false), FRAME, FRAME,
             LoopbackNic.MAX_MESSAGE, 4096, context.bootstrap());
