@@ -2,7 +2,10 @@ package org.gexj.testrma;
 
 import org.gexj.BufferDescriptor;
 import org.gexj.Client;
+import org.gexj.Lc;
 import org.gexj.Registration;
+import org.gexj.am.Am;
+import org.gexj.am.AmHandler;
 import org.gexj.rma.Completion;
 import org.gexj.rma.Pwc;
 import org.gexj.rma.Rma;
@@ -11,6 +14,7 @@ import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Put and get with completion between ranks 0 and 1, by size, for comparison with GASNet's AMLong round trip
@@ -93,9 +97,8 @@ public final class TestPwc {
             final MemorySegment src = arena.allocate(maxSize);
             src.fill((byte) 1);
             final MemorySegment data = arena.allocate(8);
-            // every rank registers this first, so rank 1's registration has the handle this rank's has
             final Registration registration = client.register(arena.allocate(maxSize));
-            final BufferDescriptor ofOne = new BufferDescriptor(1, registration.descriptor().handle(), 0, maxSize, 0);
+            final BufferDescriptor ofOne = descriptorOfOne(registration.descriptor());
             if (rank == 0) {
                 out.printf(Locale.ROOT, "testpwc: %d iterations, sizes 1..%d, %d ranks (ranks 0 and 1 measure)%n",
                     iters, maxSize, client.size());
@@ -140,6 +143,29 @@ public final class TestPwc {
     }
 
     /** One timed loop of {@code section} at {@code size}; returns rank 0's nanoseconds (0 elsewhere). */
+    /**
+     * Rank 1's descriptor, sent to every rank in an AM Medium as a runtime would send it (with its NIC key where the
+     * conduit keys registrations). Collective.
+     */
+    private BufferDescriptor descriptorOfOne(BufferDescriptor mine) {
+        final Am am = Am.of(client);
+        final AtomicReference<BufferDescriptor> received = new AtomicReference<>();
+        final int handler = am.register(AmHandler.mediumRequest(0, (token, payload, args) ->
+            received.set(BufferDescriptor.fromBytes(payload.toArray()))));
+        client.barrier();
+        if (client.rank() == 1) {
+            final MemorySegment bytes = MemorySegment.ofArray(mine.toBytes());
+            for (int r = 0; r < client.size(); r++) {
+                am.requestMedium(r, handler, bytes, 0, bytes.byteSize(), Lc.NOW);
+            }
+        }
+        while (received.get() == null) {
+            client.poll();
+        }
+        client.barrier();
+        return received.get();
+    }
+
     private long run(char section, long size, int n, MemorySegment src, MemorySegment data, BufferDescriptor ofOne) {
         client.barrier();
         final int rank = client.rank();
