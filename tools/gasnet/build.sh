@@ -14,6 +14,8 @@
 #   GASNET_IBV_ROCE=0|1               1: apply tools/gasnet/ibv-roce.patch to the unpacked source first, so that
 #                                     ibv-conduit runs on RoCE (e.g. Soft-RoCE in tools/rxe-vm), which GASNet's does
 #                                     not; use a PREFIX of its own (a PREFIX is refused if built the other way)
+#   GASNET_OFI_PROVIDER=tcp:ofi_rxm  the provider ofi-conduit is built for ("generic": any, detected at run time;
+#                                     ':' for ';'), the one alternate.sh runs (FI_PROVIDER)
 #   JOBS=<nproc>                      make -j
 # Needs a C and C++ compiler, make, perl and the libfabric headers; as root on Debian/Ubuntu it installs what is
 # missing with apt-get (build-essential, perl, libfabric-dev), as ./gexj.sh does for the JDK and libfabric.
@@ -32,6 +34,7 @@ TESTS="${GASNET_TESTS:-testam testqueue testsmall testlarge}"
 IBV="${GASNET_IBV:-auto}"
 ROCE="${GASNET_IBV_ROCE:-0}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+OFI_PROVIDER="${GASNET_OFI_PROVIDER:-tcp:ofi_rxm}"
 
 [ -f "$TARBALL" ] || die "no such file: $TARBALL (give the path of a GASNet-EX release tarball, \
 GASNet-<version>.tar.gz)"
@@ -117,8 +120,10 @@ elif [ -f "$roce_stamp" ]; then
 fi
 
 cd "$PREFIX/build"
+# GASNet's configure specialises ofi-conduit for the first provider fi_info lists that it knows (here: sockets),
+# after which it refuses every other; GEX/J's ofi measurements use tcp;ofi_rxm, so name it
 conf=(--enable-seq --disable-par --disable-parsync --disable-mpi --disable-ucx
-      --enable-smp --enable-udp --enable-ofi "$ibv_flag")
+      --enable-smp --enable-udp --enable-ofi "--with-ofi-provider=$OFI_PROVIDER" "$ibv_flag")
 if [ ! -f config.status ] || [ "$(cat .gexj-configure 2>/dev/null)" != "$SRC ${conf[*]}" ]; then
   echo "build.sh: configuring $top in $PREFIX/build (log: configure.log)"
   "$SRC/configure" "${conf[@]}" > configure.log 2>&1 \

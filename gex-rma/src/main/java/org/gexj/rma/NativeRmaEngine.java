@@ -64,12 +64,12 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
     @Override
     public void put(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Event completion,
                     Event localCompletion) {
-        issue(true, peer, remoteOffset, src, srcOffset, nbytes, completion, localCompletion);
+        issue(true, peer, remoteOffset, src, srcOffset, nbytes, completion, localCompletion, null);
     }
 
     @Override
     public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
-        issue(false, peer, remoteOffset, dst, dstOffset, nbytes, completion, null);
+        issue(false, peer, remoteOffset, dst, dstOffset, nbytes, completion, null, null);
     }
 
     /**
@@ -78,85 +78,58 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
      */
     void putRegistered(BufferDescriptor dst, long dstOffset, MemorySegment src, long srcOffset, long nbytes,
                        Event completion, Event localCompletion) {
-        if (nbytes == 0) {
-            return;
-        }
-        if (dst.readOnly()) {
+        if (nbytes != 0 && dst.readOnly()) {
             CORE.begin(completion, 1);
             CORE.fail(completion, 1, AmRmaEngine.refusal(dst.rank(), "put to", dstOffset, nbytes, dst.handle(),
                 AmRmaEngine.READ_ONLY));
             return;
         }
-        final int slot = start(completion, localCompletion);
-        named(slot, true, dst, dstOffset, nbytes);
-        final long begun = System.nanoTime();
-        int code;
-        do {
-            try {
-                code = transport.putRegistered(dst.rank(), dst.address(), dst.key(), dstOffset, src, srcOffset, nbytes,
-                    OWNER | slot);
-            } catch (RuntimeException e) {
-                finish(slot, null);
-                throw CORE.closedOr(client, e);
-            } catch (Error e) {
-                finish(slot, null);
-                throw e;
-            }
-        } while (code == Conduit.NO_ROOM && waitFor(slot, begun, true, dst.rank()));
+        issue(true, dst.rank(), dstOffset, src, srcOffset, nbytes, completion, localCompletion, dst);
     }
 
     /** A get from the registration {@code src} describes, by key; checked by the caller. */
     void getRegistered(MemorySegment dst, long dstOffset, BufferDescriptor src, long srcOffset, long nbytes,
                        Event completion) {
-        if (nbytes == 0) {
-            return;
-        }
-        final int slot = start(completion, null);
-        named(slot, false, src, srcOffset, nbytes);
-        final long begun = System.nanoTime();
-        int code;
-        do {
-            try {
-                code = transport.getRegistered(dst, dstOffset, src.rank(), src.address(), src.key(), srcOffset, nbytes,
-                    OWNER | slot);
-            } catch (RuntimeException e) {
-                finish(slot, null);
-                throw CORE.closedOr(client, e);
-            } catch (Error e) {
-                finish(slot, null);
-                throw e;
-            }
-        } while (code == Conduit.NO_ROOM && waitFor(slot, begun, false, src.rank()));
-    }
-
-    /** Records what a failure of the operation in {@code slot} on registered memory names. */
-    private void named(int slot, boolean put, BufferDescriptor descriptor, long at, long nbytes) {
-        handle[slot] = descriptor.handle();
-        peer[slot] = descriptor.rank();
-        offset[slot] = at;
-        bytes[slot] = nbytes;
-        isPut[slot] = put;
+        issue(false, src.rank(), srcOffset, dst, dstOffset, nbytes, completion, null, src);
     }
 
     /**
      * Starts a put from, or a get into, {@code local} at {@code localOffset}: takes a slot, then hands the operation
-     * to the conduit until it takes it. {@code put} is a constant at each call site, so the JIT folds the choice away.
+     * to the conduit until it takes it. The remote memory is {@code peer}'s segment at {@code remoteOffset}, or with
+     * {@code registration} that registration at that offset, by its key. {@code put} and whether
+     * {@code registration} is null are constants at each call site, so the JIT folds the choices away.
      */
     private void issue(boolean put, int peer, long remoteOffset, MemorySegment local, long localOffset, long nbytes,
-                       Event completion, Event localCompletion) {
+                       Event completion, Event localCompletion, BufferDescriptor registration) {
         if (nbytes == 0) {
             return;
         }
         // a put the transport copies at the call is complete locally when it returns: its local event is never begun
-        final boolean copying = put && localCompletion != null && transport.copiesSource(local, nbytes);
+        final boolean copying = put && registration == null && localCompletion != null
+            && transport.copiesSource(local, nbytes);
         final int slot = start(completion, copying ? null : localCompletion);
+        if (registration != null) {
+            handle[slot] = registration.handle(); // what a failure names
+            this.peer[slot] = peer;
+            offset[slot] = remoteOffset;
+            bytes[slot] = nbytes;
+            isPut[slot] = put;
+        }
         final long start = System.nanoTime();
         int code;
         do {
             try {
-                code = copying ? transport.putCopying(peer, remoteOffset, local, localOffset, nbytes, OWNER | slot)
-                    : put ? transport.put(peer, remoteOffset, local, localOffset, nbytes, OWNER | slot)
-                    : transport.get(local, localOffset, peer, remoteOffset, nbytes, OWNER | slot);
+                final long operation = OWNER | slot;
+                if (registration != null) {
+                    code = put ? transport.putRegistered(peer, registration.address(), registration.key(),
+                        remoteOffset, local, localOffset, nbytes, operation)
+                        : transport.getRegistered(local, localOffset, peer, registration.address(), registration.key(),
+                            remoteOffset, nbytes, operation);
+                } else {
+                    code = copying ? transport.putCopying(peer, remoteOffset, local, localOffset, nbytes, operation)
+                        : put ? transport.put(peer, remoteOffset, local, localOffset, nbytes, operation)
+                        : transport.get(local, localOffset, peer, remoteOffset, nbytes, operation);
+                }
             } catch (RuntimeException e) {
                 finish(slot, null); // the conduit refused it: nothing started, the caller gets the exception
                 throw CORE.closedOr(client, e); // another thread closed the client: named, not its conduit
