@@ -4,6 +4,7 @@ import org.gexj.BufferDescriptor;
 import org.gexj.Registration;
 import org.gexj.launch.InProcessJob;
 import org.gexj.rma.Rma;
+import org.gexj.testkit.RegisteredRoundTrips;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -13,7 +14,6 @@ import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -34,28 +34,28 @@ class OfiPeerKeysTest {
 
     @Test
     void onTcpTheDefaultReachesRegistrationsOverActiveMessages() {
-        final Result r = run("tcp;ofi_rxm", null);
-        assertFalse(r.descriptor.keyed(), r.descriptor.toString());
-        assertEquals(0, r.counters.get("ofi.registered.operations"), r.counters.toString());
-        assertEquals(0, r.counters.get("ofi.registered.open"), r.counters.toString());
+        final RegisteredRoundTrips.Result r = run("tcp;ofi_rxm", null);
+        assertFalse(r.descriptor().keyed(), r.descriptor().toString());
+        assertEquals(0, r.counters().get("ofi.registered.operations"), r.counters().toString());
+        assertEquals(0, r.counters().get("ofi.registered.open"), r.counters().toString());
     }
 
     @Test
     void onAsksForKeysOnTcpAndEveryOperationGoesByRdma() {
-        final Result r = run("tcp;ofi_rxm", "on");
-        assertTrue(r.descriptor.keyed(), r.descriptor.toString());
-        assertEquals(2L * ROUNDS, r.counters.get("ofi.registered.operations"), r.counters.toString());
-        assertEquals(1, r.counters.get("ofi.registered.open"), "rank 0's own registration: " + r.counters);
+        final RegisteredRoundTrips.Result r = run("tcp;ofi_rxm", "on");
+        assertTrue(r.descriptor().keyed(), r.descriptor().toString());
+        assertEquals(2L * ROUNDS, r.counters().get("ofi.registered.operations"), r.counters().toString());
+        assertEquals(1, r.counters().get("ofi.registered.open"), "rank 0's own registration: " + r.counters());
     }
 
     @Test
     void socketsKeysByDefaultAndOffKeepsItOverActiveMessages() {
-        final Result keyed = run("sockets", null);
-        assertTrue(keyed.descriptor.keyed(), keyed.descriptor.toString());
-        assertEquals(2L * ROUNDS, keyed.counters.get("ofi.registered.operations"), keyed.counters.toString());
-        final Result off = run("sockets", "off");
-        assertFalse(off.descriptor.keyed(), off.descriptor.toString());
-        assertEquals(0, off.counters.get("ofi.registered.operations"), off.counters.toString());
+        final RegisteredRoundTrips.Result keyed = run("sockets", null);
+        assertTrue(keyed.descriptor().keyed(), keyed.descriptor().toString());
+        assertEquals(2L * ROUNDS, keyed.counters().get("ofi.registered.operations"), keyed.counters().toString());
+        final RegisteredRoundTrips.Result off = run("sockets", "off");
+        assertFalse(off.descriptor().keyed(), off.descriptor().toString());
+        assertEquals(0, off.counters().get("ofi.registered.operations"), off.counters().toString());
     }
 
     /**
@@ -134,46 +134,12 @@ class OfiPeerKeysTest {
             e.getMessage());
     }
 
-    private record Result(BufferDescriptor descriptor, Map<String, Long> counters) {
-    }
-
-    /** Rank 0 puts into and gets from rank 1's registration {@link #ROUNDS} times; its descriptor and counters. */
-    private static Result run(String provider, String peerKeys) {
+    /** {@link #ROUNDS} registered round trips of {@link #BYTES} from rank 0 to rank 1 on {@code provider}. */
+    private static RegisteredRoundTrips.Result run(String provider, String peerKeys) {
         final Map<String, String> env = new HashMap<>(Map.of("GEX_CONDUIT", "ofi", "GEX_OFI_PROVIDER", provider));
         if (peerKeys != null) {
             env.put(OfiSettings.PEER_KEYS, peerKeys);
         }
-        final Map<String, Long> rank0 = new ConcurrentHashMap<>();
-        final AtomicReference<BufferDescriptor> shared = new AtomicReference<>();
-        InProcessJob.run(2, Duration.ofSeconds(100), env, client -> {
-            final Rma rma = Rma.of(client);
-            try (Arena arena = Arena.ofShared()) {
-                final MemorySegment memory = arena.allocate(BYTES);
-                try (Registration registration = client.register(memory)) {
-                    if (client.rank() == 1) {
-                        shared.set(registration.descriptor());
-                    }
-                    client.barrier();
-                    if (client.rank() == 0) {
-                        final BufferDescriptor theirs = shared.get();
-                        for (int round = 0; round < ROUNDS; round++) {
-                            for (long i = 0; i < BYTES; i++) {
-                                memory.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + round));
-                            }
-                            rma.put(theirs, 0, memory, 0, BYTES);
-                            memory.fill((byte) 0);
-                            rma.get(memory, 0, theirs, 0, BYTES);
-                            for (long i = 0; i < BYTES; i++) {
-                                assertEquals((byte) (i * 7 + round), memory.get(ValueLayout.JAVA_BYTE, i),
-                                    "round " + round + " byte " + i);
-                            }
-                        }
-                        rank0.putAll(client.conduitCounters());
-                    }
-                    client.barrier();
-                }
-            }
-        });
-        return new Result(shared.get(), rank0);
+        return RegisteredRoundTrips.run(env, BYTES, ROUNDS);
     }
 }
