@@ -110,7 +110,7 @@ class RegistrationTableTest {
     @Test
     void aZeroCopyConduitSeesPublicationsWithdrawalsAndClosedArenas() {
         final List<String> calls = new ArrayList<>();
-        final RegistrationTable published = new RegistrationTable(0, new RegisteredAccess() {
+        final RegistrationTable published = new RegistrationTable(0, new PublishingOnly() {
             @Override
             public OptionalLong publish(int handle, MemorySegment memory) {
                 calls.add("publish " + handle + " " + memory.byteSize());
@@ -120,16 +120,6 @@ class RegistrationTableTest {
             @Override
             public void withdraw(int handle) {
                 calls.add("withdraw " + handle);
-            }
-
-            @Override
-            public int put(int peer, int handle, long offset, MemorySegment src, long srcOffset, long nbytes) {
-                return ELSEWHERE;
-            }
-
-            @Override
-            public int get(MemorySegment dst, long dstOffset, int peer, int handle, long offset, long nbytes) {
-                return ELSEWHERE;
             }
         });
         final Arena kept = Arena.ofShared();
@@ -154,7 +144,7 @@ class RegistrationTableTest {
     @Test
     void aKeyFromTheConduitGoesIntoTheDescriptor() {
         final boolean[] refuse = {false};
-        final RegistrationTable keyed = new RegistrationTable(3, new RegisteredAccess() {
+        final RegistrationTable keyed = new RegistrationTable(3, new PublishingOnly() {
             @Override
             public OptionalLong publish(int handle, MemorySegment memory) {
                 if (refuse[0]) {
@@ -165,16 +155,6 @@ class RegistrationTableTest {
 
             @Override
             public void withdraw(int handle) {
-            }
-
-            @Override
-            public int put(int peer, int handle, long offset, MemorySegment src, long srcOffset, long nbytes) {
-                return ELSEWHERE;
-            }
-
-            @Override
-            public int get(MemorySegment dst, long dstOffset, int peer, int handle, long offset, long nbytes) {
-                return ELSEWHERE;
             }
         });
         try (Arena arena = Arena.ofShared()) {
@@ -197,6 +177,19 @@ class RegistrationTableTest {
         try (Arena arena = Arena.ofShared()) {
             final BufferDescriptor d = plain.register(arena.allocate(8).asReadOnly()).descriptor();
             assertEquals(BufferDescriptor.READ_ONLY, d.flags(), "no conduit key: not KEYED");
+        }
+    }
+
+    /** A conduit's access that only sees publications and withdrawals: it moves nothing itself. */
+    private abstract static class PublishingOnly implements RegisteredAccess {
+        @Override
+        public int put(int peer, int handle, long offset, MemorySegment src, long srcOffset, long nbytes) {
+            return ELSEWHERE;
+        }
+
+        @Override
+        public int get(MemorySegment dst, long dstOffset, int peer, int handle, long offset, long nbytes) {
+            return ELSEWHERE;
         }
     }
 

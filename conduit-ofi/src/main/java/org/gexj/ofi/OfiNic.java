@@ -15,6 +15,7 @@ import org.gexj.ofi.wire.OfiAddressCodec;
 import org.gexj.rdma.RdmaCompletions;
 import org.gexj.rdma.RdmaErrorEntry;
 import org.gexj.rdma.RdmaNic;
+import org.gexj.rdma.RdmaPeerRegistering;
 import org.gexj.rdma.RdmaRegion;
 import org.gexj.spi.Bootstrap;
 
@@ -30,7 +31,7 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>Threads: not thread-safe; the engine makes every call under its lock.
  */
-final class OfiNic implements RdmaNic {
+final class OfiNic implements RdmaPeerRegistering {
     private final OfiFabric fabric;
     private final MemorySegment ep;
     private final MemorySegment cq;

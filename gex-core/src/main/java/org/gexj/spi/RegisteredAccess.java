@@ -6,11 +6,11 @@ import java.util.OptionalLong;
 /**
  * Zero-copy access to peers' registered memory ({@code Client.register}), for conduits that can move it without the
  * owner's help: smp with Cross Memory Attach ({@code process_vm_readv}/{@code process_vm_writev}), the LRTS zero-copy
- * path within a host, and conduits over RDMA NICs that register the memory for peers' RMA ({@link #publish} returns
- * the key their descriptors carry; their {@link RmaTransport} then moves the data, and their NIC refuses). The core
+ * path within a host, and conduits over RDMA NICs that register the memory for peers' RMA ({@link #publish} returns the
+ * key their descriptors carry; their {@link RegisteredRmaTransport} moves the data, their NIC refuses). The core
  * {@link #publish}es each registration when it is made and {@link #withdraw}s it when it is closed (or found with its
- * arena closed); the RMA layer tries {@link #put}/{@link #get} first and sends the operation over AM when the answer
- * is {@link #ELSEWHERE}.
+ * arena closed); the RMA layer tries {@link #put}/{@link #get} first and sends the operation over AM when the answer is
+ * {@link #ELSEWHERE}.
  *
  * <p>The owner's checks stay the owner's: a put or get is refused, with nothing moved, when the handle names no
  * published registration, the range lies outside it, or (a put) it is read-only, exactly as the AM path's owner
@@ -49,7 +49,7 @@ public interface RegisteredAccess {
      * Makes registration {@code handle} of {@code memory} reachable directly by the job's ranks, where it can (read
      * only, if the segment is).
      *
-     * @return the NIC's remote key where peers reach it by RDMA with {@link RmaTransport#putRegistered} (the
+     * @return the NIC's remote key where peers reach it by RDMA with {@link RegisteredRmaTransport#putRegistered} (the
      *         descriptor carries it), else empty
      * @throws RuntimeException the conduit's exception if the NIC refused the registration (nothing is published)
      */

@@ -78,29 +78,6 @@ public interface RmaTransport {
     }
 
     /**
-     * A put into {@code peer}'s registered memory that its conduit registered with the NIC for peers
-     * ({@link RegisteredAccess#publish} gave {@code key}): {@code address} and {@code key} from the descriptor,
-     * {@code offset} into the registration, already checked by the caller against the descriptor's length. The
-     * owner's NIC refuses a registration closed since (its key is gone), a range outside it and a write into memory
-     * registered read-only: the operation completes {@link #FAILED}, with nothing written. Completion as for
-     * {@link #put}. Only where {@code publish} gives keys; the default throws.
-     *
-     * @throws UnsupportedOperationException naming the transport
-     */
-    default int putRegistered(int peer, long address, long key, long offset, MemorySegment src, long srcOffset,
-                              long nbytes, long operation) {
-        throw new UnsupportedOperationException(getClass().getName() + " does not reach registered memory by key:"
-            + " nothing was sent to rank " + peer);
-    }
-
-    /** A get from registered memory by key, as {@link #putRegistered}; the default throws. */
-    default int getRegistered(MemorySegment dst, long dstOffset, int peer, long address, long key, long offset,
-                              long nbytes, long operation) {
-        throw new UnsupportedOperationException(getClass().getName() + " does not reach registered memory by key:"
-            + " nothing was sent to rank " + peer);
-    }
-
-    /**
      * The checks every transport makes before it starts an operation, so that a bad call sends nothing: a segment is
      * attached, the remote range lies in {@code peer}'s segment and the local range in {@code local}.
      *

@@ -80,7 +80,7 @@ public final class RdmaEngine {
     private final RdmaReceivePath receive;
     private final RdmaRmaEngine rmaEngine;
     private final RdmaRmaTransport rma;
-    /** Registrations for peers' RMA by key, where the NIC offers it ({@link RdmaNic#registersForPeers}), or null. */
+    /** Registrations for peers' RMA by key, where the NIC offers it ({@link RdmaPeerRegistering}), or null. */
     private final RdmaPeerRegistrations peerRegistrations;
     private final RdmaCloseHandshake handshake;
     private final RdmaPollBatch batch;
@@ -143,7 +143,8 @@ public final class RdmaEngine {
             this.rmaEngine = new RdmaRmaEngine(guard, nic, contexts, registrations, deferred, liveness, arena, rank,
                 size, settings.rmaOperations(), immediateInData, settings.registrationCacheBytes());
             this.rma = new RdmaRmaTransport(rmaEngine);
-            this.peerRegistrations = nic.registersForPeers() ? new RdmaPeerRegistrations(guard, nic) : null;
+            this.peerRegistrations = nic instanceof RdmaPeerRegistering keys && keys.registersForPeers()
+                ? new RdmaPeerRegistrations(guard, keys) : null;
             this.batch = new RdmaPollBatch(nic, arena);
             this.errorEntry = nic.errorEntry(arena);
             this.handshake = new RdmaCloseHandshake(guard, nic, contexts, send, receive, rmaEngine, batch, errorEntry,

@@ -77,27 +77,6 @@ public interface RdmaNic {
      */
     RdmaRegion register(MemorySegment memory, boolean remote, boolean untilClose);
 
-    /**
-     * Whether the NIC registers user memory for peers' RMA ({@link #registerForPeers}): only where a peer's access
-     * with a key closed since, outside the region or a write into read-only memory fails that one operation and
-     * leaves the connection working. Not verbs: a remote access error there moves the RC queue pair to the error
-     * state, so registered memory is reached over messages, where the owner refuses by itself. The default: false.
-     */
-    default boolean registersForPeers() {
-        return false;
-    }
-
-    /**
-     * Registers {@code memory} (a {@code Client.register}) for peers' remote reads, and remote writes when
-     * {@code writable}, under a key no earlier registration of this NIC had where the NIC lets the caller choose keys
-     * (control path, under the lock). The caller releases it. Only where {@link #registersForPeers}.
-     *
-     * @throws RuntimeException the conduit's exception, naming the call that failed
-     */
-    default RdmaRegion registerForPeers(MemorySegment memory, boolean writable) {
-        throw new UnsupportedOperationException(description() + " does not register memory for peers");
-    }
-
     /** Sends {@code length} bytes at {@code buffer} to {@code peer}; completes with {@code context}. */
     long send(long buffer, long length, long descriptor, int peer, long context);
 

@@ -8,7 +8,8 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 /**
- * The NIC's side of {@code Client.register} where it registers memory for peers ({@link RdmaNic#registerForPeers}):
+ * The NIC's side of {@code Client.register} where it registers memory for peers
+ * ({@link RdmaPeerRegistering#registerForPeers}):
  * each registration is registered with the NIC for remote reads, and writes unless the memory is read-only, and its
  * key goes into the descriptor; peers then put and get by RDMA ({@link RdmaRmaEngine#startRegistered}) and the NIC
  * refuses what the owner no longer allows: a closed registration's key is gone, a range outside it or a write into
@@ -20,10 +21,10 @@ import java.util.OptionalLong;
  */
 final class RdmaPeerRegistrations implements RegisteredAccess {
     private final RdmaGuard guard;
-    private final RdmaNic nic;
+    private final RdmaPeerRegistering nic;
     private final Map<Integer, RdmaRegion> regions = new HashMap<>();
 
-    RdmaPeerRegistrations(RdmaGuard guard, RdmaNic nic) {
+    RdmaPeerRegistrations(RdmaGuard guard, RdmaPeerRegistering nic) {
         this.guard = guard;
         this.nic = nic;
     }

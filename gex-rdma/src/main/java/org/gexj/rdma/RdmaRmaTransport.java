@@ -1,11 +1,11 @@
 package org.gexj.rdma;
 
-import org.gexj.spi.RmaTransport;
+import org.gexj.spi.RegisteredRmaTransport;
 
 import java.lang.foreign.MemorySegment;
 
 /** The engine's native RMA: RDMA write, read and write with data (see {@link RdmaRmaEngine}). */
-final class RdmaRmaTransport implements RmaTransport {
+final class RdmaRmaTransport implements RegisteredRmaTransport {
     private final RdmaRmaEngine engine;
 
     RdmaRmaTransport(RdmaRmaEngine engine) {

@@ -9,6 +9,7 @@ import org.gexj.internal.CoreAccess;
 import org.gexj.internal.OperationSlots;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
+import org.gexj.spi.RegisteredRmaTransport;
 import org.gexj.spi.RmaTransport;
 
 import java.lang.foreign.MemorySegment;
@@ -29,6 +30,8 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
 
     private final Client client;
     private final RmaTransport transport;
+    /** The transport's forms that reach registered memory by key, or null where it has none. */
+    private final RegisteredRmaTransport byKey;
     private final long timeoutNs;
     private final Event[] remote;
     private final Event[] local;
@@ -43,6 +46,7 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
     NativeRmaEngine(Client client, RmaTransport transport) {
         this.client = client;
         this.transport = transport;
+        this.byKey = transport instanceof RegisteredRmaTransport registered ? registered : null;
         this.timeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
         final int slots = client.config().getInt("GEX_RMA_OPS", 1024, 1, 1 << 20);
         this.remote = new Event[slots];
@@ -70,6 +74,11 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
     @Override
     public void get(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
         issue(false, peer, remoteOffset, dst, dstOffset, nbytes, completion, null, null);
+    }
+
+    /** Whether the conduit reaches keyed registrations ({@link BufferDescriptor#keyed}) by RDMA. */
+    boolean reachesByKey() {
+        return byKey != null;
     }
 
     /**
@@ -121,9 +130,9 @@ final class NativeRmaEngine implements RmaEngine, ConduitListener {
             try {
                 final long operation = OWNER | slot;
                 if (registration != null) {
-                    code = put ? transport.putRegistered(peer, registration.address(), registration.key(),
+                    code = put ? byKey.putRegistered(peer, registration.address(), registration.key(),
                         remoteOffset, local, localOffset, nbytes, operation)
-                        : transport.getRegistered(local, localOffset, peer, registration.address(), registration.key(),
+                        : byKey.getRegistered(local, localOffset, peer, registration.address(), registration.key(),
                             remoteOffset, nbytes, operation);
                 } else {
                     code = copying ? transport.putCopying(peer, remoteOffset, local, localOffset, nbytes, operation)

@@ -89,7 +89,8 @@ public final class Rma {
             this.engine = new AmRmaEngine(am);
         }
         this.registered = engine instanceof AmRmaEngine overAmEngine ? overAmEngine : new AmRmaEngine(am);
-        this.keyed = engine instanceof NativeRmaEngine nativeEngine ? nativeEngine : null;
+        this.keyed = engine instanceof NativeRmaEngine nativeEngine && nativeEngine.reachesByKey() ? nativeEngine
+            : null;
         this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
         this.localWait = ThreadLocal.withInitial(() -> CORE.newEvent(client));
         this.synchronous = engine.synchronous();

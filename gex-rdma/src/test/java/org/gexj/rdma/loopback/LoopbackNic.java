@@ -2,7 +2,7 @@ package org.gexj.rdma.loopback;
 
 import org.gexj.rdma.RdmaCompletions;
 import org.gexj.rdma.RdmaErrorEntry;
-import org.gexj.rdma.RdmaNic;
+import org.gexj.rdma.RdmaPeerRegistering;
 import org.gexj.rdma.RdmaRegion;
 
 import java.lang.foreign.Arena;
@@ -17,7 +17,7 @@ import java.lang.foreign.MemorySegment;
  * a peer's share of receive buffers as it first asks to reach it or is asked, as ibv does as it makes the QP, and an
  * operation toward a peer that has not posted its share for this rank yet returns {@link #AGAIN}.
  */
-final class LoopbackNic implements RdmaNic, AutoCloseable {
+final class LoopbackNic implements RdmaPeerRegistering, AutoCloseable {
     static final long MAX_MESSAGE = 64 * 1024;
     static final long INJECT = 64;
 
