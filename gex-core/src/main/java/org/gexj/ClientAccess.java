@@ -35,6 +35,11 @@ final class ClientAccess extends CoreAccess {
     }
 
     @Override
+    public int registrationOf(Client client, long address, long length) {
+        return client.registrations.handleOf(address, length);
+    }
+
+    @Override
     public void setListener(Client client, ConduitListener listener) {
         client.amListener = listener;
     }

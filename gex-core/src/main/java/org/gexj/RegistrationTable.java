@@ -148,6 +148,25 @@ final class RegistrationTable {
     }
 
     /**
+     * The handle of an open registration that holds {@code [address, address + length)}, or 0 (no handle is 0: its
+     * generation is at least 1). No lock, no allocation; a scan of the slots, for sends large enough to pay for it.
+     */
+    int handleOf(long address, long length) {
+        final AtomicReferenceArray<Registration> s = slots;
+        for (int slot = 0; slot < s.length(); slot++) {
+            final Registration r = s.get(slot);
+            if (r != null && r.isOpen()) {
+                final MemorySegment m = r.memory();
+                final long offset = address - m.address();
+                if (offset >= 0 && offset <= m.byteSize() - length && m.scope().isAlive()) {
+                    return r.handle();
+                }
+            }
+        }
+        return 0;
+    }
+
+    /**
      * Closes the registrations whose memory's arena was closed: peers that reach registrations directly
      * ({@link RegisteredAccess}) cannot see that, so the owner withdraws them here (at its barriers). Messages never
      * reached them anyway ({@link #memory}).

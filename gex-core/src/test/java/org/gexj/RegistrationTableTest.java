@@ -191,6 +191,16 @@ class RegistrationTableTest {
         public int get(MemorySegment dst, long dstOffset, int peer, int handle, long offset, long nbytes) {
             return ELSEWHERE;
         }
+
+        @Override
+        public boolean pullable(int handle) {
+            return false;
+        }
+
+        @Override
+        public int pull(MemorySegment dst, long dstOffset, int peer, int handle, long offset, long nbytes) {
+            return ELSEWHERE;
+        }
     }
 
     private static void assertMessage(Runnable r, String mentioned) {

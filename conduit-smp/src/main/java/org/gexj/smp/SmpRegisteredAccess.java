@@ -42,6 +42,8 @@ final class SmpRegisteredAccess implements RegisteredAccess {
     static final long DEFAULT_MIN_BYTES = 64 << 10;
     /** How long a withdrawal waits for peers' copies in progress before it gives the slot up. */
     private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** {@link #move}'s answer when every copying slot of {@link UioH} is taken: a moment's wait, not a refusal. */
+    private static final int BUSY = -1;
 
     private final int rank;
     private final RegistrationTableFlyweight[] tables;
@@ -129,6 +131,12 @@ final class SmpRegisteredAccess implements RegisteredAccess {
         return OptionalLong.empty();
     }
 
+    /** True where Cross Memory Attach is on and the registration is in the table peers map. */
+    @Override
+    public boolean pullable(int handle) {
+        return enabled && RegisteredAccess.slotOf(handle) < RegistrationTableFlyweight.SLOTS;
+    }
+
     @Override
     public void withdraw(int handle) {
         final int slot = RegisteredAccess.slotOf(handle);
@@ -157,7 +165,7 @@ final class SmpRegisteredAccess implements RegisteredAccess {
         if (!enabled || nbytes < minBytes || !src.isNative()) {
             return ELSEWHERE;
         }
-        return move(true, peer, handle, offset, src.address() + srcOffset, nbytes);
+        return orElsewhere(move(true, peer, handle, offset, src.address() + srcOffset, nbytes));
     }
 
     @Override
@@ -165,7 +173,29 @@ final class SmpRegisteredAccess implements RegisteredAccess {
         if (!enabled || nbytes < minBytes || !dst.isNative() || dst.isReadOnly()) {
             return ELSEWHERE;
         }
-        return move(false, peer, handle, offset, dst.address() + dstOffset, nbytes);
+        return orElsewhere(move(false, peer, handle, offset, dst.address() + dstOffset, nbytes));
+    }
+
+    /** Any length; waits while every copying slot is taken (other threads' copies, which end). */
+    @Override
+    public int pull(MemorySegment dst, long dstOffset, int peer, int handle, long offset, long nbytes) {
+        if (!enabled || !dst.isNative() || dst.isReadOnly()) {
+            return ELSEWHERE;
+        }
+        int code;
+        for (int spins = 0; (code = move(false, peer, handle, offset, dst.address() + dstOffset, nbytes)) == BUSY;
+             spins++) {
+            if (spins > 100) {
+                LockSupport.parkNanos(1_000);
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+        return code;
+    }
+
+    private static int orElsewhere(int code) {
+        return code == BUSY ? ELSEWHERE : code;
     }
 
     private int move(boolean write, int peer, int handle, long offset, long local, long nbytes) {
@@ -186,7 +216,7 @@ final class SmpRegisteredAccess implements RegisteredAccess {
             }
             final long n = uio.transfer(write, pids[peer], local, table.address(slot) + offset, nbytes);
             if (n == UioH.BUSY) {
-                return ELSEWHERE;
+                return BUSY;
             }
             if (n < 0) {
                 return FAULT;

@@ -2,6 +2,7 @@ package org.gexj.am;
 
 import org.gexj.Client;
 import org.gexj.Flags;
+import org.gexj.GexException;
 import org.gexj.GexTimeoutException;
 import org.gexj.HandlerContextException;
 import org.gexj.Lc;
@@ -68,6 +69,8 @@ public final class Am extends AmRequestSends {
      * slot: it carries the slot back (GASNet's implicit reply).
      */
     static final int CREDIT_RETURN = 1;
+    /** Long requests whose target pulls the payload from registered memory; null where the conduit cannot. */
+    private final AmRendezvous rendezvous;
     /** Every send, request or reply, ends here. */
     final AmSender sender;
     /** Negotiated-payload prepare, commit and cancel. */
@@ -97,10 +100,19 @@ public final class Am extends AmRequestSends {
         final long conduitLong = Math.min(AmFrameFlyweight.MAX_PAYLOAD,
             Math.min(capabilities.maxLongRequest(), capabilities.maxLongReply()));
         this.maxLong = longEngine == null ? conduitLong : longEngine.maxLong(conduitLong);
-        this.sender = new AmSender(client, conduit, claims, longEngine, handlers, maxMedium, maxLong);
+        this.rendezvous = AmRendezvous.open(client, conduit, claims, backPressureTimeoutNs);
+        this.sender = new AmSender(client, conduit, claims, longEngine, rendezvous, handlers, maxMedium, maxLong);
         this.npam = new AmNpam(sender);
         registerSystem(CREDIT_RETURN, AmHandler.shortReply(0, (token, args) -> { }).named("credit-return"));
-        final AmDispatcher dispatcher = new AmDispatcher(this, client, longEngine);
+        registerSystem(AmRendezvous.ANSWER, AmHandler.shortReply(2, this::onRendezvousAnswer).named("rendezvous"));
+        if (rendezvous != null) {
+            CORE.addStats(client, () -> {
+                final java.util.Map<String, Long> m = new java.util.LinkedHashMap<>();
+                rendezvous.counters(m);
+                return m;
+            });
+        }
+        final AmDispatcher dispatcher = new AmDispatcher(this, client, longEngine, rendezvous);
         CORE.setListener(client, dispatcher);
         claims.loopBackTo(dispatcher, AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_MEDIUM, MAX_ARGS,
             (int) maxMedium));
@@ -246,9 +258,21 @@ public final class Am extends AmRequestSends {
         return longEngine == null ? 0 : longEngine.creditsInFlight(peer);
     }
 
-    /** How a Long payload of {@code nbytes} travels to a peer: "copy", "packed", "putsyncsend" or "reassembly". */
+    /**
+     * How a Long payload of {@code nbytes} travels to a peer: "copy", "packed", "putsyncsend" or "reassembly". A
+     * request from registered memory may go as a rendezvous instead ({@code GEX_AMLONG_RENDEZVOUS_MIN}, where the
+     * conduit lets peers pull it: smp with Cross Memory Attach).
+     */
     public String longProtocol(long nbytes) {
         return longEngine == null ? "copy" : longEngine.protocolFor(nbytes).setting();
+    }
+
+    private void onRendezvousAnswer(Token token, Args args) {
+        if (rendezvous == null) {
+            throw new GexException("rank " + client.rank() + ": rank " + token.source + " answered a rendezvous AM"
+                + " Long, which this rank never sends");
+        }
+        rendezvous.onAnswer(token, args);
     }
 
     void countDropped() {

@@ -6,6 +6,7 @@ import org.gexj.am.wire.AmFrameFlyweight;
 import org.gexj.internal.CoreAccess;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
+import org.gexj.spi.RegisteredAccess;
 
 import java.lang.foreign.MemorySegment;
 
@@ -20,6 +21,8 @@ final class AmDispatcher implements ConduitListener {
     private static final CoreAccess CORE = CoreAccess.get();
     private static final int REPORTED_DROPS = 10;
     private static final String[] CONTEXT = {"an AM request handler", "an AM reply handler"};
+    /** A frame that is not a rendezvous Long: no pull, no answer. */
+    private static final int NOT_PULLED = -1;
 
     private final Am am;
     private final Client client;
@@ -29,13 +32,16 @@ final class AmDispatcher implements ConduitListener {
     private final Payload[] payloads = {new Payload(), new Payload()};
 
     private final AmLongEngine longEngine;
+    /** Pulls the payloads of rendezvous Longs; null where the conduit reaches no peer's registered memory. */
+    private final AmRendezvous rendezvous;
     private final AmStats stats;
 
-    AmDispatcher(Am am, Client client, AmLongEngine longEngine) {
+    AmDispatcher(Am am, Client client, AmLongEngine longEngine, AmRendezvous rendezvous) {
         this.stats = am.stats;
         this.am = am;
         this.client = client;
         this.longEngine = longEngine;
+        this.rendezvous = rendezvous;
         this.tokens = new Token[] {new Token(am), new Token(am)};
     }
 
@@ -114,10 +120,15 @@ final class AmDispatcher implements ConduitListener {
         final int source = frame.source();
         final DirectBuffer buffer = frame.buffer();
         final Payload payload = payloads[channel];
+        int pulled = NOT_PULLED;
         if (category == AmFrameFlyweight.CATEGORY_MEDIUM) {
             payload.wrapMedium(buffer, frame.payloadIndex(), (int) frame.payloadLength());
-        } else if (category == AmFrameFlyweight.CATEGORY_LONG && !deliverLong(channel, frame, payload)) {
-            return;
+        } else if (category == AmFrameFlyweight.CATEGORY_LONG) {
+            if (frame.isRendezvous()) {
+                pulled = pull(frame, payload);
+            } else if (!deliverLong(channel, frame, payload)) {
+                return;
+            }
         }
         stats.received(category, request, frame.payloadLength());
         final Token token = tokens[channel];
@@ -129,6 +140,9 @@ final class AmDispatcher implements ConduitListener {
         a.wrap(frame);
         final String previous = CORE.enterHandler(client, CONTEXT[channel]);
         try {
+            if (pulled != NOT_PULLED && !answered(token, frame, pulled)) {
+                return;
+            }
             if (category == AmFrameFlyweight.CATEGORY_SHORT) {
                 handler.shortBody().onMessage(token, a);
             } else {
@@ -164,6 +178,33 @@ final class AmDispatcher implements ConduitListener {
             drop(channel, "a reply from rank " + source + " returning credit slot " + credit
                 + ", which this rank does not hold");
         }
+    }
+
+    /**
+     * Pulls a rendezvous Long's payload into place and wraps the view if it came. @return a {@code RegisteredAccess}
+     * code, {@code ELSEWHERE} where nothing here pulls
+     */
+    private int pull(AmFrameFlyweight frame, Payload payload) {
+        final MemorySegment local = am.localSegment();
+        final int code = rendezvous == null ? RegisteredAccess.ELSEWHERE : rendezvous.pull(frame, local);
+        if (code == RegisteredAccess.OK) {
+            payload.wrapLong(local, frame.dest(), frame.payloadLength());
+        }
+        return code;
+    }
+
+    /**
+     * Tells a rendezvous Long's sender, before its handler runs, that its source may be reused, or why nothing was
+     * pulled. @return whether the handler is to run
+     */
+    private boolean answered(Token token, AmFrameFlyweight frame, int code) {
+        AmRendezvous.answer(am.sender, token, frame, code);
+        if (code != RegisteredAccess.OK) {
+            drop(Conduit.REQUEST, "the payload of a rendezvous Long from rank " + frame.source() + " could not be"
+                + " pulled: " + AmRendezvous.describe(code));
+            return false;
+        }
+        return true;
     }
 
     /** Puts an inline Long payload in place (cross-mapped conduits wrote it already), then wraps the view. */

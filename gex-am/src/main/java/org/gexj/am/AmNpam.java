@@ -164,7 +164,7 @@ final class AmNpam {
         }
         claims.commit(c);
         if (c != sd.claim) {
-            sender.longEngine.afterCommit(sd.channel); // a reassembled payload's local completion, envelope sent
+            sender.afterApart(c, sd.channel); // a reassembled or pulled payload's local completion, envelope sent
         }
         if (sd.token != null) {
             sd.token.replied = true;

@@ -37,6 +37,8 @@ final class AmSender {
     final AmClaims claims;
     /** How Long payloads travel on conduits that do not cross-map segments; null on those that do. */
     final AmLongEngine longEngine;
+    /** Long requests from registered memory that the target pulls ({@code GEX_AMLONG_RENDEZVOUS_MIN}), or null. */
+    final AmRendezvous rendezvous;
     final AmHandler[] handlers;
     final int rank;
     final int size;
@@ -44,13 +46,14 @@ final class AmSender {
     final long maxLong;
     private volatile MemorySegment[] peerSegments;
 
-    AmSender(Client client, Conduit conduit, AmClaims claims, AmLongEngine longEngine, AmHandler[] handlers,
-             long maxMedium, long maxLong) {
+    AmSender(Client client, Conduit conduit, AmClaims claims, AmLongEngine longEngine, AmRendezvous rendezvous,
+             AmHandler[] handlers, long maxMedium, long maxLong) {
         this.client = client;
         this.conduit = conduit;
         this.capabilities = conduit.capabilities();
         this.claims = claims;
         this.longEngine = longEngine;
+        this.rendezvous = rendezvous;
         this.handlers = handlers;
         this.rank = client.rank();
         this.size = client.size();
@@ -95,14 +98,23 @@ final class AmSender {
     }
 
     /**
-     * A claim that is not the sender's own came from the Long engine (payload apart), which may still have to wait for
-     * the payload's local completion now that the envelope is on its way. @return {@link Am#OK}
+     * A claim that is not the sender's own came from the rendezvous or the Long engine (payload apart), which may still
+     * have to wait for the payload's local completion now that the envelope is on its way. @return {@link Am#OK}
      */
     private int afterCommit(Claim c, Claim mine, int channel) {
         if (c != mine) {
-            longEngine.afterCommit(channel);
+            afterApart(c, channel);
         }
         return Am.OK;
+    }
+
+    /** After the commit of a claim {@link #begin} took from the rendezvous or the Long engine. */
+    void afterApart(Claim c, int channel) {
+        if (rendezvous != null && rendezvous.owns(c)) {
+            rendezvous.afterCommit();
+        } else {
+            longEngine.afterCommit(channel);
+        }
     }
 
     /**
@@ -191,6 +203,13 @@ final class AmSender {
             }
             if (category == AmFrameFlyweight.CATEGORY_LONG && nbytes > 0) {
                 AmChecks.longDest(client, peer, dest, nbytes);
+            }
+        }
+        if (category == AmFrameFlyweight.CATEGORY_LONG && rendezvous != null && token == null) {
+            final int handle = rendezvous.handleFor(peer, src, srcOffset, nbytes);
+            final long offset = handle == 0 ? -1 : rendezvous.offsetIn(handle, src.address() + srcOffset);
+            if (offset >= 0) {
+                return rendezvous.begin(peer, handler, nargs, flags, handle, offset, nbytes, dest, lc);
             }
         }
         if (category == AmFrameFlyweight.CATEGORY_LONG && longEngine != null && longEngine.apart(nbytes)) {

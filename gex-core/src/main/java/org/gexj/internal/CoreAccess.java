@@ -60,6 +60,12 @@ public abstract class CoreAccess {
      */
     public abstract MemorySegment registered(Client client, int handle);
 
+    /**
+     * The handle of an open registration of this rank that holds {@code [address, address + length)}, or 0. No lock, no
+     * allocation.
+     */
+    public abstract int registrationOf(Client client, long address, long length);
+
     /** The AM layer installs the listener of inbound frames and remote writes. */
     public abstract void setListener(Client client, ConduitListener listener);
 

@@ -55,6 +55,14 @@ public interface RegisteredAccess {
      */
     OptionalLong publish(int handle, MemorySegment memory);
 
+    /**
+     * Whether peers {@link #get} from this rank's registration {@code handle} here directly and at once, whatever the
+     * length, so that an AM Long from it may travel as descriptor-then-get (the target pulls the payload:
+     * {@code GEX_AMLONG_RENDEZVOUS_MIN}). False where peers reach it otherwise (RDMA started by the RMA layer) or not
+     * at all.
+     */
+    boolean pullable(int handle);
+
     /** Makes it unreachable; returns once no access through it is in progress (bounded: a dead peer's is given up). */
     void withdraw(int handle);
 
@@ -71,4 +79,12 @@ public interface RegisteredAccess {
      * @return {@link #OK}, {@link #ELSEWHERE} (nothing moved: use messages), or a refusal
      */
     int get(MemorySegment dst, long dstOffset, int peer, int handle, long offset, long nbytes);
+
+    /**
+     * As {@link #get}, for a payload the owner offered as {@link #pullable}: at any length, waiting out a moment when
+     * every copying slot is busy.
+     *
+     * @return {@link #OK}, or a refusal; {@link #ELSEWHERE} only where the owner's registration is not pullable here
+     */
+    int pull(MemorySegment dst, long dstOffset, int peer, int handle, long offset, long nbytes);
 }

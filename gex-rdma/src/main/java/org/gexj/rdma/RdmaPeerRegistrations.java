@@ -82,4 +82,16 @@ final class RdmaPeerRegistrations implements RegisteredAccess {
     public int get(MemorySegment dst, long dstOffset, int peer, int handle, long offset, long nbytes) {
         return ELSEWHERE;
     }
+
+    /** @return false: a peer's get is an RDMA read the RMA layer starts and completes later, not a call here */
+    @Override
+    public boolean pullable(int handle) {
+        return false;
+    }
+
+    /** @return {@link #ELSEWHERE}, as nothing here is {@link #pullable} */
+    @Override
+    public int pull(MemorySegment dst, long dstOffset, int peer, int handle, long offset, long nbytes) {
+        return ELSEWHERE;
+    }
 }

@@ -51,6 +51,9 @@ public final class TestAm {
             Math.max(PAGE, align(copies * align(options.maxSize(), Long.BYTES), PAGE))).memory();
         final MemorySegment source = options.inSegment() ? segment
             : Arena.ofShared().allocate(align(options.maxSize(), PAGE), PAGE);
+        if (options.registeredSource()) {
+            client.register(source); // closed with the client
+        }
         final MemorySegment echo = Arena.ofShared()
             .allocate(Math.max(1, Math.min(options.maxSize(), am.maxReplyMedium(-1, 0))), 8);
         final SourceFiller filler = new SourceFiller(options.source(), options.maxSize());

@@ -25,10 +25,12 @@ import org.gexj.benchutil.WarmupIters;
  *                      {@link #WARMUP_SHORT_REPEATS} times in each, printing to /dev/null, so the JIT has compiled
  *                      the loops being timed and the code between them before the timed pass (one pass is not enough:
  *                      a fresh call of a section starts in slower code)
+ * @param registeredSource -out-reg (GEX/J only): as -out, with the buffer registered ({@code Client.register}), so that
+ *                      Long requests from it may travel as rendezvous ({@code GEX_AMLONG_RENDEZVOUS_MIN})
  */
 public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asyncRequests, PayloadMode payload,
                             SourceMode source, boolean skipWarmup, int pollers, long maxStep,
-                            int iters, long maxSize, String sections, int warmupIters) {
+                            int iters, long maxSize, String sections, int warmupIters, boolean registeredSource) {
 
     /** -warmup's value when none is given: {@link #warmupFor} chooses by conduit. */
     public static final int DEFAULT_WARMUP_ITERS = WarmupIters.BY_CONDUIT;
@@ -63,6 +65,7 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
     public static final String USAGE = """
         Usage: testam [options] (iters) (maxsz) (test_sections)
           -in | -out            requester's buffer in the segment (default) or not
+          -out-reg              as -out, the buffer registered (GEX/J only: for GEX_AMLONG_RENDEZVOUS_MIN)
           -p N                  N extra polling threads on each receiving rank, N in [0, 255] (default 0)
           -max-step N           largest step between payload sizes (default: sizes double up to maxsz)
           -sync-req | -async-req  local completion of Medium and Long requests: synchronous (default)
@@ -87,6 +90,7 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
      */
     public static TestAmOptions parse(String... args) {
         boolean in = true;
+        boolean registered = false;
         boolean cross = false;
         boolean async = false;
         PayloadMode mode = PayloadMode.FIXED;
@@ -98,8 +102,18 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
         int arg = 0;
         while (arg < args.length && args[arg].startsWith("-")) {
             switch (args[arg]) {
-                case "-in" -> in = true;
-                case "-out" -> in = false;
+                case "-in" -> {
+                    in = true;
+                    registered = false;
+                }
+                case "-out" -> {
+                    in = false;
+                    registered = false;
+                }
+                case "-out-reg" -> {
+                    in = false;
+                    registered = true;
+                }
                 case "-c" -> cross = true;
                 case "-s" -> skipWarmup = true;
                 case "-sync-req" -> async = false;
@@ -142,7 +156,7 @@ public record TestAmOptions(boolean inSegment, boolean crossMachine, boolean asy
             throw new IllegalArgumentException("unexpected argument " + args[arg]);
         }
         return new TestAmOptions(in, cross, async, mode, source, skipWarmup, pollers, maxStep, iters, maxsz, sections,
-            warmup);
+            warmup, registered);
     }
 
     private static long optionValue(String[] args, int at, String option, long min, long max) {

@@ -238,6 +238,22 @@ class TestAmOutputTest {
     }
 
     @Test
+    void outRegSendsLongsFromARegisteredBufferAsRendezvous() {
+        final Map<String, Long> sent = new java.util.concurrent.ConcurrentHashMap<>();
+        final PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        InProcessJob.run(2, Duration.ofSeconds(120), Map.of("GEX_CONDUIT", "smp", "GEX_SMP_CMA", "on",
+            "GEX_AMLONG_RENDEZVOUS_MIN", "65536"), client -> {
+                assertEquals(0, TestAm.run(client, new String[] {"-warmup", "0", "-out-reg", "20", "131072", "G"},
+                    quiet));
+                sent.put(client.rank() + "", client.stats().get("am.rendezvous.sent"));
+            });
+        // at least the ping-pong's 20 requests of 64 and of 128 KiB from rank 0, GASNet's sender
+        assertTrue(sent.get("0") >= 2 * 20, sent.toString());
+        assertTrue(TestAmOptions.parse("-out-reg").registeredSource() && !TestAmOptions.parse("-out-reg").inSegment());
+        assertTrue(!TestAmOptions.parse("-out-reg", "-out").registeredSource());
+    }
+
+    @Test
     void argumentsAreCheckedLikeGasnets() {
         final TestAmOptions d = TestAmOptions.parse();
         assertEquals(1000, d.iters());

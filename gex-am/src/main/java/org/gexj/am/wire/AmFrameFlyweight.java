@@ -28,7 +28,10 @@ import org.agrona.MutableDirectBuffer;
  *  type: bits 0-1 category (0 Short, 1 Medium, 2 Long), bit 2 request (else reply),
  *        bit 3 payload inline (Long only; Medium payload is always inline),
  *        bit 4 reassembly (Long, not inline: the payload lands by a remote write tagged with the credit slot, in
- *        either order with this envelope; else it was in place before the envelope was sent).
+ *        either order with this envelope; else it was in place before the envelope was sent),
+ *        bit 5 rendezvous (a Long request whose payload the target pulls from the sender's registered memory, named
+ *        by a 16-byte trailer where an inline payload would start: offset in the registration (int64), the
+ *        registration's handle (int32), the sender's operation (int32), which the target's answer carries back).
  *  The header is 16 bytes, and only a Long carries a destination: on smp (records on 64-byte lines, a 16-byte record
  *  header) a Medium with no args carries up to 32 payload bytes in its record's first line, the line that holds the
  *  record's tag and that the reader polls; a second line costs a ping-pong 60-90 ns more in the VM's fast mode
@@ -65,6 +68,9 @@ public final class AmFrameFlyweight {
     public static final int TYPE_REQUEST = 4;
     public static final int TYPE_INLINE = 8;
     public static final int TYPE_REASSEMBLY = 16;
+    public static final int TYPE_RENDEZVOUS = 32;
+    /** Bytes a rendezvous Long's trailer adds to its frame. */
+    public static final int RENDEZVOUS_TRAILER = 16;
 
     private DirectBuffer buffer;
     private int offset;
@@ -101,6 +107,15 @@ public final class AmFrameFlyweight {
         if ((type & TYPE_CATEGORY_MASK) == CATEGORY_LONG) {
             b.putLong(at + destOffset(nargs), dest);
         }
+    }
+
+    /** Writes a rendezvous Long's trailer (see the diagram) after its header and args. */
+    public static void encodeRendezvous(MutableDirectBuffer b, int at, int nargs, long offset, int handle,
+                                        int operation) {
+        final int trailer = at + payloadOffset(CATEGORY_LONG, nargs);
+        b.putLong(trailer, offset);
+        b.putInt(trailer + Long.BYTES, handle);
+        b.putInt(trailer + Long.BYTES + Integer.BYTES, operation);
     }
 
     /** Stamps the nonce of a reassembled Long, the one its payload's tag carries. */
@@ -160,6 +175,14 @@ public final class AmFrameFlyweight {
         if (isReassembly() && (category != CATEGORY_LONG || isInline() || credit() < 0)) {
             return "reassembly flag on a frame that is not a Long with its payload apart and a credit slot";
         }
+        if (isRendezvous()) {
+            if (category != CATEGORY_LONG || !isRequest() || isInline() || isReassembly()) {
+                return "rendezvous flag on a frame that is not a Long request with its payload apart";
+            }
+            if (frameLength(CATEGORY_LONG, nargs, RENDEZVOUS_TRAILER) > length) {
+                return "rendezvous frame of " + length + " bytes is shorter than its header, args and trailer";
+            }
+        }
         final boolean inline = category == CATEGORY_MEDIUM || (category == CATEGORY_LONG && isInline());
         final long needed = inline && payload > 0 ? payloadOffset(category, nargs) + payload
             : frameLength(category, nargs, 0);
@@ -206,6 +229,25 @@ public final class AmFrameFlyweight {
 
     public boolean isReassembly() {
         return (type() & TYPE_REASSEMBLY) != 0;
+    }
+
+    public boolean isRendezvous() {
+        return (type() & TYPE_RENDEZVOUS) != 0;
+    }
+
+    /** A rendezvous Long's offset in the sender's registration. */
+    public long rendezvousOffset() {
+        return buffer.getLong(payloadIndex());
+    }
+
+    /** A rendezvous Long's registration handle at the sender. */
+    public int rendezvousHandle() {
+        return buffer.getInt(payloadIndex() + Long.BYTES);
+    }
+
+    /** A rendezvous Long's operation at the sender, which the target's answer names. */
+    public int rendezvousOperation() {
+        return buffer.getInt(payloadIndex() + Long.BYTES + Integer.BYTES);
     }
 
     /** The reassembly nonce (see the diagram). */
