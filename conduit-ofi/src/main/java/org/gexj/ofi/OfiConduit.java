@@ -56,7 +56,7 @@ final class OfiConduit extends RdmaConduit {
             arena.close();
             throw e;
         }
-        final long cqData = Math.min(fabric.cqDataSize, settings.cqDataBytes());
+        final long cqData = Math.min(fabric.cqDataSize, settings.cqDataBytes(fabric.provider));
         start("ofi", new RdmaEngine(nic, fabric, arena, engineSettings, rank, size, context.health(),
             context.bootstrap(), cqData, context.config().getBoolean("GEX_EXIT_ON_FAILURE", false)),
             settings.frameLength(), MAX_MEDIUM, fabric.maxMessageSize, PACKED_LONG, context.bootstrap());
@@ -76,7 +76,8 @@ final class OfiConduit extends RdmaConduit {
         return "ofi conduit rank " + rank + " of " + size + ": provider " + fabric.provider + ", domain "
             + fabric.domainName + ", max message " + fabric.maxMessageSize + " B, inject " + fabric.injectSize
             + " B, CQ data " + fabric.cqDataSize + " B"
-            + (settings.cqDataBytes() < fabric.cqDataSize ? " (" + settings.cqDataBytes() + " used)" : "")
+            + (settings.cqDataBytes(fabric.provider) < fabric.cqDataSize ? " (" + settings.cqDataBytes(fabric.provider)
+            + " used)" : "")
             + ", mr_mode " + Fabric.mrModeText(fabric.mrMode)
             + (engine().registeredAccess() != null ? ", registrations by key" : "") + ", " + engine().describe();
     }

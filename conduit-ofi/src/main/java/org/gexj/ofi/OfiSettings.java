@@ -20,9 +20,10 @@ import org.gexj.Config;
  * @param timeoutNanos {@code GEX_OFI_TIMEOUT} (seconds): how long a send may find the endpoint busy, or a peer that
  *                     owes this rank credits or RMA completions stay silent, before the peer is declared unreachable
  * @param cqDataBytes  {@code GEX_OFI_CQ_DATA}: at most this many bytes of the provider's remote CQ data are used, 0,
- *                     4 or 8 (default 8: all a provider offers). 0 offers the AM layer no immediate, so it never
- *                     chooses target-side reassembly (for measurements); 4 carries the tag alone, as on verbs, so
- *                     that path runs on any provider
+ *                     4 or 8, or -1 when not set ({@link #cqDataBytes(String)}: 8, all a provider offers, except on
+ *                     the {@link #NO_WRITE_DATA_PROVIDERS}). 0 offers the AM layer no immediate, so it never chooses
+ *                     target-side reassembly (for measurements); 4 carries the tag alone, as on verbs, so that path
+ *                     runs on any provider
  * @param cqWaitFd     {@code GEX_OFI_CQ_WAIT}: {@code fd} (default) opens the completion queue with a file descriptor
  *                     to wait on where the provider offers one, so that a rank waiting with nothing to do blocks on it
  *                     instead of parking and serves a peer's gets as they come; {@code none} opens it without (for
@@ -51,6 +52,13 @@ record OfiSettings(String provider, String node, int frameLength, long creditByt
      * dead after {@code GEX_OFI_TIMEOUT}.
      */
     static final java.util.Set<String> REFUSING_PROVIDERS = java.util.Set.of("sockets");
+    /**
+     * Providers whose writes with remote CQ data never complete here: on libfabric 1.17 {@code sockets} takes the
+     * first {@code fi_writedata} of a Long payload and reports neither its completion nor, at the target, its data,
+     * so every reassembled Long waited out {@code GEX_OFI_TIMEOUT} (the AM kit's Long tests, testam's section G). Their
+     * default is no CQ data: Longs go put-sync-send.
+     */
+    static final java.util.Set<String> NO_WRITE_DATA_PROVIDERS = java.util.Set.of("sockets");
 
     static final int DEFAULT_FRAME = 16 << 10;
     static final int MIN_FRAME = 1024;
@@ -74,8 +82,8 @@ record OfiSettings(String provider, String node, int frameLength, long creditByt
         final int send = config.getInt(SEND_BUFFERS, 256, 4, 1 << 16);
         final int rma = config.getInt(RMA_OPS, 256, 4, 1 << 16);
         final long timeout = config.getLong(TIMEOUT, 30, 1, 3600);
-        final int cqData = config.getInt(CQ_DATA, Long.BYTES, 0, Long.BYTES);
-        if (cqData != 0 && cqData != Integer.BYTES && cqData != Long.BYTES) {
+        final int cqData = config.get(CQ_DATA, null) == null ? -1 : config.getInt(CQ_DATA, Long.BYTES, 0, Long.BYTES);
+        if (cqData != -1 && cqData != 0 && cqData != Integer.BYTES && cqData != Long.BYTES) {
             throw new IllegalArgumentException(CQ_DATA + "=" + cqData + " is not one of 0, 4, 8 (bytes of remote CQ"
                 + " data the conduit uses)");
         }
@@ -91,6 +99,11 @@ record OfiSettings(String provider, String node, int frameLength, long creditByt
         }
         return new OfiSettings(provider, node.isBlank() ? null : node, frame, credit, send, rma,
             timeout * 1_000_000_000L, cqData, cqWait.equals("fd"), peerKeys);
+    }
+
+    /** Bytes of remote CQ data to use on {@code chosen}: as set, else 8 (0 on the {@link #NO_WRITE_DATA_PROVIDERS}). */
+    int cqDataBytes(String chosen) {
+        return cqDataBytes >= 0 ? cqDataBytes : NO_WRITE_DATA_PROVIDERS.contains(chosen) ? 0 : Long.BYTES;
     }
 
     /**

@@ -14,6 +14,12 @@ import org.gexj.spi.JobHealth;
 final class RdmaLiveness {
     /** How often polls look for peers that owe this rank something and stay silent ({@link #watch}). */
     private static final long WATCH_NS = 10_000_000L;
+    /**
+     * How long a transport failure waits for the launcher's report of the same event before it is reported itself: a
+     * peer that exits closes its endpoint, and a provider that reports that at once (sockets: an inject fails with
+     * ENOENT) would otherwise name the symptom, not the exit or crash the launcher names milliseconds later.
+     */
+    private static final long CAUSE_GRACE_NS = 1_000_000_000L;
 
     private final RdmaGuard guard;
     private final JobHealth health;
@@ -49,10 +55,18 @@ final class RdmaLiveness {
         heardFrom[peer] = true;
     }
 
-    /** Fails the job naming {@code peer}, and throws its {@link PeerFailedException}. */
+    /**
+     * Fails the job naming {@code peer}, unless the launcher reports a failure within {@link #CAUSE_GRACE_NS}, and
+     * throws the job's {@link PeerFailedException}: the first failure recorded.
+     */
     void fail(int peer, String reason) {
+        final long deadline = System.nanoTime() + CAUSE_GRACE_NS;
+        while (!health.failed() && System.nanoTime() - deadline < 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
         health.fail(peer, reason);
-        throw new PeerFailedException(peer, reason);
+        health.check();
+        throw new PeerFailedException(peer, reason); // not reached: the job has failed
     }
 
     /**
