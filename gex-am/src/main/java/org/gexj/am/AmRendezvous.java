@@ -93,6 +93,11 @@ final class AmRendezvous {
         return access == null ? null : new AmRendezvous(client, claims, access, min, timeoutNs);
     }
 
+    /** The least payload sent as rendezvous: {@code Long.MAX_VALUE} when off here. */
+    long min() {
+        return min;
+    }
+
     /**
      * The registration a Long request's payload may be pulled from: the handle, if the payload is large enough, goes to
      * another rank, and lies in one registration peers can pull from; else 0 (it travels as any Long).

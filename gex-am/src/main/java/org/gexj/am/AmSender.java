@@ -39,6 +39,8 @@ final class AmSender {
     final AmLongEngine longEngine;
     /** Long requests from registered memory that the target pulls ({@code GEX_AMLONG_RENDEZVOUS_MIN}), or null. */
     final AmRendezvous rendezvous;
+    /** The least payload a Long request may travel as rendezvous: {@code Long.MAX_VALUE} where none does. */
+    private final long rendezvousMin;
     final AmHandler[] handlers;
     final int rank;
     final int size;
@@ -54,6 +56,7 @@ final class AmSender {
         this.claims = claims;
         this.longEngine = longEngine;
         this.rendezvous = rendezvous;
+        this.rendezvousMin = rendezvous == null ? Long.MAX_VALUE : rendezvous.min();
         this.handlers = handlers;
         this.rank = client.rank();
         this.size = client.size();
@@ -205,7 +208,7 @@ final class AmSender {
                 AmChecks.longDest(client, peer, dest, nbytes);
             }
         }
-        if (category == AmFrameFlyweight.CATEGORY_LONG && rendezvous != null && token == null) {
+        if (category == AmFrameFlyweight.CATEGORY_LONG && nbytes >= rendezvousMin && token == null) {
             final int handle = rendezvous.handleFor(peer, src, srcOffset, nbytes);
             final long offset = handle == 0 ? -1 : rendezvous.offsetIn(handle, src.address() + srcOffset);
             if (offset >= 0) {

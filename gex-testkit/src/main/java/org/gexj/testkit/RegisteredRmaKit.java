@@ -6,6 +6,8 @@ import org.gexj.Event;
 import org.gexj.GexException;
 import org.gexj.Lc;
 import org.gexj.Registration;
+import org.gexj.am.Am;
+import org.gexj.am.AmHandler;
 import org.gexj.rma.Rma;
 import org.junit.jupiter.api.Test;
 
@@ -36,6 +38,63 @@ public abstract class RegisteredRmaKit extends PwcKit {
      */
     protected boolean keyedRegistrations() {
         return false;
+    }
+
+    /**
+     * Long requests from registered memory with {@code GEX_AMLONG_RENDEZVOUS_MIN} set: where the conduit lets peers
+     * pull registrations (smp with Cross Memory Attach) they travel as rendezvous, elsewhere as any Long; either way
+     * each payload is in place before its handler runs, and each local completion (NOW, an event, GROUP) leaves the
+     * source free to be rewritten at once.
+     */
+    @Test
+    void longsFromRegisteredMemoryArriveWithTheRendezvousOn() {
+        final long[] sizes = {4096, 65_539, 200_000};
+        final long stride = 200_064;
+        final int sends = sizes.length * 3;
+        job(2, Map.of("GEX_AMLONG_RENDEZVOUS_MIN", "4096"), client -> {
+            final Am am = Am.of(client);
+            final MemorySegment segment = client.attachSegment(2 << 20).memory(); // sends * stride, whole pages
+            final java.util.List<String> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+            final java.util.concurrent.atomic.AtomicInteger handled = new java.util.concurrent.atomic.AtomicInteger();
+            final int handler = am.register(AmHandler.longRequest(2, (token, payload, args) -> {
+                if (payload.length() != args.get(1)
+                    || Patterns.firstMismatch(segment, payload.segmentOffset(), payload.length(), args.get(0)) >= 0) {
+                    errors.add("Long of " + args.get(1) + " bytes from rank " + token.sourceRank() + " not in place");
+                }
+                handled.incrementAndGet();
+            }));
+            client.barrier();
+            final int peer = (client.rank() + 1) % client.size();
+            try (Arena arena = Arena.ofShared()) {
+                final MemorySegment mine = arena.allocate(stride);
+                try (Registration registration = client.register(mine)) {
+                    int k = 0;
+                    for (long wanted : sizes) {
+                        final long size = Math.min(wanted, am.maxRequestLong(peer, 2)); // loopback: 64 KiB
+                        for (Lc lc : new Lc[] {Lc.NOW, Lc.event(), Lc.GROUP}) {
+                            final int seed = 1000 * client.rank() + k;
+                            Patterns.fill(mine, 40, size, seed);
+                            am.requestLong(peer, handler, mine, 40, size, k * stride, lc, seed, (int) size);
+                            if (lc.isEvent()) {
+                                lc.lastEvent().await();
+                            } else if (lc == Lc.GROUP) {
+                                am.nbiWait(Ec.AM);
+                            }
+                            mine.fill((byte) 0); // locally complete: the source may be reused
+                            k++;
+                        }
+                    }
+                    final long end = System.nanoTime() + 60_000_000_000L;
+                    while (handled.get() < sends && System.nanoTime() < end) {
+                        client.poll();
+                    }
+                    client.barrier(); // the peer has pulled from this registration before it closes
+                }
+            }
+            assertEquals(sends, handled.get(), "handlers run");
+            assertEquals(java.util.List.of(), errors);
+            assertEquals(0L, client.stats().getOrDefault("am.rendezvous.refused", 0L), client.stats().toString());
+        });
     }
 
     private static byte pattern(int rank, int form, long i) {
