@@ -363,11 +363,20 @@ final class AmLongEngine implements ConduitListener {
 
     /** Polls (replies only inside a handler, which is where completions come) until the put is complete. */
     private void awaitLocally(Event local) {
+        awaitPending(client, local, timeoutNs, "an AM Long payload's put did not complete");
+    }
+
+    /**
+     * Polls (replies only inside a handler) until {@code local} has nothing pending.
+     *
+     * @throws GexTimeoutException saying "rank R: {@code what} in T s" after {@code timeoutNs}
+     */
+    static void awaitPending(Client client, Event local, long timeoutNs, String what) {
         CORE.resetBackoff(client);
         final long start = System.nanoTime();
         while (local.pending() != 0) {
             if (System.nanoTime() - start > timeoutNs) {
-                throw new GexTimeoutException("rank " + rank + ": an AM Long payload's put did not complete in "
+                throw new GexTimeoutException("rank " + client.rank() + ": " + what + " in "
                     + timeoutNs / 1_000_000_000L + " s (GEX_BACKPRESSURE_TIMEOUT)");
             }
             CORE.progressWhileBlocked(client);

@@ -4,7 +4,6 @@ import org.gexj.Client;
 import org.gexj.Ec;
 import org.gexj.Event;
 import org.gexj.GexException;
-import org.gexj.GexTimeoutException;
 import org.gexj.Lc;
 import org.gexj.am.wire.AmFrameFlyweight;
 import org.gexj.internal.CoreAccess;
@@ -179,15 +178,8 @@ final class AmRendezvous {
             return;
         }
         pending[0] = null;
-        CORE.resetBackoff(client);
-        final long start = System.nanoTime();
-        while (local.pending() != 0) {
-            if (System.nanoTime() - start > timeoutNs) {
-                throw new GexTimeoutException("rank " + rank + ": no answer to a rendezvous AM Long in "
-                    + timeoutNs / 1_000_000_000L + " s (GEX_BACKPRESSURE_TIMEOUT): the source stays in use");
-            }
-            CORE.progressWhileBlocked(client);
-        }
+        AmLongEngine.awaitPending(client, local, timeoutNs, "no answer to a rendezvous AM Long (its source stays in"
+            + " use)");
         local.await(); // complete: reports (and clears) a failed pull
     }
 
