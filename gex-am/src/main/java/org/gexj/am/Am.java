@@ -7,6 +7,7 @@ import org.gexj.GexTimeoutException;
 import org.gexj.HandlerContextException;
 import org.gexj.Lc;
 import org.gexj.am.internal.AmAccess;
+import org.gexj.am.internal.RemoteWriteSink;
 import org.gexj.am.wire.AmFrameFlyweight;
 import org.gexj.internal.CoreAccess;
 import org.gexj.spi.Capabilities;
@@ -44,6 +45,11 @@ public final class Am extends AmRequestSends {
             public int registerSystem(Am am, int index, AmHandler handler) {
                 return am.registerSystem(index, handler);
             }
+
+            @Override
+            public void setRemoteWriteSink(Am am, RemoteWriteSink sink) {
+                am.dispatcher.setOtherWrites(sink);
+            }
         });
     }
     /** Sent. */
@@ -71,6 +77,8 @@ public final class Am extends AmRequestSends {
     static final int CREDIT_RETURN = 1;
     /** Long requests whose target pulls the payload from registered memory; null where the conduit cannot. */
     private final AmRendezvous rendezvous;
+    /** Runs the handlers of arriving frames and routes remote writes. */
+    private final AmDispatcher dispatcher;
     /** Every send, request or reply, ends here. */
     final AmSender sender;
     /** Negotiated-payload prepare, commit and cancel. */
@@ -112,7 +120,7 @@ public final class Am extends AmRequestSends {
                 return m;
             });
         }
-        final AmDispatcher dispatcher = new AmDispatcher(this, client, longEngine, rendezvous);
+        this.dispatcher = new AmDispatcher(this, client, longEngine, rendezvous);
         CORE.setListener(client, dispatcher);
         claims.loopBackTo(dispatcher, AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_MEDIUM, MAX_ARGS,
             (int) maxMedium));

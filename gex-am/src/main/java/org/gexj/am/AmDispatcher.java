@@ -2,6 +2,7 @@ package org.gexj.am;
 
 import org.agrona.DirectBuffer;
 import org.gexj.Client;
+import org.gexj.am.internal.RemoteWriteSink;
 import org.gexj.am.wire.AmFrameFlyweight;
 import org.gexj.internal.CoreAccess;
 import org.gexj.spi.Conduit;
@@ -35,6 +36,10 @@ final class AmDispatcher implements ConduitListener {
     /** Pulls the payloads of rendezvous Longs; null where the conduit reaches no peer's registered memory. */
     private final AmRendezvous rendezvous;
     private final AmStats stats;
+    /** The top bit of the conduit's immediates: set for AM Long payloads, clear for {@link #otherWrites}'. */
+    private final long longPayloadBit;
+    /** Remote writes whose immediate is not an AM Long payload's (the RMA layer's puts with completion), or null. */
+    private volatile RemoteWriteSink otherWrites;
 
     AmDispatcher(Am am, Client client, AmLongEngine longEngine, AmRendezvous rendezvous) {
         this.stats = am.stats;
@@ -43,6 +48,16 @@ final class AmDispatcher implements ConduitListener {
         this.longEngine = longEngine;
         this.rendezvous = rendezvous;
         this.tokens = new Token[] {new Token(am), new Token(am)};
+        final int bits = client.capabilities().immediateBits();
+        this.longPayloadBit = bits == 0 ? 0 : 1L << (bits - 1);
+    }
+
+    /** @see org.gexj.am.internal.AmAccess#setRemoteWriteSink */
+    synchronized void setOtherWrites(RemoteWriteSink sink) {
+        if (otherWrites != null) {
+            throw new IllegalStateException("remote writes of other kinds go to " + otherWrites + " already");
+        }
+        otherWrites = java.util.Objects.requireNonNull(sink, "sink");
     }
 
     /** A frame: checked, then dispatched, unless it is a reassembled Long's envelope whose payload has not landed. */
@@ -65,9 +80,21 @@ final class AmDispatcher implements ConduitListener {
         dispatch(channel, frame, handler);
     }
 
-    /** A tagged Long payload landed: dispatches its envelope if that came first. */
+    /**
+     * A tagged write landed: a Long payload dispatches its envelope if that came first; another kind goes to its sink.
+     */
     @Override
     public void onRemoteWrite(int source, long immediate) {
+        if ((immediate & longPayloadBit) == 0) {
+            final RemoteWriteSink sink = otherWrites;
+            if (sink == null) {
+                drop(Conduit.REQUEST, "a remote write from rank " + source + " with immediate 0x"
+                    + Long.toHexString(immediate) + ", of a kind nothing here expects");
+                return;
+            }
+            sink.onRemoteWrite(source, immediate);
+            return;
+        }
         if (longEngine == null || !longEngine.reassembles()) {
             drop(Conduit.REQUEST, "a remote write from rank " + source + " that no AM Long protocol here expects");
             return;

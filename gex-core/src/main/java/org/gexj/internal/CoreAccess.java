@@ -79,6 +79,8 @@ public abstract class CoreAccess {
     public static final int OWNER_RMA = 1;
     /** RMA operations of the AM layer (Long payloads). */
     public static final int OWNER_AM = 2;
+    /** RMA operations of puts and gets with completion (their data by RDMA). */
+    public static final int OWNER_PWC = 3;
 
     /** RMA completions of operations whose id has {@code owner} in its top byte go to {@code sink}. */
     public abstract void setRmaSink(Client client, int owner, ConduitListener sink);

@@ -19,6 +19,15 @@ public interface RegisteredRmaTransport extends RmaTransport {
     int putRegistered(int peer, long address, long key, long offset, MemorySegment src, long srcOffset, long nbytes,
                       long operation);
 
+    /**
+     * As {@link #putRegistered}, and the target sees its arrival as {@link RmaTransport#putWithImmediate}'s does: once
+     * the data is in place there, the target's poll reports {@link ConduitListener#onRemoteWrite} with this rank and
+     * {@code immediate}. Only with {@link Capabilities#immediateBits()} non-zero. A refused put reports nothing at the
+     * target.
+     */
+    int putRegisteredWithImmediate(int peer, long address, long key, long offset, MemorySegment src, long srcOffset,
+                                   long nbytes, long immediate, long operation);
+
     /** A get from registered memory by key, as {@link #putRegistered}. */
     int getRegistered(MemorySegment dst, long dstOffset, int peer, long address, long key, long offset, long nbytes,
                       long operation);

@@ -155,7 +155,7 @@ final class RdmaRmaEngine {
      * checked against the descriptor. Otherwise as {@link #start}.
      */
     int startRegistered(int kind, int peer, long address, long key, long offset, MemorySegment local,
-                        long localOffset, long nbytes, long operation) {
+                        long localOffset, long nbytes, long immediate, long operation) {
         guard.ensureOpen();
         checkPeer(peer);
         if (nbytes < 0 || offset < 0 || local == null || localOffset < 0 || localOffset > local.byteSize() - nbytes) {
@@ -163,8 +163,12 @@ final class RdmaRmaEngine {
                 + ") outside the local buffer of " + (local == null ? "null" : local.byteSize() + " bytes")
                 + ", or remote offset " + offset + " negative");
         }
+        if (kind == RdmaOperations.PUT_IMMEDIATE && nbytes > maxMessageSize) {
+            throw new IllegalArgumentException("put with immediate of " + nbytes + " bytes: the provider's largest"
+                + " message is " + maxMessageSize);
+        }
         final int code = begin(kind, peer, (virtualAddresses ? address : 0) + offset, key, local, localOffset, nbytes,
-            0, operation, false);
+            immediate, operation, false);
         if (code == Conduit.OK) {
             registeredOperations.incrementAndGet();
         }

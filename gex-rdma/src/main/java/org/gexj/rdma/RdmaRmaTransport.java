@@ -45,14 +45,21 @@ final class RdmaRmaTransport implements RegisteredRmaTransport {
     @Override
     public int putRegistered(int peer, long address, long key, long offset, MemorySegment src, long srcOffset,
                              long nbytes, long operation) {
-        return engine.startRegistered(RdmaOperations.PUT, peer, address, key, offset, src, srcOffset, nbytes,
+        return engine.startRegistered(RdmaOperations.PUT, peer, address, key, offset, src, srcOffset, nbytes, 0,
             operation);
+    }
+
+    @Override
+    public int putRegisteredWithImmediate(int peer, long address, long key, long offset, MemorySegment src,
+                                          long srcOffset, long nbytes, long immediate, long operation) {
+        return engine.startRegistered(RdmaOperations.PUT_IMMEDIATE, peer, address, key, offset, src, srcOffset,
+            nbytes, immediate, operation);
     }
 
     @Override
     public int getRegistered(MemorySegment dst, long dstOffset, int peer, long address, long key, long offset,
                              long nbytes, long operation) {
-        return engine.startRegistered(RdmaOperations.GET, peer, address, key, offset, dst, dstOffset, nbytes,
+        return engine.startRegistered(RdmaOperations.GET, peer, address, key, offset, dst, dstOffset, nbytes, 0,
             operation);
     }
 }

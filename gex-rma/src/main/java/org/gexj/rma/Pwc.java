@@ -65,7 +65,11 @@ public final class Pwc {
     private Pwc(Client client) {
         this.client = client;
         final Rma rma = Rma.of(client);
-        this.engine = new PwcEngine(Am.of(client), rma.copiesDirectly() ? rma : null);
+        // the data goes by the conduit's RDMA where the RMA layer's does (ofi, ibv), unless GEX_PWC_RDMA=0
+        final boolean rdma = !rma.copiesDirectly() && !rma.overActiveMessages()
+            && client.config().getBoolean("GEX_PWC_RDMA", true);
+        this.engine = new PwcEngine(Am.of(client), rma.copiesDirectly() ? rma : null,
+            rdma ? CORE.conduit(client).rma() : null);
     }
 
     /** The client's put and get with completion, which {@code Gex.init} created on every rank. */
@@ -94,7 +98,7 @@ public final class Pwc {
         Rma.checkDescriptor(client, "dst", dst, dstOffset, nbytes);
         Rma.checkLocal("src", "source", src, srcOffset, nbytes);
         engine.put(dst.rank(), dst.handle(), dstOffset, src, srcOffset, nbytes, localId, remoteId, remoteData, 0,
-            dataLength(remoteData), flags);
+            dataLength(remoteData), flags, dst);
     }
 
     /** Puts {@code nbytes} of {@code src} into {@code peer}'s segment at {@code remoteOffset}, with completions. */
@@ -110,7 +114,7 @@ public final class Pwc {
         client.segment().checkRemote(peer, remoteOffset, nbytes);
         Rma.checkLocal("src", "source", src, srcOffset, nbytes);
         engine.put(peer, AmRmaEngine.SEGMENT, remoteOffset, src, srcOffset, nbytes, localId, remoteId, remoteData, 0,
-            dataLength(remoteData), flags);
+            dataLength(remoteData), flags, null);
     }
 
     // ---------------------------------------------------------------------------------------------- get
@@ -133,7 +137,7 @@ public final class Pwc {
         Rma.checkDescriptor(client, "src", src, srcOffset, nbytes);
         Rma.checkDestination(dst, dstOffset, nbytes);
         engine.get(dst, dstOffset, src.rank(), src.handle(), srcOffset, nbytes, localId, remoteId, remoteData, 0,
-            dataLength(remoteData), flags);
+            dataLength(remoteData), flags, src);
     }
 
     /** Gets {@code nbytes} from {@code peer}'s segment at {@code remoteOffset} into {@code dst}, with completions. */
@@ -149,7 +153,7 @@ public final class Pwc {
         client.segment().checkRemote(peer, remoteOffset, nbytes);
         Rma.checkDestination(dst, dstOffset, nbytes);
         engine.get(dst, dstOffset, peer, AmRmaEngine.SEGMENT, remoteOffset, nbytes, localId, remoteId, remoteData, 0,
-            dataLength(remoteData), flags);
+            dataLength(remoteData), flags, null);
     }
 
     // ---------------------------------------------------------------------------------------------- probes

@@ -1,5 +1,6 @@
 package org.gexj.rma;
 
+import org.gexj.BufferDescriptor;
 import org.gexj.Client;
 import org.gexj.GexException;
 import org.gexj.Lc;
@@ -12,10 +13,9 @@ import org.gexj.am.Token;
 import org.gexj.am.internal.AmAccess;
 import org.gexj.internal.CoreAccess;
 import org.gexj.internal.OperationSlots;
+import org.gexj.spi.RmaTransport;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 import static org.gexj.rma.AmRmaEngine.MOVED;
 import static org.gexj.rma.AmRmaEngine.NOT_REGISTERED;
@@ -71,7 +71,7 @@ final class PwcEngine {
     private final long putChunk;
     private final long getChunk;
     private final long longChunk;
-    private final Operation[] operations;
+    private final PwcOperation[] operations;
     private final OperationSlots slots;
     /** Operation slots whose local completion waits to be probed, oldest first. */
     private final int[] localQueue;
@@ -84,45 +84,22 @@ final class PwcEngine {
     private final long timeoutNs;
     private final ThreadLocal<int[]> args = ThreadLocal.withInitial(() -> new int[HEADER_ARGS]);
 
-    /** One put or get with completion in flight. */
-    private static final class Operation {
-        private static final VarHandle REMAINING;
+    /** Where the conduit's RDMA moves the data (ofi, ibv): {@link PwcRdma}; else null. */
+    private final PwcRdma rdma;
 
-        static {
-            try {
-                REMAINING = MethodHandles.lookup().findVarHandle(Operation.class, "remaining", int.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        final int id;
-        volatile int remaining;
-        volatile Throwable failure;
-        boolean put;
-        int peer;
-        int handle;
-        int flags;
-        long remoteOffset;
-        long nbytes;
-        long localId;
-        MemorySegment dst;
-        long dstOffset;
-
-        Operation(int id) {
-            this.id = id;
-        }
-    }
-
-    PwcEngine(Am am, Rma direct) {
+    /**
+     * @param direct    where a peer's segment is mapped here (smp), its RMA; else null
+     * @param transport where the data may go by the conduit's RDMA, its transport; else null
+     */
+    PwcEngine(Am am, Rma direct, RmaTransport transport) {
         this.am = am;
         this.client = am.client();
         this.direct = direct;
         final int count = client.config().getInt("GEX_PWC_OPS", 256, 1, 1 << 20);
         this.timeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
-        this.operations = new Operation[count];
+        this.operations = new PwcOperation[count];
         for (int i = 0; i < count; i++) {
-            operations[i] = new Operation(i);
+            operations[i] = new PwcOperation(i);
         }
         this.slots = new OperationSlots(client, count, timeoutNs,
             "put/get-with-completion slots (GEX_PWC_OPS; a slot is held until its local completion is probed)");
@@ -144,13 +121,17 @@ final class PwcEngine {
         access.registerSystem(am, PWC_LONG, AmHandler.longRequest(4, this::onPutLong).named("pwc-long"));
         access.registerSystem(am, PWC_LONG_CHUNK,
             AmHandler.longRequest(1, this::onPutLongChunk).named("pwc-long-chunk"));
+        this.rdma = transport == null ? null : new PwcRdma(client, this, operations, transport, longChunk, timeoutNs);
+        if (rdma != null) {
+            access.setRemoteWriteSink(am, rdma);
+        }
     }
 
     // ---------------------------------------------------------------------------------------------- initiator
 
     /** A put into {@code peer}'s registration {@code handle} (or segment) at {@code at}; checked by the caller. */
     void put(int peer, int handle, long at, MemorySegment src, long srcOffset, long nbytes, long localId,
-             long remoteId, MemorySegment data, long dataOffset, int dataLength, int flags) {
+             long remoteId, MemorySegment data, long dataOffset, int dataLength, int flags, BufferDescriptor dst) {
         // the segment is every conduit's AM Long target: its best Long protocol moves the data (RDMA on ofi and ibv,
         // one copy on smp), and a completion without data rides in the Long's args
         final boolean longs = handle == SEGMENT;
@@ -171,7 +152,20 @@ final class PwcEngine {
             }
             return;
         }
-        final Operation op = begin(peer, handle, at, nbytes, localId, flags, true);
+        final PwcOperation op = begin(peer, handle, at, nbytes, localId, flags, true);
+        if (!single && !packed && rdma != null && rdma.writes(dst)) {
+            // the header without data, then the data written by the NIC, each write marked by its immediate
+            final int writes = rdma.writesOf(nbytes);
+            op.remaining = 1 + writes;
+            try {
+                sendHeader(peer, header(op.id, handle, at, (int) (remoteId >>> 32), (int) remoteId, dataLength, writes,
+                    flags), src, srcOffset, 0, data, dataOffset, dataLength);
+                rdma.write(op, dst, at, src, srcOffset, nbytes);
+            } catch (RuntimeException e) {
+                throw abandoned(op, e);
+            }
+            return;
+        }
         if (single) {
             op.remaining = 1;
             try {
@@ -222,14 +216,32 @@ final class PwcEngine {
 
     /** A get from {@code peer}'s registration {@code handle} (or segment) at {@code at}; checked by the caller. */
     void get(MemorySegment dst, long dstOffset, int peer, int handle, long at, long nbytes, long localId,
-             long remoteId, MemorySegment data, long dataOffset, int dataLength, int flags) {
+             long remoteId, MemorySegment data, long dataOffset, int dataLength, int flags, BufferDescriptor src) {
         if (handle == SEGMENT && direct != null) {
             getDirectly(dst, dstOffset, peer, at, nbytes, localId, remoteId, data, dataOffset, dataLength, flags);
             return;
         }
-        final Operation op = begin(peer, handle, at, nbytes, localId, flags, false);
+        final PwcOperation op = begin(peer, handle, at, nbytes, localId, flags, false);
         op.dst = dst;
         op.dstOffset = dstOffset;
+        if (nbytes > getChunk && rdma != null && rdma.reads(peer, src)) {
+            // one read by the NIC rather than a reply per chunk; the producer's completion goes once it is done
+            op.remaining = 1;
+            try {
+                rdma.read(op, src);
+                if ((flags & Pwc.NO_RCE) != 0) {
+                    return; // answered when the read completes
+                }
+                if (rdma.awaitRead(op)) {
+                    am.requestMedium(peer, GWC_HEADER, data, dataOffset, dataLength, Lc.NOW, 0, header(QUIET, handle,
+                        at, 0, (int) (remoteId >>> 32), (int) remoteId, 0, flags), HEADER_ARGS);
+                    answered(op, MOVED);
+                }
+            } catch (RuntimeException e) {
+                throw abandoned(op, e);
+            }
+            return;
+        }
         final int chunks = (int) Math.max(0, (nbytes - 1) / getChunk);
         op.remaining = 1 + chunks;
         final int first = (int) Math.min(getChunk, nbytes);
@@ -268,15 +280,15 @@ final class PwcEngine {
     }
 
     /** Takes a credit toward {@code peer} if the operation has a remote completion, and a slot. */
-    private Operation begin(int peer, int handle, long at, long nbytes, long localId, int flags, boolean put) {
+    private PwcOperation begin(int peer, int handle, long at, long nbytes, long localId, int flags, boolean put) {
         if ((flags & Pwc.NO_RCE) == 0) {
             credits.take(peer);
         }
         return slot(peer, handle, at, nbytes, localId, flags, put);
     }
 
-    private Operation slot(int peer, int handle, long at, long nbytes, long localId, int flags, boolean put) {
-        final Operation op = operations[slots.acquire()];
+    private PwcOperation slot(int peer, int handle, long at, long nbytes, long localId, int flags, boolean put) {
+        final PwcOperation op = operations[slots.acquire()];
         op.put = put;
         op.peer = peer;
         op.handle = handle;
@@ -307,7 +319,7 @@ final class PwcEngine {
      * A send failed part-way (a dead peer, or back-pressure that outlasted its timeout): the target may have part of
      * the operation, so its slot and credit are not reused, which would mismatch the target's count.
      */
-    private static RuntimeException abandoned(Operation op, RuntimeException e) {
+    private static RuntimeException abandoned(PwcOperation op, RuntimeException e) {
         op.failure = e;
         return e;
     }
@@ -385,6 +397,11 @@ final class PwcEngine {
         token.replyShort(PWC_ACK, args.get(0), MOVED);
     }
 
+    /** A data write of {@code source}'s operation {@code op} landed ({@link PwcRdma}). */
+    void chunkLanded(int source, int op, boolean refused) {
+        ledger.chunk(source, op, refused, remote);
+    }
+
     private void onGetHeader(Token token, Payload payload, Args args) {
         if (args.get(0) == QUIET) { // the initiator read the segment itself: only the completion comes
             complete(token.sourceRank(), QUIET, offset(args.get(5), args.get(6)), payload, (int) payload.length(),
@@ -428,7 +445,7 @@ final class PwcEngine {
     }
 
     private void onGetReply(Token token, Payload payload, Args args) {
-        final Operation op = operations[args.get(0)];
+        final PwcOperation op = operations[args.get(0)];
         if (args.get(1) == MOVED && payload.length() > 0) {
             try {
                 payload.copyTo(0, op.dst, op.dstOffset + (offset(args.get(2), args.get(3)) - op.remoteOffset),
@@ -441,12 +458,12 @@ final class PwcEngine {
     }
 
     /** One message of {@code op} answered; the last queues its local completion or frees its slot. */
-    private void answered(Operation op, int status) {
+    void answered(PwcOperation op, int status) {
         if (status != MOVED && op.failure == null) {
             op.failure = AmRmaEngine.refusal(op.peer, op.put ? "put with completion to" : "get with completion from",
                 op.remoteOffset, op.nbytes, op.handle, status);
         }
-        if ((int) Operation.REMAINING.getAndAdd(op, -1) != 1) {
+        if ((int) PwcOperation.REMAINING.getAndAdd(op, -1) != 1) {
             return;
         }
         if (op.failure == null && (op.flags & Pwc.NO_LCE) != 0) {
@@ -456,13 +473,13 @@ final class PwcEngine {
         queueLocal(op);
     }
 
-    private void queueLocal(Operation op) {
+    private void queueLocal(PwcOperation op) {
         synchronized (localQueue) {
             localQueue[(localHead + localCount++) % localQueue.length] = op.id;
         }
     }
 
-    private void release(Operation op) {
+    private void release(PwcOperation op) {
         op.dst = null;
         slots.release(op.id);
     }
@@ -496,12 +513,16 @@ final class PwcEngine {
         if (id < 0) {
             return false;
         }
-        final Operation op = operations[id];
+        final PwcOperation op = operations[id];
         final Throwable failure = op.failure;
         final int peer = op.peer;
         final long localId = op.localId;
         final boolean put = op.put;
-        release(op);
+        if (op.failedWrites == 0) {
+            release(op);
+        } else {
+            op.dst = null; // retired: the target's ledger waits for writes that never came, under this slot
+        }
         if (failure != null) {
             throw new GexException("the " + (put ? "put" : "get") + " with completion of local id " + localId
                 + " failed: " + failure.getMessage(), failure);

@@ -337,7 +337,10 @@ public abstract class AllocationKit extends AllocationMeasureKit {
         return paths;
     }
 
-    /** Put and get with completion: packed, header and chunk, to this rank (both ends here) and to rank 1. */
+    /**
+     * Put and get with completion: packed, header and chunk (writes with an immediate where the conduit has RDMA), to
+     * this rank (both ends here) and to rank 1.
+     */
     private static List<Path> completionPaths(Client client, MemorySegment src, MemorySegment dst,
                                               BufferDescriptor remote) {
         final Pwc pwc = Pwc.of(client);
@@ -369,6 +372,11 @@ public abstract class AllocationKit extends AllocationMeasureKit {
             pwc.putWithCompletion(1, 16384, big, 0, chunked, i, i, Pwc.NO_RCE);
             pwc.awaitLocal(c);
         }));
+        paths.add(new Path("GWC larger than one reply from rank 1's segment (NO_RCE; an RDMA read on ofi, ibv, emu)",
+            i -> {
+                pwc.getWithCompletion(big, 0, 1, 16384, chunked, i, i, Pwc.NO_RCE);
+                pwc.awaitLocal(c);
+            }));
         paths.add(new Path("PWC of a header and a chunk to this rank, both completions probed", i -> {
             pwc.putWithCompletion(self, 16384, big, 0, chunked, i, i, 0);
             pwc.awaitLocal(c);

@@ -6,6 +6,7 @@ import org.gexj.GexException;
 import org.gexj.Registration;
 import org.gexj.rma.Completion;
 import org.gexj.rma.Pwc;
+import org.gexj.rma.Rma;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -287,6 +288,82 @@ public abstract class PwcKit extends RmaBoundsKit {
             }
             client.barrier();
             assertFalse(pwc.probeRemote(c), "a remote completion after all: " + c);
+            client.barrier();
+        });
+    }
+
+    /**
+     * Where the conduit moves data by RDMA (ofi, ibv, emu), a put too large to travel packed goes as writes marked by
+     * immediates (where the conduit has them) and a get larger than one reply as one read, with the completions they
+     * have over AM; the counters say which way they went, and stay 0 elsewhere. On emu, which reorders, some writes
+     * land before their header.
+     */
+    @Test
+    void largeOperationsMoveTheirDataByRdmaWhereTheConduitHasIt() {
+        final int n = 100_000;
+        exactJob(2, Map.of(), client -> {
+            final Pwc pwc = Pwc.of(client);
+            client.attachSegment(SEGMENT);
+            final Completion c = new Completion();
+            final boolean rdma = client.capabilities().nativeRma() && !client.capabilities().crossMapped()
+                && !Rma.of(client).overActiveMessages() && client.config().getBoolean("GEX_PWC_RDMA", true);
+            final boolean writes = rdma && client.capabilities().immediateBits() > 0;
+            final boolean emu = "emu".equals(environment().get("GEX_CONDUIT"));
+            final int rounds = emu && writes ? EMU_ROUNDS : 1;
+            final MemorySegment segment = client.segment().memory();
+            if (client.rank() == 1) {
+                for (long i = 0; i < n; i++) {
+                    segment.set(ValueLayout.JAVA_BYTE, n + i, pattern(1, i));
+                }
+            }
+            client.barrier();
+            if (client.rank() == 0) {
+                try (Arena arena = Arena.ofShared()) {
+                    final MemorySegment src = arena.allocate(n);
+                    for (long i = 0; i < n; i++) {
+                        src.set(ValueLayout.JAVA_BYTE, i, pattern(0, i));
+                    }
+                    final MemorySegment dst = arena.allocate(n);
+                    for (int round = 0; round < rounds; round++) {
+                        pwc.putWithCompletion(1, 0, src, 0, n, 1, 11 + 10L * round, completionData(arena, 0, 1, 8), 0);
+                        pwc.awaitLocal(c);
+                        assertEquals(1, c.id());
+                    }
+                    pwc.getWithCompletion(dst, 0, 1, n, n, 2, 12, completionData(arena, 0, 2, 64), 0);
+                    pwc.awaitLocal(c);
+                    assertEquals(2, c.id());
+                    for (long i = 0; i < n; i++) {
+                        if (dst.get(ValueLayout.JAVA_BYTE, i) != pattern(1, i)) {
+                            throw new AssertionError("byte " + i + " got from rank 1's segment");
+                        }
+                    }
+                    final Map<String, Long> stats = client.stats();
+                    assertEquals(writes ? rounds : 0L, stats.getOrDefault("pwc.rdma.writes", 0L), "puts by RDMA");
+                    assertEquals(rdma ? 1L : 0L, stats.getOrDefault("pwc.rdma.reads", 0L), "gets by RDMA");
+                }
+            } else {
+                for (int round = 0; round < rounds; round++) {
+                    pwc.awaitRemote(c);
+                    assertEquals(11 + 10L * round, c.id());
+                    assertEquals(8, c.dataLength());
+                    assertEquals((byte) (1 + 7), c.dataByte(7));
+                    for (long i = 0; round == 0 && i < n; i++) { // later rounds put the same bytes again
+                        if (segment.get(ValueLayout.JAVA_BYTE, i) != pattern(0, i)) {
+                            throw new AssertionError("byte " + i + ", put by rank 0");
+                        }
+                    }
+                }
+                pwc.awaitRemote(c); // the get's, once its data was read
+                assertEquals(12, c.id());
+                assertEquals(64, c.dataLength());
+                if (emu && writes) {
+                    assertTrue(pwc.outOfOrderChunks() > 0, "every write came after its header, in " + rounds
+                        + " puts");
+                }
+            }
+            client.barrier();
+            assertFalse(pwc.probeRemote(c), "a remote completion after all: " + c);
+            assertFalse(pwc.probeLocal(c), "a local completion after all: " + c);
             client.barrier();
         });
     }

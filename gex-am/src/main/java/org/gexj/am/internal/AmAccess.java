@@ -34,4 +34,10 @@ public abstract class AmAccess {
 
     /** Registers a library handler at {@code index} in [1, 127]. */
     public abstract int registerSystem(Am am, int index, AmHandler handler);
+
+    /**
+     * Sends the remote writes whose immediate is not an AM Long payload's to {@code sink}; once, before any such write
+     * can arrive (a second sink is refused).
+     */
+    public abstract void setRemoteWriteSink(Am am, RemoteWriteSink sink);
 }
