@@ -4,7 +4,8 @@
 # to 2x and switches between a fast and a slow mode for minutes at a time: compare medians over rounds of one
 # sitting, never single runs.
 #
-#   tools/gasnet/alternate.sh [options] PROG [ARGS...]      PROG: testam, testqueue, testsmall or testlarge,
+#   tools/gasnet/alternate.sh [options] PROG [ARGS...]      PROG: testam, testqueue, testsmall or testlarge
+#                                                          (with -s J also testpwc, which GASNet does not have),
 #                                                          ARGS: GASNet's arguments
 #     -c CONDUIT     smp (default), udp, ofi or ibv
 #     -r ROUNDS      rounds of GASNet and GEX/J runs (default 3); each round starts one side later than the last
@@ -68,7 +69,8 @@ PROG=$1; shift
 ARGS=("$@")
 TAG="${TAG:-$CONDUIT-$PROG}"
 case "$PROG" in testam | testqueue | testsmall | testlarge) ;;
-  *) die "PROG '$PROG': allowed are testam, testqueue, testsmall and testlarge" ;; esac
+  testpwc) [ "$ONLY" = J ] || die "PROG testpwc is GEX/J's alone: give -s J (tools/gasnet/pwc-sitting.sh)" ;;
+  *) die "PROG '$PROG': allowed are testam, testqueue, testsmall and testlarge (testpwc with -s J)" ;; esac
 case "$CONDUIT" in smp | udp | ofi | ibv) ;; *) die "conduit '$CONDUIT': allowed are smp, udp, ofi and ibv" ;; esac
 case "$ONLY" in "" | G | J) ;; *) die "-s '$ONLY': allowed are G (GASNet only) and J (GEX/J only)" ;; esac
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "-r '$ROUNDS': give a number of rounds, 1 or more"

@@ -13,6 +13,7 @@ import org.gexj.spi.RegisteredRmaTransport;
 import org.gexj.spi.RmaTransport;
 
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -33,7 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * </ul>
  * Puts need immediates ({@code Capabilities.immediateBits()}) and operation slots that fit the tag; registrations need
  * keys ({@link BufferDescriptor#keyed}), and read-only ones travel over AM, where their owner refuses a put. The
- * rest travels over AM. Counters {@code pwc.rdma.writes} and {@code pwc.rdma.reads}: operations that went this way.
+ * rest travels over AM. Counters {@code pwc.rdma.writes} and {@code pwc.rdma.reads}: operations that went this way;
+ * {@code pwc.rdma.dropped}: remote writes whose tag is no put with completion's, and completions of nothing in flight.
  */
 final class PwcRdma implements ConduitListener, RemoteWriteSink {
     private static final CoreAccess CORE = CoreAccess.get();
@@ -51,9 +53,12 @@ final class PwcRdma implements ConduitListener, RemoteWriteSink {
     private final PwcTagCodec codec;
     private final long chunk;
     private final long timeoutNs;
+    /** Writes and reads of each operation slot the conduit has not completed yet. */
+    private final AtomicIntegerArray inFlight;
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong reads = new AtomicLong();
-    private long badTags;
+    /** Remote writes with a tag that is no put with completion's, and completions of nothing in flight. */
+    private final AtomicLong dropped = new AtomicLong();
 
     /**
      * @param chunk the largest write with an immediate (the conduit's largest Long)
@@ -70,8 +75,10 @@ final class PwcRdma implements ConduitListener, RemoteWriteSink {
         this.codec = tags != null && tags.fitsSlots(operations.length) ? tags : null;
         this.chunk = chunk;
         this.timeoutNs = timeoutNs;
+        this.inFlight = new AtomicIntegerArray(operations.length);
         CORE.setRmaSink(client, CoreAccess.OWNER_PWC, this);
-        CORE.addStats(client, () -> java.util.Map.of("pwc.rdma.writes", writes.get(), "pwc.rdma.reads", reads.get()));
+        CORE.addStats(client, () -> java.util.Map.of("pwc.rdma.writes", writes.get(), "pwc.rdma.reads", reads.get(),
+            "pwc.rdma.dropped", dropped.get()));
     }
 
     /** Whether a put's data to {@code dst} (null: the segment) goes as writes with immediates. */
@@ -135,6 +142,17 @@ final class PwcRdma implements ConduitListener, RemoteWriteSink {
                        MemorySegment local, long localOffset, long nbytes, long tag) {
         final long operation = OWNER | op.id;
         final long start = System.nanoTime();
+        inFlight.incrementAndGet(op.id);
+        try {
+            submit(write, op, d, remote, local, localOffset, nbytes, tag, operation, start);
+        } catch (RuntimeException | Error e) {
+            inFlight.decrementAndGet(op.id); // nothing started
+            throw e;
+        }
+    }
+
+    private void submit(boolean write, PwcOperation op, BufferDescriptor d, long remote, MemorySegment local,
+                        long localOffset, long nbytes, long tag, long operation, long start) {
         while (true) {
             final int code;
             if (write) {
@@ -162,7 +180,12 @@ final class PwcRdma implements ConduitListener, RemoteWriteSink {
     /** A write or read completed (the polling thread). */
     @Override
     public void onRmaCompletion(long operation, int status) {
-        final PwcOperation op = operations[(int) (operation & ~OWNER)];
+        final long slot = operation & ~OWNER;
+        if (slot < 0 || slot >= operations.length || inFlight.getAndUpdate((int) slot, n -> n > 0 ? n - 1 : n) == 0) {
+            drop("a completion of RMA operation 0x" + Long.toHexString(operation) + ", which is not in flight");
+            return;
+        }
+        final PwcOperation op = operations[(int) slot];
         if (status != Conduit.OK) {
             if (op.put) {
                 op.failedWrites++;
@@ -192,14 +215,19 @@ final class PwcRdma implements ConduitListener, RemoteWriteSink {
     public void onRemoteWrite(int source, long tag) {
         if (codec == null || !codec.isPwc(tag) || codec.source(tag) >= client.size()
             || source != ConduitListener.SOURCE_UNKNOWN && codec.source(tag) != source) {
-            if (badTags++ < 3) {
-                System.err.println("gex: rank " + client.rank() + " dropped a remote write with immediate 0x"
-                    + Long.toHexString(tag) + " from " + (source == ConduitListener.SOURCE_UNKNOWN ? "an unknown rank"
-                    : "rank " + source) + ": not a put with completion's");
-            }
+            drop("a remote write with immediate 0x" + Long.toHexString(tag) + " from "
+                + (source == ConduitListener.SOURCE_UNKNOWN ? "an unknown rank" : "rank " + source)
+                + ": not a put with completion's");
             return;
         }
         engine.chunkLanded(codec.source(tag), codec.slot(tag), false);
+    }
+
+    /** Counts what is dropped ({@code pwc.rdma.dropped}), and says why on stderr for the first few. */
+    private void drop(String what) {
+        if (dropped.incrementAndGet() <= 3) {
+            System.err.println("gex: rank " + client.rank() + " dropped " + what);
+        }
     }
 
     @Override
