@@ -141,10 +141,7 @@ final class RdmaRmaEngine {
         guard.ensureOpen();
         checkPeer(peer);
         RmaTransport.checkRanges(nic.conduit(), rank, segmentSize, peer, remoteOffset, local, localOffset, nbytes);
-        if (kind == RdmaOperations.PUT_IMMEDIATE && nbytes > maxMessageSize) {
-            throw new IllegalArgumentException("put with immediate of " + nbytes + " bytes: the provider's largest"
-                + " message is " + maxMessageSize);
-        }
+        checkImmediateLength(kind, nbytes);
         return begin(kind, peer, (virtualAddresses ? segmentBase[peer] : 0) + remoteOffset, segmentKey[peer], local,
             localOffset, nbytes, immediate, operation, copySource);
     }
@@ -163,16 +160,21 @@ final class RdmaRmaEngine {
                 + ") outside the local buffer of " + (local == null ? "null" : local.byteSize() + " bytes")
                 + ", or remote offset " + offset + " negative");
         }
-        if (kind == RdmaOperations.PUT_IMMEDIATE && nbytes > maxMessageSize) {
-            throw new IllegalArgumentException("put with immediate of " + nbytes + " bytes: the provider's largest"
-                + " message is " + maxMessageSize);
-        }
+        checkImmediateLength(kind, nbytes);
         final int code = begin(kind, peer, (virtualAddresses ? address : 0) + offset, key, local, localOffset, nbytes,
             immediate, operation, false);
         if (code == Conduit.OK) {
             registeredOperations.incrementAndGet();
         }
         return code;
+    }
+
+    /** A put with an immediate is one message: it must fit the provider's largest. */
+    private void checkImmediateLength(int kind, long nbytes) {
+        if (kind == RdmaOperations.PUT_IMMEDIATE && nbytes > maxMessageSize) {
+            throw new IllegalArgumentException("put with immediate of " + nbytes + " bytes: the provider's largest"
+                + " message is " + maxMessageSize);
+        }
     }
 
     private void checkPeer(int peer) {

@@ -233,8 +233,7 @@ final class PwcEngine {
                     return; // answered when the read completes
                 }
                 if (rdma.awaitRead(op)) {
-                    am.requestMedium(peer, GWC_HEADER, data, dataOffset, dataLength, Lc.NOW, 0, header(QUIET, handle,
-                        at, 0, (int) (remoteId >>> 32), (int) remoteId, 0, flags), HEADER_ARGS);
+                    sendGetCompletion(peer, handle, at, remoteId, data, dataOffset, dataLength, flags);
                     answered(op, MOVED);
                 }
             } catch (RuntimeException e) {
@@ -271,12 +270,21 @@ final class PwcEngine {
         }
         direct.get(dst, dstOffset, peer, at, nbytes);
         if ((flags & Pwc.NO_RCE) == 0) {
-            am.requestMedium(peer, GWC_HEADER, data, dataOffset, dataLength, Lc.NOW, 0,
-                header(QUIET, SEGMENT, at, 0, (int) (remoteId >>> 32), (int) remoteId, 0, flags), HEADER_ARGS);
+            sendGetCompletion(peer, SEGMENT, at, remoteId, data, dataOffset, dataLength, flags);
         }
         if ((flags & Pwc.NO_LCE) == 0) {
             queueLocal(slot(peer, SEGMENT, at, nbytes, localId, flags, false));
         }
+    }
+
+    /**
+     * Tells the producer of a get whose data has already moved that its memory was read: a GWC header that moves
+     * nothing and that no reply answers.
+     */
+    private void sendGetCompletion(int peer, int handle, long at, long remoteId, MemorySegment data, long dataOffset,
+                                   int dataLength, int flags) {
+        am.requestMedium(peer, GWC_HEADER, data, dataOffset, dataLength, Lc.NOW, 0,
+            header(QUIET, handle, at, 0, (int) (remoteId >>> 32), (int) remoteId, 0, flags), HEADER_ARGS);
     }
 
     /** Takes a credit toward {@code peer} if the operation has a remote completion, and a slot. */
