@@ -46,6 +46,10 @@ AM_RE = re.compile(r"^([A-Z]):\s+(\d*)\s*(AMShort|AMMedium|AMLong)\s+(ping-pong|
 # "... throughput 123.456 KB/sec (PutBlocking throughput)"; latency in us, throughput turned into us per operation
 RMA_RE = re.compile(r"^([A-Z]):\s+(\d+) -\s+(\d+) byte :\s+(\d+) iters, (?:latency\s+(\d+) us total,\s+[\d.]+ us ave\."
                     r"|throughput\s+([\d.]+) ([KM])B/sec) \((.+)\)$")
+# testfaddperf: "A:  0 :   10000 iters, latency  123 us total,  0.012 us ave. (U32 FADD latency)" or
+# "... throughput             123.456 ops/sec (U32 FADD throughput)"; either turned into us per operation
+AD_RE = re.compile(r"^([A-Z]):\s+(\d+) :\s+(\d+) iters, (?:latency\s+(\d+) us total,\s+[\d.]+ us ave\."
+                   r"|throughput\s+([\d.]+) ops/sec) \((.+)\)$")
 NAME_RE = re.compile(r"^(?P<tag>.+?)-(?P<side>gasnet|gexj(?:-[A-Za-z0-9_.]+)?)-r(?P<round>\d+)\.txt$")
 
 
@@ -56,7 +60,8 @@ def parse_run(path):
     m = NAME_RE.match(os.path.basename(path))
     run = {"path": path, "tag": m.group("tag") if m else None, "side": m.group("side") if m else None,
            "round": int(m.group("round")) if m else None, "conduit": None, "program": None, "args": "",
-           "rc": None, "busy": False, "probe": None, "probe_after": None, "copy": [], "am": {}, "am_max": {}, "tq": {}, "rma": {}}
+           "rc": None, "busy": False, "probe": None, "probe_after": None, "copy": [], "am": {}, "am_max": {}, "tq": {}, "rma": {},
+           "ad": {}}
     for ln in lines:
         if not ln.startswith("# "):
             continue
@@ -82,7 +87,23 @@ def parse_run(path):
     parse_testam(lines, run)
     parse_testqueue(lines, run)
     parse_rma(lines, run)
+    parse_ad(lines, run)
     return run
+
+
+def parse_ad(lines, run):
+    """testfaddperf rows of rank 0 {(section, name): us per operation}."""
+    for ln in lines:
+        m = AD_RE.match(ln)
+        if not m or m.group(2) != "0":
+            continue
+        sec, _, iters, total, rate, name = m.groups()
+        tick = 1.0 / int(iters)
+        if total is not None:
+            us = max(int(total) / int(iters), tick)
+        else:
+            us = 1e6 / float(rate) if float(rate) > 0 else tick
+        run["ad"][(sec, name)] = us
 
 
 def parse_rma(lines, run):
@@ -166,6 +187,7 @@ def rows_of(run):
     out = {("am",) + k: v for k, v in run["am"].items()}
     out.update({("tq",) + k: v for k, v in run["tq"].items()})
     out.update({("rma",) + k: v for k, v in run["rma"].items()})
+    out.update({("ad",) + k: v for k, v in run["ad"].items()})
     return out
 
 
@@ -176,6 +198,9 @@ def label(key, max_sizes):
             g, j = max_sizes.get(("gasnet", sec)), max_sizes.get(("gexj", sec))
             size = f"max (GASNet {fmt_sizes(g)}, GEX/J {fmt_sizes(j)})"
         return f"testam {sec}: {size:>6} {kind:8} {pattern:9} {way:9} {rr}"
+    if key[0] == "ad":
+        sec, name = key[1:]
+        return f"testfaddperf {sec}: {name} (us per operation)"
     if key[0] == "rma":
         sec, size, name = key[1:]
         return f"{sec}: {size:>8} B {name} (us per operation)"

@@ -62,6 +62,11 @@ public final class OperationSlots {
         }
     }
 
+    /** @return a free slot, or -1 at once if every slot is busy (for calls with {@code Flags.IMMEDIATE}) */
+    public synchronized int tryAcquire() {
+        return freeCount > 0 ? free[--freeCount] : -1;
+    }
+
     public synchronized void release(int slot) {
         free[freeCount++] = slot;
     }

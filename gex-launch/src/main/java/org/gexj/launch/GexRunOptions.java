@@ -34,7 +34,8 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
     public static final String USAGE =
         "usage: gexrun -n N [--conduit NAME] [-E VAR=VALUE]... [--bind ADDRESS] [--wrap 'PREFIX %r']"
             + " [--hosts H1,H2,... [--ppn K] [--ssh 'COMMAND']] [-v] [--]"
-            + " <main-class | program.jar | testam | testqueue | testsmall | testlarge | testpwc> [args...]\n"
+            + " <main-class | program.jar | testam | testqueue | testsmall | testlarge | testpwc | testfaddperf"
+            + " | testratomic> [args...]\n"
             + "       gexrun --list-conduits | -h | --help";
     /** {@code gexrun --help}: every option, one line each, and examples. */
     public static final String HELP = USAGE + "\n"
@@ -76,7 +77,9 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
         "testqueue", "org.gexj.testqueue.TestQueue",
         "testsmall", "org.gexj.testrma.TestSmall",
         "testlarge", "org.gexj.testrma.TestLarge",
-        "testpwc", "org.gexj.testrma.TestPwc");
+        "testpwc", "org.gexj.testrma.TestPwc",
+        "testfaddperf", "org.gexj.testrma.TestFaddPerf",
+        "testratomic", "org.gexj.testrma.TestRatomic");
 
     public GexRunOptions {
         wrap = wrap == null ? List.of() : List.copyOf(wrap);

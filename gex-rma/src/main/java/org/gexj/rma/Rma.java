@@ -74,6 +74,11 @@ public final class Rma {
     private final boolean synchronous;
     private final ThreadLocal<MemorySegment> valueBuffer;
     private final RmaStats stats;
+    /** Remote atomics over AM: its handlers exist on every rank, whichever path a rank's domains take. */
+    private final AmAtomics amAtomics;
+    /** Atomics are the CPU's on the peers' cross-mapped segments (smp), unless forced over AM. */
+    private final boolean atomicsDirect;
+    private MemorySegment[] atomicTargets;
 
     private Rma(Client client) {
         this.client = client;
@@ -97,6 +102,9 @@ public final class Rma {
         this.deferredLocalCompletion = client.capabilities().deferredLocalCompletion() && !synchronous
             && !(engine instanceof AmRmaEngine);
         this.valueBuffer = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(8, 8));
+        this.amAtomics = new AmAtomics(am);
+        this.atomicsDirect = capabilities.crossMapped() && !overAm
+            && !client.config().getBoolean("GEX_AD_OVER_AM", false);
         CORE.addStats(client, stats::snapshot);
     }
 
@@ -321,6 +329,39 @@ public final class Rma {
         if (nbytes < 1 || nbytes > 8) {
             throw new IllegalArgumentException("value size " + nbytes + " outside [1, 8]");
         }
+    }
+
+    // ---------------------------------------------------------------------------------------------- atomics
+
+    AmAtomics amAtomics() {
+        return amAtomics;
+    }
+
+    /** True when every rank's segment is mapped here for {@link AtomicDomain}'s CPU atomics. */
+    boolean atomicsDirect() {
+        return atomicsDirect;
+    }
+
+    /** The memory an atomic on {@code rank}'s segment applies to here: a cross-mapped peer's, or this rank's. */
+    MemorySegment atomicTarget(int rank) {
+        if (!atomicsDirect) {
+            return segment().memory();
+        }
+        MemorySegment[] targets = atomicTargets;
+        if (targets == null) {
+            final var conduit = CORE.conduit(client);
+            targets = new MemorySegment[client.size()];
+            for (int r = 0; r < targets.length; r++) {
+                targets[r] = conduit.peerSegment(r);
+            }
+            atomicTargets = targets; // a benign race: every thread builds the same table
+        }
+        return targets[rank];
+    }
+
+    /** @throws IllegalArgumentException if {@code rank}'s segment does not hold {@code bytes} at {@code offset} */
+    void checkAtomicTarget(int rank, long offset, int bytes) {
+        segment().checkRemote(rank, offset, bytes);
     }
 
     // ---------------------------------------------------------------------------------------------- checks

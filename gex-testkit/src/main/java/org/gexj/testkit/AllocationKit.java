@@ -9,6 +9,9 @@ import org.gexj.Registration;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
 import org.gexj.am.SrcDesc;
+import org.gexj.rma.AtomicDomain;
+import org.gexj.rma.AtomicOp;
+import org.gexj.rma.AtomicType;
 import org.gexj.rma.Completion;
 import org.gexj.rma.Pwc;
 import org.gexj.rma.Rma;
@@ -18,6 +21,7 @@ import org.junit.jupiter.api.Timeout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -29,11 +33,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The data path allocates nothing, run against every conduit (part 2 of 2: the paths and the tests; part 1,
  * {@link AllocationMeasureKit}, measures): after warm-up, AM round trips of every category and form (a Medium reply
  * from the delivered payload too; 4 KiB Longs as they travel by default, packed on a conduit that does not cross-map
- * segments, and 64 KiB Longs by the conduit's own protocol for them; Short, Medium and Long to rank 0 itself) and RMA
- * calls of every completion style allocate no bytes per operation on either the initiator's or the target's thread,
- * and neither do all those paths taken in turn. Where the conduit's capabilities offer them, further runs
- * ({@link Run}) measure Longs reassembled at the target (put-with-immediate plus envelope), Longs by put-sync-send,
- * and RMA over active messages.
+ * segments, and 64 KiB Longs by the conduit's own protocol for them; Short, Medium and Long to rank 0 itself), RMA
+ * calls of every completion style and remote atomics allocate no bytes per operation on either the initiator's or the
+ * target's thread, and neither do all those paths taken in turn. Where the conduit's capabilities offer them, further
+ * runs ({@link Run}) measure Longs reassembled at the target (put-with-immediate plus envelope), Longs by
+ * put-sync-send, and RMA over active messages.
  *
  * <p>A conduit module subclasses the kit and says how to select its conduit ({@link #environment()}); it may change
  * the operation counts ({@link #measured()}, {@link #pathWarmup()}) and measure every path again under settings of
@@ -41,6 +45,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ({@link #refusedRuns()}), which are then checked refused instead of measured.
  */
 public abstract class AllocationKit extends AllocationMeasureKit {
+    /** Where the atomics paths operate in rank 1's segment: past the RMA paths' 512 bytes at 8192. */
+    private static final long ATOMIC_AT = 16_384;
+
     @Test
     @Timeout(value = 170, unit = TimeUnit.SECONDS)
     void everyAmFormAndRmaCompletionAllocatesNothingOnEitherSide() {
@@ -333,7 +340,30 @@ public abstract class AllocationKit extends AllocationMeasureKit {
             rma.getNbi(dst, 0, remote, 0, 512);
             client.nbiWait(Ec.PUT | Ec.GET);
         }));
+        paths.addAll(atomicPaths(client, dst));
         paths.addAll(completionPaths(client, src, dst, remote));
+        return paths;
+    }
+
+    /** Remote atomics, integer and floating point, blocking, NB and NBI, to rank 1 and to this rank. */
+    private static List<Path> atomicPaths(Client client, MemorySegment result) {
+        final AtomicDomain longs = AtomicDomain.create(client, AtomicType.INT64, EnumSet.of(AtomicOp.FADD,
+            AtomicOp.FCAS), 0);
+        final AtomicDomain doubles = AtomicDomain.create(client, AtomicType.FLOAT64, EnumSet.of(AtomicOp.FADD), 0);
+        final int self = client.rank();
+        final List<Path> paths = new ArrayList<>();
+        paths.add(new Path("atomic INT64 FADD blocking, FCAS NB, FADD NBI nbiWait(Ec.RMW)", i -> {
+            longs.opLong(1, ATOMIC_AT, AtomicOp.FADD, 1, 0, 0);
+            longs.opLongNb(result, 0, 1, ATOMIC_AT, AtomicOp.FCAS, 5, 6, 0).await();
+            longs.opLongNbi(result, 8, 1, ATOMIC_AT, AtomicOp.FADD, 1, 0, 0);
+            client.nbiWait(Ec.RMW);
+        }));
+        paths.add(new Path("atomic FLOAT64 FADD blocking and NB, to rank 1 and to this rank", i -> {
+            doubles.opDouble(1, ATOMIC_AT + 8, AtomicOp.FADD, 0.5, 0, 0);
+            doubles.opDoubleNb(result, 16, 1, ATOMIC_AT + 8, AtomicOp.FADD, 0.5, 0, 0).await();
+            doubles.opDoubleNbi(result, 24, self, ATOMIC_AT + 8, AtomicOp.FADD, 0.5, 0, 0);
+            client.nbiWait(Ec.RMW);
+        }));
         return paths;
     }
 

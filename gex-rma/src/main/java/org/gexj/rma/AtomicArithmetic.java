@@ -1,0 +1,147 @@
+package org.gexj.rma;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The CPU's atomic operations on memory, which every implementation of {@link AtomicDomain} ends in (smp's on the
+ * peer's cross-mapped segment, AM's in the target's handler, a rank's on itself), so that all of a domain's accesses
+ * are atomic with respect to each other. Values travel as bits in a long: 32-bit integers sign-
+ * ({@link AtomicType#INT32}) or zero-extended ({@link AtomicType#UINT32}), a float's bits zero-extended, a double's
+ * bits.
+ *
+ * <p>Integer ADD, SUB, INC, DEC, the bitwise operations, SWAP and CAS are single instructions ({@link VarHandle}'s
+ * getAndAdd, getAndBitwise*, getAndSet, compareAndExchange); MULT, MIN, MAX and all floating-point arithmetic are
+ * compare-and-exchange loops. Every access is volatile (sequentially consistent).
+ */
+final class AtomicArithmetic {
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private AtomicArithmetic() {
+    }
+
+    /**
+     * Applies {@code op} with operands {@code a} and {@code b} to the value of {@code type} at {@code at} in
+     * {@code memory} (aligned and in range: checked by the caller).
+     *
+     * @return the value it held before, as bits (for non-fetching operations too)
+     */
+    static long apply(AtomicType type, AtomicOp op, MemorySegment memory, long at, long a, long b) {
+        return type.bytes() == 4 ? apply32(type, op, memory, at, (int) a, (int) b)
+            : apply64(type, op, memory, at, a, b);
+    }
+
+    /** The bits of a 32-bit value of {@code type} in a long. */
+    static long extend(AtomicType type, int bits) {
+        return type == AtomicType.INT32 ? bits : bits & 0xffff_ffffL;
+    }
+
+    private static long apply32(AtomicType type, AtomicOp op, MemorySegment m, long at, int a, int b) {
+        final boolean integer = type.integer();
+        final int old = switch (op) {
+            case GET -> (int) INT.getVolatile(m, at);
+            case SET, SWAP -> (int) INT.getAndSet(m, at, a);
+            case CAS, FCAS -> (int) INT.compareAndExchange(m, at, a, b);
+            case ADD, FADD -> integer ? (int) INT.getAndAdd(m, at, a) : loop32(type, op, m, at, a);
+            case SUB, FSUB -> integer ? (int) INT.getAndAdd(m, at, -a) : loop32(type, op, m, at, a);
+            case INC, FINC -> integer ? (int) INT.getAndAdd(m, at, 1) : loop32(type, op, m, at, a);
+            case DEC, FDEC -> integer ? (int) INT.getAndAdd(m, at, -1) : loop32(type, op, m, at, a);
+            case AND, FAND -> (int) INT.getAndBitwiseAnd(m, at, a);
+            case OR, FOR -> (int) INT.getAndBitwiseOr(m, at, a);
+            case XOR, FXOR -> (int) INT.getAndBitwiseXor(m, at, a);
+            case MULT, FMULT, MIN, FMIN, MAX, FMAX -> loop32(type, op, m, at, a);
+        };
+        return extend(type, old);
+    }
+
+    private static long apply64(AtomicType type, AtomicOp op, MemorySegment m, long at, long a, long b) {
+        final boolean integer = type.integer();
+        return switch (op) {
+            case GET -> (long) LONG.getVolatile(m, at);
+            case SET, SWAP -> (long) LONG.getAndSet(m, at, a);
+            case CAS, FCAS -> (long) LONG.compareAndExchange(m, at, a, b);
+            case ADD, FADD -> integer ? (long) LONG.getAndAdd(m, at, a) : loop64(type, op, m, at, a);
+            case SUB, FSUB -> integer ? (long) LONG.getAndAdd(m, at, -a) : loop64(type, op, m, at, a);
+            case INC, FINC -> integer ? (long) LONG.getAndAdd(m, at, 1L) : loop64(type, op, m, at, a);
+            case DEC, FDEC -> integer ? (long) LONG.getAndAdd(m, at, -1L) : loop64(type, op, m, at, a);
+            case AND, FAND -> (long) LONG.getAndBitwiseAnd(m, at, a);
+            case OR, FOR -> (long) LONG.getAndBitwiseOr(m, at, a);
+            case XOR, FXOR -> (long) LONG.getAndBitwiseXor(m, at, a);
+            case MULT, FMULT, MIN, FMIN, MAX, FMAX -> loop64(type, op, m, at, a);
+        };
+    }
+
+    private static int loop32(AtomicType type, AtomicOp op, MemorySegment m, long at, int a) {
+        int old = (int) INT.getVolatile(m, at);
+        while (true) {
+            final int witness = (int) INT.compareAndExchange(m, at, old, next32(type, op, old, a));
+            if (witness == old) {
+                return old;
+            }
+            old = witness;
+        }
+    }
+
+    private static long loop64(AtomicType type, AtomicOp op, MemorySegment m, long at, long a) {
+        long old = (long) LONG.getVolatile(m, at);
+        while (true) {
+            final long witness = (long) LONG.compareAndExchange(m, at, old, next64(type, op, old, a));
+            if (witness == old) {
+                return old;
+            }
+            old = witness;
+        }
+    }
+
+    /** The value {@code op} leaves where {@code old} was: the arithmetic the loops need. */
+    static int next32(AtomicType type, AtomicOp op, int old, int a) {
+        if (type == AtomicType.FLOAT32) {
+            final float x = Float.intBitsToFloat(old);
+            final float y = Float.intBitsToFloat(a);
+            return Float.floatToRawIntBits(switch (op) {
+                case ADD, FADD -> x + y;
+                case SUB, FSUB -> x - y;
+                case INC, FINC -> x + 1;
+                case DEC, FDEC -> x - 1;
+                case MULT, FMULT -> x * y;
+                case MIN, FMIN -> y < x ? y : x;
+                case MAX, FMAX -> y > x ? y : x;
+                default -> throw new IllegalStateException(op + " is no arithmetic");
+            });
+        }
+        final boolean signed = type.signed();
+        return switch (op) {
+            case MULT, FMULT -> old * a;
+            case MIN, FMIN -> (signed ? Integer.compare(a, old) : Integer.compareUnsigned(a, old)) < 0 ? a : old;
+            case MAX, FMAX -> (signed ? Integer.compare(a, old) : Integer.compareUnsigned(a, old)) > 0 ? a : old;
+            default -> throw new IllegalStateException(op + " is a single instruction on " + type);
+        };
+    }
+
+    /** As {@link #next32}, for 64-bit types. */
+    static long next64(AtomicType type, AtomicOp op, long old, long a) {
+        if (type == AtomicType.FLOAT64) {
+            final double x = Double.longBitsToDouble(old);
+            final double y = Double.longBitsToDouble(a);
+            return Double.doubleToRawLongBits(switch (op) {
+                case ADD, FADD -> x + y;
+                case SUB, FSUB -> x - y;
+                case INC, FINC -> x + 1;
+                case DEC, FDEC -> x - 1;
+                case MULT, FMULT -> x * y;
+                case MIN, FMIN -> y < x ? y : x;
+                case MAX, FMAX -> y > x ? y : x;
+                default -> throw new IllegalStateException(op + " is no arithmetic");
+            });
+        }
+        final boolean signed = type.signed();
+        return switch (op) {
+            case MULT, FMULT -> old * a;
+            case MIN, FMIN -> (signed ? Long.compare(a, old) : Long.compareUnsigned(a, old)) < 0 ? a : old;
+            case MAX, FMAX -> (signed ? Long.compare(a, old) : Long.compareUnsigned(a, old)) > 0 ? a : old;
+            default -> throw new IllegalStateException(op + " is a single instruction on " + type);
+        };
+    }
+}

@@ -1,0 +1,361 @@
+package org.gexj.rma;
+
+import org.gexj.Client;
+import org.gexj.Event;
+import org.gexj.Flags;
+import org.gexj.am.Am;
+import org.gexj.internal.CoreAccess;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * An atomic domain ({@code gex_AD_t}): remote atomic operations of one {@link AtomicType} on values in the segments of
+ * the job's ranks, restricted to a declared set of {@link AtomicOp}s. The operations are atomic with respect to each
+ * other, and to nothing else: as in GASNet-EX, the program separates phases in which a location is accessed through a
+ * domain from phases in which it is accessed otherwise (plain loads and stores, {@link Rma} puts and gets, another
+ * domain) by completing the operations and synchronising (a barrier). Here every implementation ends in the CPU's
+ * atomic instructions on the target's memory, so mixing happens to be safe on every conduit today; a program must not
+ * rely on it, since a NIC's atomics would not be.
+ *
+ * <p>Each operation comes in three forms, as GASNet's {@code gex_AD_OpNB_<DT>} and {@code gex_AD_OpNBI_<DT>} with a
+ * blocking one beside them: {@code opLong}/{@code opDouble} return the target's previous value (for fetching
+ * operations; 0 for the others) once complete; {@code ...Nb} stores it into a result buffer and returns an event;
+ * {@code ...Nbi} stores it and is completed by {@link Client#nbiWait} with the operation's {@link AtomicOp#category()}
+ * ({@code Ec.PUT} for SET, {@code Ec.GET} for GET, else {@code Ec.RMW}) or by an access region. The integer types take
+ * the {@code long} forms, the floating-point ones the {@code double} forms. A result is stored in the domain type's
+ * width (4 or 8 bytes, native byte order, any alignment); the result buffer is read only for fetching operations.
+ *
+ * <p>Checked at the call, before anything is sent, each with an {@link IllegalArgumentException} naming the value and
+ * what is allowed: the rank, the offset (in the target's segment and aligned to the type's size), the operation (in the
+ * domain's set), operands a 32-bit integer type cannot hold, the result buffer, and the flags.
+ *
+ * <p>Implementations: on smp the operation is the CPU's atomic on the peer's cross-mapped segment, complete at return;
+ * elsewhere an active message to the target, whose handler applies it ({@link AmAtomics}); on the rank itself the CPU's
+ * atomic. {@code GEX_AD_OVER_AM=1} (or {@code GEX_RMA_OVER_AM=1}) forces active messages on smp, for tests and
+ * comparison. The creation hints {@link #FAVOR_MY_RANK}, {@link #FAVOR_MY_NBRHD} and {@link #FAVOR_REMOTE} are
+ * accepted and change nothing yet: no conduit offloads atomics to a NIC.
+ *
+ * <p>Creation and {@link #close()} are collective in GASNet-EX; here they exchange nothing and do not synchronise, so
+ * every rank should create its domain before any rank uses it on it and close it only after the job's operations
+ * completed (a barrier), as GASNet requires. Any thread may call the operations.
+ */
+public final class AtomicDomain implements AutoCloseable {
+    private static final CoreAccess CORE = CoreAccess.get();
+
+    /** Acquire ordering for the calling thread at the operation's completion ({@code GEX_FLAG_AD_ACQ}). */
+    public static final int ACQ = 1 << 1;
+    /** Release ordering for the calling thread before the operation starts ({@code GEX_FLAG_AD_REL}). */
+    public static final int REL = 1 << 2;
+    /** An assertion that the target is the calling rank ({@code GEX_FLAG_AD_MY_RANK}): checked. */
+    public static final int MY_RANK = 1 << 3;
+    /**
+     * An assertion that the target shares memory with the calling rank ({@code GEX_FLAG_AD_MY_NBRHD}): checked; on smp
+     * every rank does, elsewhere only the rank itself.
+     */
+    public static final int MY_NBRHD = 1 << 4;
+    /** Creation hint: most operations target the creating rank. */
+    public static final int FAVOR_MY_RANK = 1 << 8;
+    /** Creation hint: most operations target ranks sharing memory with the creating one. */
+    public static final int FAVOR_MY_NBRHD = 1 << 9;
+    /** Creation hint: most operations target other hosts. */
+    public static final int FAVOR_REMOTE = 1 << 10;
+
+    private static final int OP_FLAGS = Flags.IMMEDIATE | ACQ | REL | MY_RANK | MY_NBRHD;
+    private static final int CREATE_FLAGS = FAVOR_MY_RANK | FAVOR_MY_NBRHD | FAVOR_REMOTE;
+
+    private final Client client;
+    private final Rma rma;
+    private final AtomicType type;
+    private final Set<AtomicOp> ops;
+    /** Bit i set: {@code AtomicOp.values()[i]} is in the set. */
+    private final int opBits;
+    private final int flags;
+    private final boolean crossMapped;
+    private final ThreadLocal<Event> blocking;
+    private final ThreadLocal<MemorySegment> blockingResult;
+    private volatile boolean closed;
+
+    private AtomicDomain(Client client, AtomicType type, Set<AtomicOp> ops, int flags) {
+        this.client = client;
+        this.rma = Rma.of(client);
+        this.type = type;
+        this.ops = Collections.unmodifiableSet(EnumSet.copyOf(ops));
+        int bits = 0;
+        for (AtomicOp op : ops) {
+            bits |= 1 << op.ordinal();
+        }
+        this.opBits = bits;
+        this.flags = flags;
+        this.crossMapped = rma.atomicsDirect();
+        this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
+        this.blockingResult = ThreadLocal.withInitial(() -> java.lang.foreign.Arena.ofAuto().allocate(8, 8));
+    }
+
+    /**
+     * Creates a domain for {@code type} and the operations {@code ops} ({@code gex_AD_Create} on the job's team).
+     *
+     * @param flags 0 or {@link #FAVOR_MY_RANK}, {@link #FAVOR_MY_NBRHD}, {@link #FAVOR_REMOTE}
+     * @throws IllegalArgumentException for a bitwise operation on a floating-point type, an empty set, or other flags
+     */
+    public static AtomicDomain create(Client client, AtomicType type, Set<AtomicOp> ops, int flags) {
+        if (client == null || type == null || ops == null) {
+            throw new NullPointerException(client == null ? "client is null" : type == null ? "type is null"
+                : "ops is null");
+        }
+        CORE.checkOpen(client);
+        if (ops.isEmpty()) {
+            throw new IllegalArgumentException("an atomic domain needs at least one operation; ops is empty");
+        }
+        for (AtomicOp op : ops) {
+            if (op == null) {
+                throw new NullPointerException("ops contains null");
+            }
+            if (op.bitwise() && !type.integer()) {
+                throw new IllegalArgumentException(op + " takes integer types only, not " + type);
+            }
+        }
+        if ((flags & ~CREATE_FLAGS) != 0) {
+            throw new IllegalArgumentException("atomic domain flags 0x" + Integer.toHexString(flags)
+                + " has bits outside FAVOR_MY_RANK, FAVOR_MY_NBRHD, FAVOR_REMOTE (0x"
+                + Integer.toHexString(CREATE_FLAGS) + ")");
+        }
+        return new AtomicDomain(client, type, ops, flags);
+    }
+
+    public Client client() {
+        return client;
+    }
+
+    public AtomicType type() {
+        return type;
+    }
+
+    /** The operations it takes ({@code gex_AD_QueryOps}). */
+    public Set<AtomicOp> ops() {
+        return ops;
+    }
+
+    /** The flags it was created with ({@code gex_AD_QueryFlags}). */
+    public int flags() {
+        return flags;
+    }
+
+    /** Later operations throw {@link IllegalStateException}; those in flight complete. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+    }
+
+    // ------------------------------------------------------------------------------------------ integer types
+
+    /**
+     * Blocking operation on an integer domain.
+     *
+     * @param operand1 the operand (the value to compare for CAS and FCAS); ignored by GET, INC and DEC
+     * @param operand2 the value CAS and FCAS swap in; ignored by the others
+     * @param flags    0 or {@link Flags#IMMEDIATE} (ignored here), {@link #ACQ}, {@link #REL}, {@link #MY_RANK},
+     *                 {@link #MY_NBRHD}
+     * @return the target's previous value for a fetching operation (32-bit types: sign-extended for INT32,
+     *         zero-extended for UINT32), else 0
+     */
+    public long opLong(int rank, long offset, AtomicOp op, long operand1, long operand2, int flags) {
+        check(rank, offset, op, flags, true);
+        return run(rank, offset, op, longBits(op, operand1, 1), longBits(op, operand2, 2), flags);
+    }
+
+    /**
+     * Non-blocking operation on an integer domain; a fetching one stores the previous value into {@code result} at
+     * {@code resultOffset} before the event completes.
+     *
+     * @return the event, {@link Event#DONE} if already complete, or null if {@link Flags#IMMEDIATE} was given and
+     *         resources were short (nothing started: {@code GEX_EVENT_NO_OP})
+     */
+    public Event opLongNb(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long operand1,
+                          long operand2, int flags) {
+        check(rank, offset, op, flags, true);
+        checkResult(op, result, resultOffset);
+        return startNb(result, resultOffset, rank, offset, op, longBits(op, operand1, 1), longBits(op, operand2, 2),
+            flags);
+    }
+
+    /**
+     * Implicit-handle operation on an integer domain; a fetching one stores the previous value into {@code result}.
+     *
+     * @return 0, or non-zero if {@link Flags#IMMEDIATE} was given and resources were short (nothing started)
+     */
+    public int opLongNbi(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long operand1,
+                         long operand2, int flags) {
+        check(rank, offset, op, flags, true);
+        checkResult(op, result, resultOffset);
+        return startNbi(result, resultOffset, rank, offset, op, longBits(op, operand1, 1), longBits(op, operand2, 2),
+            flags);
+    }
+
+    // ------------------------------------------------------------------------------------------ floating point
+
+    /** Blocking operation on a floating-point domain; otherwise as {@link #opLong}. */
+    public double opDouble(int rank, long offset, AtomicOp op, double operand1, double operand2, int flags) {
+        check(rank, offset, op, flags, false);
+        final long bits = run(rank, offset, op, doubleBits(operand1), doubleBits(operand2), flags);
+        return op.fetching() ? toDouble(bits) : 0;
+    }
+
+    /** Non-blocking operation on a floating-point domain; otherwise as {@link #opLongNb}. */
+    public Event opDoubleNb(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op,
+                            double operand1, double operand2, int flags) {
+        check(rank, offset, op, flags, false);
+        checkResult(op, result, resultOffset);
+        return startNb(result, resultOffset, rank, offset, op, doubleBits(operand1), doubleBits(operand2), flags);
+    }
+
+    /** Implicit-handle operation on a floating-point domain; otherwise as {@link #opLongNbi}. */
+    public int opDoubleNbi(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op,
+                           double operand1, double operand2, int flags) {
+        check(rank, offset, op, flags, false);
+        checkResult(op, result, resultOffset);
+        return startNbi(result, resultOffset, rank, offset, op, doubleBits(operand1), doubleBits(operand2), flags);
+    }
+
+    // ------------------------------------------------------------------------------------------ paths
+
+    /** A blocking operation: its previous value's bits (0 for non-fetching operations). */
+    private long run(int rank, long offset, AtomicOp op, long a, long b, int flags) {
+        if ((flags & REL) != 0) {
+            VarHandle.releaseFence();
+        }
+        if (crossMapped || rank == client.rank()) {
+            final long old = AtomicArithmetic.apply(type, op, rma.atomicTarget(rank), offset, a, b);
+            return op.fetching() ? old : 0;
+        }
+        final MemorySegment r = blockingResult.get();
+        final Event e = blocking.get();
+        rma.amAtomics().start(type, op, rank, offset, a, b, op.fetching() ? r : null, 0, e, false);
+        e.await();
+        if ((flags & ACQ) != 0) {
+            VarHandle.acquireFence();
+        }
+        return op.fetching() ? (type.bytes() == 4 ? AtomicArithmetic.extend(type, r.get(ValueLayout.JAVA_INT, 0))
+            : r.get(ValueLayout.JAVA_LONG, 0)) : 0;
+    }
+
+    private Event startNb(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long a, long b,
+                          int flags) {
+        if ((flags & REL) != 0) {
+            VarHandle.releaseFence();
+        }
+        if (crossMapped || rank == client.rank()) {
+            applyHere(result, resultOffset, rank, offset, op, a, b);
+            return Event.DONE;
+        }
+        final Event e = CORE.pooledEvent(client);
+        final int code = rma.amAtomics().start(type, op, rank, offset, a, b, op.fetching() ? result : null,
+            resultOffset, e, (flags & Flags.IMMEDIATE) != 0);
+        return code == Am.OK ? e : null;
+    }
+
+    private int startNbi(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long a, long b,
+                         int flags) {
+        if ((flags & REL) != 0) {
+            VarHandle.releaseFence();
+        }
+        if (crossMapped || rank == client.rank()) {
+            applyHere(result, resultOffset, rank, offset, op, a, b);
+            return 0;
+        }
+        return rma.amAtomics().start(type, op, rank, offset, a, b, op.fetching() ? result : null, resultOffset,
+            CORE.nbiEvent(client, op.category()), (flags & Flags.IMMEDIATE) != 0);
+    }
+
+    /** The CPU's atomic on memory this process maps, the previous value stored if it fetches. */
+    private void applyHere(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long a,
+                           long b) {
+        final long old = AtomicArithmetic.apply(type, op, rma.atomicTarget(rank), offset, a, b);
+        if (op.fetching()) {
+            store(type, result, resultOffset, old);
+        }
+    }
+
+    /** Stores a previous value's bits in {@code type}'s width, native byte order, any alignment. */
+    static void store(AtomicType type, MemorySegment result, long offset, long bits) {
+        if (type.bytes() == 4) {
+            result.set(ValueLayout.JAVA_INT_UNALIGNED, offset, (int) bits);
+        } else {
+            result.set(ValueLayout.JAVA_LONG_UNALIGNED, offset, bits);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ conversions
+
+    /** An integer operand as the bits the target takes; 32-bit types take either signed or unsigned values. */
+    private long longBits(AtomicOp op, long operand, int which) {
+        if (which > op.operands()) {
+            return 0;
+        }
+        if (type.bytes() == 4 && (operand < Integer.MIN_VALUE || operand > 0xffff_ffffL)) {
+            throw new IllegalArgumentException("operand " + which + " of " + op + ", " + operand + ", does not fit "
+                + type + ": allowed [" + Integer.MIN_VALUE + ", " + 0xffff_ffffL + "]");
+        }
+        return type.bytes() == 4 ? operand & 0xffff_ffffL : operand;
+    }
+
+    private long doubleBits(double operand) {
+        return type == AtomicType.FLOAT32 ? Float.floatToRawIntBits((float) operand) & 0xffff_ffffL
+            : Double.doubleToRawLongBits(operand);
+    }
+
+    private double toDouble(long bits) {
+        return type == AtomicType.FLOAT32 ? Float.intBitsToFloat((int) bits) : Double.longBitsToDouble(bits);
+    }
+
+    // ------------------------------------------------------------------------------------------ checks
+
+    private void check(int rank, long offset, AtomicOp op, int flags, boolean integerForm) {
+        CORE.checkOpenAndNotRestricted(client, "a remote atomic");
+        if (closed) {
+            throw new IllegalStateException("this " + type + " atomic domain is closed");
+        }
+        if (op == null) {
+            throw new NullPointerException("op is null");
+        }
+        if (integerForm != type.integer()) {
+            throw new IllegalArgumentException("a " + type + " domain takes " + (type.integer() ? "opLong" : "opDouble")
+                + " and its forms, not " + (integerForm ? "opLong" : "opDouble"));
+        }
+        if ((opBits & (1 << op.ordinal())) == 0) {
+            throw new IllegalArgumentException("operation " + op + " is not in this domain's set " + ops);
+        }
+        if ((flags & ~OP_FLAGS) != 0) {
+            throw new IllegalArgumentException("atomic operation flags 0x" + Integer.toHexString(flags)
+                + " has bits outside IMMEDIATE, ACQ, REL, MY_RANK, MY_NBRHD (0x" + Integer.toHexString(OP_FLAGS) + ")");
+        }
+        rma.checkAtomicTarget(rank, offset, type.bytes());
+        if ((offset & (type.bytes() - 1)) != 0) {
+            throw new IllegalArgumentException("offset " + offset + " is not aligned to the " + type.bytes()
+                + "-byte size of " + type);
+        }
+        if ((flags & MY_RANK) != 0 && rank != client.rank()) {
+            throw new IllegalArgumentException("MY_RANK asserted for rank " + rank + ", but this is rank "
+                + client.rank());
+        }
+        if ((flags & MY_NBRHD) != 0 && rank != client.rank() && !client.capabilities().crossMapped()) {
+            throw new IllegalArgumentException("MY_NBRHD asserted for rank " + rank + ", but rank " + client.rank()
+                + " shares memory with no other rank on this conduit");
+        }
+    }
+
+    /** A fetching operation's result buffer: in range, writable, reachable from the thread that stores it. */
+    private void checkResult(AtomicOp op, MemorySegment result, long resultOffset) {
+        if (!op.fetching()) {
+            return;
+        }
+        if (result == null) {
+            throw new NullPointerException("result is null, but " + op + " fetches");
+        }
+        Rma.checkDestination(result, resultOffset, type.bytes());
+    }
+}
