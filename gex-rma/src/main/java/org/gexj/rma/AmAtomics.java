@@ -116,8 +116,8 @@ final class AmAtomics {
             token.replyShort(REPLY, args.get(AtomicArgs.SLOT), AtomicArgs.OUT_OF_SEGMENT, 0, 0);
             return;
         }
-        final long old = AtomicArithmetic.apply(type, AtomicOp.of(AtomicArgs.op(args.get(AtomicArgs.CODE))), memory,
-            at, AtomicArgs.join(args.get(AtomicArgs.OPERAND1), args.get(AtomicArgs.OPERAND1 + 1)),
+        final long old = AtomicArithmetic.apply(type, AtomicOp.of(AtomicArgs.op(args.get(AtomicArgs.CODE))),
+            memory.address() + at, AtomicArgs.join(args.get(AtomicArgs.OPERAND1), args.get(AtomicArgs.OPERAND1 + 1)),
             AtomicArgs.join(args.get(AtomicArgs.OPERAND2), args.get(AtomicArgs.OPERAND2 + 1)));
         token.replyShort(REPLY, args.get(AtomicArgs.SLOT), AtomicArgs.APPLIED, AtomicArgs.high(old),
             AtomicArgs.low(old));
@@ -132,7 +132,7 @@ final class AmAtomics {
                 + types[slot] + " at offset " + offsets[slot] + " of its segment: no aligned value of that type there");
         } else if (results[slot] != null) {
             try {
-                AtomicDomain.store(types[slot], results[slot], resultOffsets[slot],
+                AtomicDomain.storeChecked(types[slot], results[slot], resultOffsets[slot],
                     AtomicArgs.join(args.get(AtomicArgs.VALUE), args.get(AtomicArgs.VALUE + 1)));
             } catch (RuntimeException storing) {
                 failure = storing; // the result's arena closed meanwhile

@@ -1,8 +1,6 @@
 package org.gexj.rma;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
+import org.agrona.UnsafeApi;
 
 /**
  * The CPU's atomic operations on memory, which every implementation of {@link AtomicDomain} ends in (smp's on the
@@ -11,26 +9,27 @@ import java.lang.invoke.VarHandle;
  * ({@link AtomicType#INT32}) or zero-extended ({@link AtomicType#UINT32}), a float's bits zero-extended, a double's
  * bits.
  *
- * <p>Integer ADD, SUB, INC, DEC, the bitwise operations, SWAP and CAS are single instructions ({@link VarHandle}'s
+ * <p>Integer ADD, SUB, INC, DEC, the bitwise operations, SWAP and CAS are single instructions (the JDK's
  * getAndAdd, getAndBitwise*, getAndSet, compareAndExchange); MULT, MIN, MAX and all floating-point arithmetic are
  * compare-and-exchange loops. Every access is volatile (sequentially consistent).
+ *
+ * <p>They take raw addresses, as smp's copies do ({@code CrossMappedRmaEngine}): the callers have checked the range
+ * and the alignment, and the memory is a segment mapped for the client's life. Through a {@code MemorySegment}'s
+ * var handle, the segment's own checks (bounds, alignment, liveness, confinement) cost an smp operation more than the
+ * instruction itself.
  */
 final class AtomicArithmetic {
-    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-
     private AtomicArithmetic() {
     }
 
     /**
-     * Applies {@code op} with operands {@code a} and {@code b} to the value of {@code type} at {@code at} in
-     * {@code memory} (aligned and in range: checked by the caller).
+     * Applies {@code op} with operands {@code a} and {@code b} to the value of {@code type} at {@code address}
+     * (aligned, in a live segment: checked by the caller).
      *
      * @return the value it held before, as bits (for non-fetching operations too)
      */
-    static long apply(AtomicType type, AtomicOp op, MemorySegment memory, long at, long a, long b) {
-        return type.bytes() == 4 ? apply32(type, op, memory, at, (int) a, (int) b)
-            : apply64(type, op, memory, at, a, b);
+    static long apply(AtomicType type, AtomicOp op, long address, long a, long b) {
+        return type.bytes() == 4 ? apply32(type, op, address, (int) a, (int) b) : apply64(type, op, address, a, b);
     }
 
     /** The bits of a 32-bit value of {@code type} in a long. */
@@ -38,45 +37,45 @@ final class AtomicArithmetic {
         return type == AtomicType.INT32 ? bits : bits & 0xffff_ffffL;
     }
 
-    private static long apply32(AtomicType type, AtomicOp op, MemorySegment m, long at, int a, int b) {
+    private static long apply32(AtomicType type, AtomicOp op, long at, int a, int b) {
         final boolean integer = type.integer();
         final int old = switch (op) {
-            case GET -> (int) INT.getVolatile(m, at);
-            case SET, SWAP -> (int) INT.getAndSet(m, at, a);
-            case CAS, FCAS -> (int) INT.compareAndExchange(m, at, a, b);
-            case ADD, FADD -> integer ? (int) INT.getAndAdd(m, at, a) : loop32(type, op, m, at, a);
-            case SUB, FSUB -> integer ? (int) INT.getAndAdd(m, at, -a) : loop32(type, op, m, at, a);
-            case INC, FINC -> integer ? (int) INT.getAndAdd(m, at, 1) : loop32(type, op, m, at, a);
-            case DEC, FDEC -> integer ? (int) INT.getAndAdd(m, at, -1) : loop32(type, op, m, at, a);
-            case AND, FAND -> (int) INT.getAndBitwiseAnd(m, at, a);
-            case OR, FOR -> (int) INT.getAndBitwiseOr(m, at, a);
-            case XOR, FXOR -> (int) INT.getAndBitwiseXor(m, at, a);
-            case MULT, FMULT, MIN, FMIN, MAX, FMAX -> loop32(type, op, m, at, a);
+            case GET -> UnsafeApi.getIntVolatile(null, at);
+            case SET, SWAP -> UnsafeApi.getAndSetInt(null, at, a);
+            case CAS, FCAS -> UnsafeApi.compareAndExchangeInt(null, at, a, b);
+            case ADD, FADD -> integer ? UnsafeApi.getAndAddInt(null, at, a) : loop32(type, op, at, a);
+            case SUB, FSUB -> integer ? UnsafeApi.getAndAddInt(null, at, -a) : loop32(type, op, at, a);
+            case INC, FINC -> integer ? UnsafeApi.getAndAddInt(null, at, 1) : loop32(type, op, at, a);
+            case DEC, FDEC -> integer ? UnsafeApi.getAndAddInt(null, at, -1) : loop32(type, op, at, a);
+            case AND, FAND -> UnsafeApi.getAndBitwiseAndInt(null, at, a);
+            case OR, FOR -> UnsafeApi.getAndBitwiseOrInt(null, at, a);
+            case XOR, FXOR -> UnsafeApi.getAndBitwiseXorInt(null, at, a);
+            case MULT, FMULT, MIN, FMIN, MAX, FMAX -> loop32(type, op, at, a);
         };
         return extend(type, old);
     }
 
-    private static long apply64(AtomicType type, AtomicOp op, MemorySegment m, long at, long a, long b) {
+    private static long apply64(AtomicType type, AtomicOp op, long at, long a, long b) {
         final boolean integer = type.integer();
         return switch (op) {
-            case GET -> (long) LONG.getVolatile(m, at);
-            case SET, SWAP -> (long) LONG.getAndSet(m, at, a);
-            case CAS, FCAS -> (long) LONG.compareAndExchange(m, at, a, b);
-            case ADD, FADD -> integer ? (long) LONG.getAndAdd(m, at, a) : loop64(type, op, m, at, a);
-            case SUB, FSUB -> integer ? (long) LONG.getAndAdd(m, at, -a) : loop64(type, op, m, at, a);
-            case INC, FINC -> integer ? (long) LONG.getAndAdd(m, at, 1L) : loop64(type, op, m, at, a);
-            case DEC, FDEC -> integer ? (long) LONG.getAndAdd(m, at, -1L) : loop64(type, op, m, at, a);
-            case AND, FAND -> (long) LONG.getAndBitwiseAnd(m, at, a);
-            case OR, FOR -> (long) LONG.getAndBitwiseOr(m, at, a);
-            case XOR, FXOR -> (long) LONG.getAndBitwiseXor(m, at, a);
-            case MULT, FMULT, MIN, FMIN, MAX, FMAX -> loop64(type, op, m, at, a);
+            case GET -> UnsafeApi.getLongVolatile(null, at);
+            case SET, SWAP -> UnsafeApi.getAndSetLong(null, at, a);
+            case CAS, FCAS -> UnsafeApi.compareAndExchangeLong(null, at, a, b);
+            case ADD, FADD -> integer ? UnsafeApi.getAndAddLong(null, at, a) : loop64(type, op, at, a);
+            case SUB, FSUB -> integer ? UnsafeApi.getAndAddLong(null, at, -a) : loop64(type, op, at, a);
+            case INC, FINC -> integer ? UnsafeApi.getAndAddLong(null, at, 1L) : loop64(type, op, at, a);
+            case DEC, FDEC -> integer ? UnsafeApi.getAndAddLong(null, at, -1L) : loop64(type, op, at, a);
+            case AND, FAND -> UnsafeApi.getAndBitwiseAndLong(null, at, a);
+            case OR, FOR -> UnsafeApi.getAndBitwiseOrLong(null, at, a);
+            case XOR, FXOR -> UnsafeApi.getAndBitwiseXorLong(null, at, a);
+            case MULT, FMULT, MIN, FMIN, MAX, FMAX -> loop64(type, op, at, a);
         };
     }
 
-    private static int loop32(AtomicType type, AtomicOp op, MemorySegment m, long at, int a) {
-        int old = (int) INT.getVolatile(m, at);
+    private static int loop32(AtomicType type, AtomicOp op, long at, int a) {
+        int old = UnsafeApi.getIntVolatile(null, at);
         while (true) {
-            final int witness = (int) INT.compareAndExchange(m, at, old, next32(type, op, old, a));
+            final int witness = UnsafeApi.compareAndExchangeInt(null, at, old, next32(type, op, old, a));
             if (witness == old) {
                 return old;
             }
@@ -84,10 +83,10 @@ final class AtomicArithmetic {
         }
     }
 
-    private static long loop64(AtomicType type, AtomicOp op, MemorySegment m, long at, long a) {
-        long old = (long) LONG.getVolatile(m, at);
+    private static long loop64(AtomicType type, AtomicOp op, long at, long a) {
+        long old = UnsafeApi.getLongVolatile(null, at);
         while (true) {
-            final long witness = (long) LONG.compareAndExchange(m, at, old, next64(type, op, old, a));
+            final long witness = UnsafeApi.compareAndExchangeLong(null, at, old, next64(type, op, old, a));
             if (witness == old) {
                 return old;
             }

@@ -1,8 +1,10 @@
 package org.gexj.rma;
 
+import org.agrona.UnsafeApi;
 import org.gexj.Client;
 import org.gexj.Event;
 import org.gexj.Flags;
+import org.gexj.Segment;
 import org.gexj.am.Am;
 import org.gexj.internal.CoreAccess;
 
@@ -76,6 +78,11 @@ public final class AtomicDomain implements AutoCloseable {
     private final int opBits;
     private final int flags;
     private final boolean crossMapped;
+    private final boolean integer;
+    private final int width;
+    private final int self;
+    /** Built on first use: the segments may be attached after the domain is created. */
+    private Targets targets;
     private final ThreadLocal<Event> blocking;
     private final ThreadLocal<MemorySegment> blockingResult;
     private volatile boolean closed;
@@ -92,6 +99,9 @@ public final class AtomicDomain implements AutoCloseable {
         this.opBits = bits;
         this.flags = flags;
         this.crossMapped = rma.atomicsDirect();
+        this.integer = type.integer();
+        this.width = type.bytes();
+        this.self = client.rank();
         this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
         this.blockingResult = ThreadLocal.withInitial(() -> java.lang.foreign.Arena.ofAuto().allocate(8, 8));
     }
@@ -228,8 +238,8 @@ public final class AtomicDomain implements AutoCloseable {
         if ((flags & REL) != 0) {
             VarHandle.releaseFence();
         }
-        if (crossMapped || rank == client.rank()) {
-            final long old = AtomicArithmetic.apply(type, op, rma.atomicTarget(rank), offset, a, b);
+        if (crossMapped || rank == self) {
+            final long old = AtomicArithmetic.apply(type, op, targets.base[rank] + offset, a, b);
             return op.fetching() ? old : 0;
         }
         final MemorySegment r = blockingResult.get();
@@ -248,7 +258,7 @@ public final class AtomicDomain implements AutoCloseable {
         if ((flags & REL) != 0) {
             VarHandle.releaseFence();
         }
-        if (crossMapped || rank == client.rank()) {
+        if (crossMapped || rank == self) {
             applyHere(result, resultOffset, rank, offset, op, a, b);
             return Event.DONE;
         }
@@ -263,7 +273,7 @@ public final class AtomicDomain implements AutoCloseable {
         if ((flags & REL) != 0) {
             VarHandle.releaseFence();
         }
-        if (crossMapped || rank == client.rank()) {
+        if (crossMapped || rank == self) {
             applyHere(result, resultOffset, rank, offset, op, a, b);
             return 0;
         }
@@ -271,17 +281,31 @@ public final class AtomicDomain implements AutoCloseable {
             CORE.nbiEvent(client, op.category()), (flags & Flags.IMMEDIATE) != 0);
     }
 
-    /** The CPU's atomic on memory this process maps, the previous value stored if it fetches. */
+    /**
+     * The CPU's atomic on memory this process maps, the previous value stored if it fetches: by raw address where the
+     * result is native ({@link #checkResult} found it alive and shared), as {@link AtomicArithmetic} applies.
+     */
     private void applyHere(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long a,
                            long b) {
-        final long old = AtomicArithmetic.apply(type, op, rma.atomicTarget(rank), offset, a, b);
+        final long old = AtomicArithmetic.apply(type, op, targets.base[rank] + offset, a, b);
         if (op.fetching()) {
-            store(type, result, resultOffset, old);
+            if (result.isNative()) {
+                if (width == 4) {
+                    UnsafeApi.putInt(result.address() + resultOffset, (int) old);
+                } else {
+                    UnsafeApi.putLong(result.address() + resultOffset, old);
+                }
+            } else {
+                storeChecked(type, result, resultOffset, old);
+            }
         }
     }
 
-    /** Stores a previous value's bits in {@code type}'s width, native byte order, any alignment. */
-    static void store(AtomicType type, MemorySegment result, long offset, long bits) {
+    /**
+     * Stores a previous value's bits in {@code type}'s width, native byte order, any alignment, through the segment's
+     * checks: for a result stored later by the polling thread, whose arena may have been closed meanwhile.
+     */
+    static void storeChecked(AtomicType type, MemorySegment result, long offset, long bits) {
         if (type.bytes() == 4) {
             result.set(ValueLayout.JAVA_INT_UNALIGNED, offset, (int) bits);
         } else {
@@ -314,8 +338,52 @@ public final class AtomicDomain implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------ checks
 
+    /** Each rank's segment as this domain reaches it: immutable, so that any thread may publish it. */
+    private static final class Targets {
+        /** The address of the rank's segment here (0 where it is reached by AM). */
+        final long[] base;
+        /** The largest offset at which a value of the type fits in the rank's segment. */
+        final long[] limit;
+
+        Targets(long[] base, long[] limit) {
+            this.base = base;
+            this.limit = limit;
+        }
+    }
+
+    /** @throws IllegalStateException if no segment is attached yet */
+    private Targets targets() {
+        Targets t = targets;
+        if (t == null) {
+            final Segment segment = client.segment();
+            final long[] base = new long[client.size()];
+            final long[] limit = new long[base.length];
+            for (int r = 0; r < base.length; r++) {
+                limit[r] = segment.size(r) - width;
+                base[r] = crossMapped || r == self ? rma.atomicTarget(r).address() : 0;
+            }
+            t = new Targets(base, limit);
+            targets = t; // a benign race: every thread builds the same
+        }
+        return t;
+    }
+
+    /**
+     * The checks of every operation, in one test for the common case; {@link #checkFully} names what is wrong. The
+     * locality assertions always take the full checks.
+     */
     private void check(int rank, long offset, AtomicOp op, int flags, boolean integerForm) {
         CORE.checkOpenAndNotRestricted(client, "a remote atomic");
+        final long[] limit = targets().limit;
+        if (closed || op == null || integerForm != integer || (opBits >>> op.ordinal() & 1) == 0
+            || (flags & ~(Flags.IMMEDIATE | ACQ | REL)) != 0 || rank < 0 || rank >= limit.length || offset < 0
+            || offset > limit[rank] || (offset & (width - 1)) != 0) {
+            checkFully(rank, offset, op, flags, integerForm);
+        }
+    }
+
+    private void checkFully(int rank, long offset, AtomicOp op, int flags, boolean integerForm) {
+
         if (closed) {
             throw new IllegalStateException("this " + type + " atomic domain is closed");
         }
@@ -333,8 +401,8 @@ public final class AtomicDomain implements AutoCloseable {
             throw new IllegalArgumentException("atomic operation flags 0x" + Integer.toHexString(flags)
                 + " has bits outside IMMEDIATE, ACQ, REL, MY_RANK, MY_NBRHD (0x" + Integer.toHexString(OP_FLAGS) + ")");
         }
-        rma.checkAtomicTarget(rank, offset, type.bytes());
-        if ((offset & (type.bytes() - 1)) != 0) {
+        rma.checkAtomicTarget(rank, offset, width);
+        if ((offset & (width - 1)) != 0) {
             throw new IllegalArgumentException("offset " + offset + " is not aligned to the " + type.bytes()
                 + "-byte size of " + type);
         }
@@ -348,7 +416,10 @@ public final class AtomicDomain implements AutoCloseable {
         }
     }
 
-    /** A fetching operation's result buffer: in range, writable, reachable from the thread that stores it. */
+    /**
+     * A fetching operation's result buffer: in range, writable, reachable from every thread (over AM the polling
+     * thread stores it) and alive (a target in this process stores it now, by raw address).
+     */
     private void checkResult(AtomicOp op, MemorySegment result, long resultOffset) {
         if (!op.fetching()) {
             return;
@@ -356,6 +427,9 @@ public final class AtomicDomain implements AutoCloseable {
         if (result == null) {
             throw new NullPointerException("result is null, but " + op + " fetches");
         }
-        Rma.checkDestination(result, resultOffset, type.bytes());
+        Rma.checkDestination(result, resultOffset, width);
+        if (!result.scope().isAlive()) {
+            throw new IllegalStateException("the result segment's arena is closed");
+        }
     }
 }

@@ -258,6 +258,19 @@ public abstract class AtomicKit extends ConduitKit {
             message(() -> AtomicDomain.create(client, AtomicType.INT32, EnumSet.noneOf(AtomicOp.class), 0), "empty");
             message(() -> AtomicDomain.create(client, AtomicType.INT32, EnumSet.of(AtomicOp.ADD), 1), "0x1");
             assertThrows(NullPointerException.class, () -> ints.opLongNb(null, 0, peer, 0, AtomicOp.FADD, 1, 0, 0));
+            try (Arena confined = Arena.ofConfined()) {
+                final MemorySegment mineOnly = confined.allocate(8, 8);
+                message(() -> ints.opLongNbi(mineOnly, 0, peer, 0, AtomicOp.FADD, 1, 0, 0), "confined");
+                message(() -> ints.opLongNbi(mineOnly, 0, client.rank(), 0, AtomicOp.FADD, 1, 0, 0), "confined");
+            }
+            final Arena closing = Arena.ofShared();
+            final MemorySegment gone = closing.allocate(8, 8);
+            closing.close();
+            for (int target : new int[] {peer, client.rank()}) {
+                final IllegalStateException closed = assertThrows(IllegalStateException.class,
+                    () -> ints.opLongNb(gone, 0, target, 0, AtomicOp.FADD, 1, 0, 0));
+                assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
+            }
             assertThrows(IllegalArgumentException.class, () -> AtomicOp.GET.toNonFetching());
             assertEquals(AtomicOp.SWAP, AtomicOp.SET.toFetching());
             assertEquals(AtomicOp.FXOR, AtomicOp.XOR.toFetching());

@@ -2,18 +2,13 @@ package org.gexj.testrma;
 
 import org.gexj.Client;
 import org.gexj.Ec;
-import org.gexj.Event;
-import org.gexj.Flags;
 import org.gexj.rma.AtomicDomain;
 import org.gexj.rma.AtomicOp;
 import org.gexj.rma.AtomicType;
 
 import java.io.PrintStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.Collections;
 import java.util.EnumSet;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -44,46 +39,19 @@ import static org.gexj.rma.AtomicOp.XOR;
  * rank + seed; a seed of 0 is derived from the time on rank 0, which broadcasts it through its segment. The error
  * counts are summed with an atomic ADD into rank 0's segment.
  */
-public final class TestRatomic {
+public final class TestRatomic extends RatomicRun {
     /** Where rank 0 keeps the broadcast seed and the error sum: past the 16 bytes the tests use. */
     private static final long SEED_AT = 64;
     private static final long ERRS_AT = 72;
-    /** The operations GASNet's {@code _TEST_OP_SET} can emulate SET with. */
-    private static final Set<AtomicOp> SET_OPS = EnumSet.of(SET, ADD, FADD, CAS, FCAS);
     /** The non-fetching operations in GASNet's numbering (_GEX_OP_AND = 0 to _GEX_OP_CAS = 11). */
     private static final List<AtomicOp> GEX_OPS = List.of(AtomicOp.AND, AtomicOp.OR, XOR, ADD, AtomicOp.SUB,
         AtomicOp.MULT, AtomicOp.MIN, AtomicOp.MAX, AtomicOp.INC, AtomicOp.DEC, SET, CAS);
 
-    private final Client client;
-    private final PrintStream out;
-    private final int iters;
-    private final int myrank;
-    private final int numranks;
-    private final boolean polite;
-    private final MemorySegment result = Arena.ofAuto().allocate(8, 8);
-    /** GASNet's {@code static int once} of each ERR site that reports only its first error. */
-    private final Set<String> once = new HashSet<>();
-    private Random rng;
-    private int peer;
-    private int neighbor;
-    private int testErrs;
-    private boolean prevFail;
-    private int failures;
-    // the type under test, its domain, and the domain's operations
-    private RatomicType t;
-    private AtomicDomain ad;
-    private Set<AtomicOp> ops;
     /** The randomized test's expected value at the peer. */
     private long mirror;
 
     private TestRatomic(Client client, PrintStream out, int iters) {
-        this.client = client;
-        this.out = out;
-        this.iters = iters;
-        this.myrank = client.rank();
-        this.numranks = client.size();
-        // GASNet's TEST_SET_WAITMODE(1): yield while spinning when the ranks outnumber the cores
-        this.polite = numranks > Runtime.getRuntime().availableProcessors();
+        super(client, out, iters);
     }
 
     public static void main(String[] args) {
@@ -233,66 +201,6 @@ public final class TestRatomic {
         testRand(lo, hi, "");
         client.barrier();
         ad.close();
-    }
-
-    // ------------------------------------------------------------------------------------------ operations
-
-    /** GASNet's _TEST_OP_BLOCKING: NB awaited or NBI then NBI_Wait, at random. @return the value fetched, if any */
-    private long blocking(int tgt, long offset, AtomicOp op, long a, long b, int flags) {
-        if (oneIn(2)) {
-            t.nb(ad, result, tgt, offset, op, a, b, flags).await();
-        } else {
-            t.nbi(ad, result, tgt, offset, op, a, b, flags);
-            client.nbiWait(op.category());
-        }
-        return op.fetching() ? t.read(result) : 0;
-    }
-
-    /**
-     * GASNet's _TEST_ROP on offset 0 of {@code tgt}: NB or NBI, with or without IMMEDIATE (retried without it if it
-     * gave up), at random. GASNet also targets by job rank one time in four: GEX/J's ranks are job ranks.
-     */
-    private long rop(int tgt, AtomicOp op, long a, long b) {
-        int flags = oneIn(2) ? Flags.IMMEDIATE : 0;
-        if (oneIn(2)) {
-            Event ev;
-            while ((ev = t.nb(ad, result, tgt, 0, op, a, b, flags)) == null) {
-                assertAlways((flags & Flags.IMMEDIATE) != 0, "flags & GEX_FLAG_IMMEDIATE");
-                flags &= ~Flags.IMMEDIATE;
-            }
-            ev.await();
-        } else {
-            while (t.nbi(ad, result, tgt, 0, op, a, b, flags) != 0) {
-                assertAlways((flags & Flags.IMMEDIATE) != 0, "flags & GEX_FLAG_IMMEDIATE");
-                flags &= ~Flags.IMMEDIATE;
-            }
-            client.nbiWait(op.category());
-        }
-        return op.fetching() ? t.read(result) : 0;
-    }
-
-    /** GASNet's _TEST_OP_SET: SET, or GET then (F)ADD or (F)CAS if the domain has no SET (no concurrent access). */
-    private void opSet(int tgt, long offset, long val, int flags) {
-        if (ops.contains(SET)) {
-            blocking(tgt, offset, SET, val, 0, flags);
-        } else if (!Collections.disjoint(ops, SET_OPS)) {
-            assertAlways(ops.contains(GET), "ops & GEX_OP_GET");
-            final long get = blocking(tgt, offset, GET, 0, 0, flags);
-            // fetching before non-fetching to favor checking of result
-            if (ops.contains(FADD)) {
-                final long fetch = blocking(tgt, offset, FADD, t.sub(val, get), 0, flags);
-                assertAlways(t.eq(fetch, get), "tmp_fetch == tmp_get");
-            } else if (ops.contains(FCAS)) {
-                final long fetch = blocking(tgt, offset, FCAS, get, val, flags);
-                assertAlways(t.eq(fetch, get), "tmp_fetch == tmp_get");
-            } else if (ops.contains(ADD)) {
-                blocking(tgt, offset, ADD, t.sub(val, get), 0, flags);
-            } else {
-                blocking(tgt, offset, CAS, get, val, flags);
-            }
-        } else {
-            assertAlways(false, "0 && \"no SET operation\"");
-        }
     }
 
     // ------------------------------------------------------------------------------------------ randomized test
@@ -648,55 +556,5 @@ public final class TestRatomic {
             blocking(tgt, myY, opB, t.ofU64(opB == SET ? next : op1), op2, AtomicDomain.REL);
         }
         client.barrier();
-    }
-
-    // ------------------------------------------------------------------------------------------ test.h
-
-    /** TEST_RAND(lo, hi): uniform in [lo, hi]. */
-    private long rand(long lo, long hi) {
-        return rng.nextLong(lo, hi + 1);
-    }
-
-    /** TEST_RAND_ONEIN(p): true one time in p. */
-    private boolean oneIn(int p) {
-        return rand(1, p) == 1;
-    }
-
-    /** MSG: "node r/n text" on every rank. */
-    private void msg(String text) {
-        out.print("node " + myrank + "/" + numranks + " " + text + "\n");
-        out.flush();
-    }
-
-    /** MSG0: the text, on rank 0 only. */
-    private void msg0(String text) {
-        if (myrank == 0) {
-            out.print(text + "\n");
-            out.flush();
-        }
-    }
-
-    /** ERR: "ERROR: node r/n text (at file:line)", counted. */
-    private void err(String text) {
-        testErrs++;
-        out.print("ERROR: node " + myrank + "/" + numranks + " " + text + " (at " + caller() + ")\n");
-        out.flush();
-    }
-
-    /** assert_always: a failure is reported as GASNet's FATALERR does, and ends the job with exit code 1. */
-    private void assertAlways(boolean ok, String expr) {
-        if (!ok) {
-            testErrs++;
-            out.print("ERROR: node " + myrank + "/" + numranks + " Assertion failure: " + expr + " (at " + caller()
-                + ")\n");
-            out.flush();
-            client.exit(1);
-        }
-    }
-
-    /** The file and line of the caller of the method that calls this. */
-    private static String caller() {
-        return StackWalker.getInstance().walk(s -> s.skip(2).findFirst())
-            .map(f -> f.getFileName() + ":" + f.getLineNumber()).orElse("?");
     }
 }
