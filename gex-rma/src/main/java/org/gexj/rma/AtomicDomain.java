@@ -68,6 +68,8 @@ public final class AtomicDomain implements AutoCloseable {
     public static final int FAVOR_REMOTE = 1 << 10;
 
     private static final int OP_FLAGS = Flags.IMMEDIATE | ACQ | REL | MY_RANK | MY_NBRHD;
+    /** Never started: a probe for result segments confined to one thread. */
+    private static final Thread ANOTHER_THREAD = Thread.ofVirtual().unstarted(() -> { });
     private static final int CREATE_FLAGS = FAVOR_MY_RANK | FAVOR_MY_NBRHD | FAVOR_REMOTE;
 
     private final Client client;
@@ -262,6 +264,11 @@ public final class AtomicDomain implements AutoCloseable {
             applyHere(result, resultOffset, rank, offset, op, a, b);
             return Event.DONE;
         }
+        return startNbOverAm(result, resultOffset, rank, offset, op, a, b, flags);
+    }
+
+    private Event startNbOverAm(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long a,
+                                long b, int flags) {
         final Event e = CORE.pooledEvent(client);
         final int code = rma.amAtomics().start(type, op, rank, offset, a, b, op.fetching() ? result : null,
             resultOffset, e, (flags & Flags.IMMEDIATE) != 0);
@@ -277,6 +284,11 @@ public final class AtomicDomain implements AutoCloseable {
             applyHere(result, resultOffset, rank, offset, op, a, b);
             return 0;
         }
+        return startNbiOverAm(result, resultOffset, rank, offset, op, a, b, flags);
+    }
+
+    private int startNbiOverAm(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long a,
+                               long b, int flags) {
         return rma.amAtomics().start(type, op, rank, offset, a, b, op.fetching() ? result : null, resultOffset,
             CORE.nbiEvent(client, op.category()), (flags & Flags.IMMEDIATE) != 0);
     }
@@ -320,11 +332,18 @@ public final class AtomicDomain implements AutoCloseable {
         if (which > op.operands()) {
             return 0;
         }
-        if (type.bytes() == 4 && (operand < Integer.MIN_VALUE || operand > 0xffff_ffffL)) {
-            throw new IllegalArgumentException("operand " + which + " of " + op + ", " + operand + ", does not fit "
-                + type + ": allowed [" + Integer.MIN_VALUE + ", " + 0xffff_ffffL + "]");
+        if (width == 4) {
+            if (operand < Integer.MIN_VALUE || operand > 0xffff_ffffL) {
+                throw operandTooWide(op, operand, which);
+            }
+            return operand & 0xffff_ffffL;
         }
-        return type.bytes() == 4 ? operand & 0xffff_ffffL : operand;
+        return operand;
+    }
+
+    private IllegalArgumentException operandTooWide(AtomicOp op, long operand, int which) {
+        return new IllegalArgumentException("operand " + which + " of " + op + ", " + operand + ", does not fit "
+            + type + ": allowed [" + Integer.MIN_VALUE + ", " + 0xffff_ffffL + "]");
     }
 
     private long doubleBits(double operand) {
@@ -421,15 +440,18 @@ public final class AtomicDomain implements AutoCloseable {
      * thread stores it) and alive (a target in this process stores it now, by raw address).
      */
     private void checkResult(AtomicOp op, MemorySegment result, long resultOffset) {
-        if (!op.fetching()) {
-            return;
+        if (op.fetching() && (result == null || resultOffset < 0 || resultOffset > result.byteSize() - width
+            || result.isReadOnly() || !result.isAccessibleBy(ANOTHER_THREAD) || !result.scope().isAlive())) {
+            refuseResult(op, result, resultOffset);
         }
+    }
+
+    /** Throws what is wrong with a result buffer {@link #checkResult} refused. */
+    private void refuseResult(AtomicOp op, MemorySegment result, long resultOffset) {
         if (result == null) {
             throw new NullPointerException("result is null, but " + op + " fetches");
         }
         Rma.checkDestination(result, resultOffset, width);
-        if (!result.scope().isAlive()) {
-            throw new IllegalStateException("the result segment's arena is closed");
-        }
+        throw new IllegalStateException("the result segment's arena is closed");
     }
 }
