@@ -331,6 +331,18 @@ public final class Rma {
         }
     }
 
+    // ---------------------------------------------------------------------------------------------- VIS pieces
+
+    /** One contiguous chunk of a {@link Vis} put, checked by it, added to {@code completion} (null if synchronous). */
+    void putPiece(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes, Event completion) {
+        engine.put(peer, remoteOffset, src, srcOffset, nbytes, completion, null);
+    }
+
+    /** One contiguous chunk of a {@link Vis} get, as {@link #putPiece}. */
+    void getPiece(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
+        engine.get(dst, dstOffset, peer, remoteOffset, nbytes, completion);
+    }
+
     // ---------------------------------------------------------------------------------------------- atomics
 
     AmAtomics amAtomics() {

@@ -15,6 +15,7 @@ import org.gexj.rma.AtomicType;
 import org.gexj.rma.Completion;
 import org.gexj.rma.Pwc;
 import org.gexj.rma.Rma;
+import org.gexj.rma.Vis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,10 +35,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link AllocationMeasureKit}, measures): after warm-up, AM round trips of every category and form (a Medium reply
  * from the delivered payload too; 4 KiB Longs as they travel by default, packed on a conduit that does not cross-map
  * segments, and 64 KiB Longs by the conduit's own protocol for them; Short, Medium and Long to rank 0 itself), RMA
- * calls of every completion style and remote atomics allocate no bytes per operation on either the initiator's or the
- * target's thread, and neither do all those paths taken in turn. Where the conduit's capabilities offer them, further
- * runs ({@link Run}) measure Longs reassembled at the target (put-with-immediate plus envelope), Longs by
- * put-sync-send, and RMA over active messages.
+ * calls of every completion style, remote atomics and non-contiguous RMA allocate no bytes per operation on either
+ * the initiator's or the target's thread, and neither do all those paths taken in turn. Where the conduit's
+ * capabilities offer them, further runs ({@link Run}) measure Longs reassembled at the target (put-with-immediate plus
+ * envelope), Longs by put-sync-send, and RMA over active messages.
  *
  * <p>A conduit module subclasses the kit and says how to select its conduit ({@link #environment()}); it may change
  * the operation counts ({@link #measured()}, {@link #pathWarmup()}) and measure every path again under settings of
@@ -47,6 +48,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public abstract class AllocationKit extends AllocationMeasureKit {
     /** Where the atomics paths operate in rank 1's segment: past the RMA paths' 512 bytes at 8192. */
     private static final long ATOMIC_AT = 16_384;
+    /** Where the VIS paths operate in rank 1's segment. */
+    private static final long VIS_AT = 20_480;
 
     @Test
     @Timeout(value = 170, unit = TimeUnit.SECONDS)
@@ -341,7 +344,30 @@ public abstract class AllocationKit extends AllocationMeasureKit {
             client.nbiWait(Ec.PUT | Ec.GET);
         }));
         paths.addAll(atomicPaths(client, dst));
+        paths.addAll(visPaths(client, src, dst));
         paths.addAll(completionPaths(client, src, dst, remote));
+        return paths;
+    }
+
+    /** Non-contiguous put and get: vector and strided, blocking, NB and NBI, as the conduit moves them by default. */
+    private static List<Path> visPaths(Client client, MemorySegment src, MemorySegment dst) {
+        final Vis vis = Vis.of(client);
+        final long[] remote = {VIS_AT + 300, VIS_AT, VIS_AT + 100};
+        final long[] local = {0, 128, 256};
+        final long[] lengths = {64, 64, 64};
+        final long[] strides = {16, 256};
+        final long[] localStrides = {8, 32};
+        final long[] count = {4, 2};
+        final List<Path> paths = new ArrayList<>();
+        paths.add(new Path("VIS vector put + get of 3 pieces, blocking and NB", i -> {
+            vis.putVector(1, 3, remote, lengths, src, 3, local, lengths);
+            vis.getVectorNb(dst, 3, local, lengths, 1, 3, remote, lengths).await();
+        }));
+        paths.add(new Path("VIS strided put + get 2x4 elements of 8 B, NBI nbiWait(Ec.PUT | Ec.GET)", i -> {
+            vis.putStridedNbi(1, VIS_AT, strides, src, 0, localStrides, 8, count, 2);
+            vis.getStridedNbi(dst, 0, localStrides, 1, VIS_AT, strides, 8, count, 2);
+            client.nbiWait(Ec.PUT | Ec.GET);
+        }));
         return paths;
     }
 

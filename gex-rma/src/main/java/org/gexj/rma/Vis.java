@@ -1,0 +1,275 @@
+package org.gexj.rma;
+
+import org.gexj.Client;
+import org.gexj.Ec;
+import org.gexj.Event;
+import org.gexj.Segment;
+import org.gexj.am.Am;
+import org.gexj.internal.CoreAccess;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Non-contiguous put and get ({@code gex_VIS}): vector, indexed and strided, blocking, NB and NBI, between the
+ * segment of one rank and one local buffer. Remote places are offsets into the target's segment, local ones offsets
+ * into {@code src} (put) or {@code dst} (get); the data flows in order through the destination's pieces as through
+ * the source's.
+ * <ul>
+ *   <li>Vector ({@code gex_VIS_Vector*}): lists of (offset, length) pieces on each side; the totals are equal.</li>
+ *   <li>Indexed ({@code gex_VIS_Indexed*}): lists of offsets, every piece of one side the same length; the totals are
+ *       equal.</li>
+ *   <li>Strided ({@code gex_VIS_Strided*}, GASNet-EX's form): elements of {@code elemSize} bytes at
+ *       {@code base + sum(i[k] * strides[k])}, {@code 0 <= i[k] < count[k]} for each of {@code strideLevels} levels,
+ *       the lowest level fastest; strides may be negative (transposes, reflections); the same shape on both sides.</li>
+ * </ul>
+ * Every piece is checked before anything moves: a bad count, length, total, stride, a piece outside the target's
+ * segment or the local buffer, or destination pieces that overlap throws {@link IllegalArgumentException} naming it.
+ * Overlapping source pieces are fine. The lists are read during the call only (GASNet keeps vector and indexed
+ * metadata until completion; here nothing needs it after the call returns). Completion means complete at the target
+ * (put) or in {@code dst} (get), and a put's source may be reused then (GASNet-EX's default, without
+ * {@code GEX_FLAG_ENABLE_LEAF_LC}); NBI operations complete with {@link Ec#PUT} or {@link Ec#GET}.
+ *
+ * <p>How the data moves, chosen per operation: on smp each contiguous chunk is a copy; where the conduit has RDMA
+ * (ofi, ibv), each chunk is an RDMA operation if the chunks average at least {@code GEX_VIS_PACK_BELOW} bytes
+ * (default 256), else they are packed into active messages ({@link VisAmEngine}), as on conduits whose RMA is itself
+ * active messages (udp). {@code GEX_VIS=pieces} or {@code GEX_VIS=packed} forces either (tests, comparison).
+ */
+public final class Vis {
+    private static final CoreAccess CORE = CoreAccess.get();
+    private static final int BLOCKING = 0;
+    private static final int NB = 1;
+    private static final int NBI = 2;
+
+    private final Client client;
+    private final Rma rma;
+    private final VisAmEngine packed;
+    private final String mode;
+    private final long packBelow;
+    private final ThreadLocal<VisPlan> plans = ThreadLocal.withInitial(VisPlan::new);
+    private final ThreadLocal<Event> blocking;
+
+    private Vis(Client client) {
+        this.client = client;
+        this.rma = Rma.of(client);
+        this.packed = new VisAmEngine(Am.of(client));
+        this.mode = client.config().get("GEX_VIS", "auto");
+        if (!mode.equals("auto") && !mode.equals("pieces") && !mode.equals("packed")) {
+            throw new IllegalArgumentException("GEX_VIS=" + mode + ": allowed are auto, pieces and packed");
+        }
+        this.packBelow = client.config().getLong("GEX_VIS_PACK_BELOW", 256, 0, 1L << 30);
+        this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
+    }
+
+    /** The client's VIS layer, which {@code Gex.init} created on every rank. */
+    public static Vis of(Client client) {
+        return CORE.extension(client, Vis.class, Vis::new);
+    }
+
+    // ------------------------------------------------------------------------------------------ vector
+
+    /** Blocking vector put: the local pieces' bytes into {@code rank}'s remote pieces. */
+    public void putVector(int rank, int dstCount, long[] dstOffsets, long[] dstLengths, MemorySegment src,
+                          int srcCount, long[] srcOffsets, long[] srcLengths) {
+        vector(BLOCKING, true, rank, dstCount, dstOffsets, dstLengths, src, srcCount, srcOffsets, srcLengths);
+    }
+
+    /** Non-blocking vector put. */
+    public Event putVectorNb(int rank, int dstCount, long[] dstOffsets, long[] dstLengths, MemorySegment src,
+                             int srcCount, long[] srcOffsets, long[] srcLengths) {
+        return vector(NB, true, rank, dstCount, dstOffsets, dstLengths, src, srcCount, srcOffsets, srcLengths);
+    }
+
+    /** Implicit-handle vector put ({@link Ec#PUT}). */
+    public void putVectorNbi(int rank, int dstCount, long[] dstOffsets, long[] dstLengths, MemorySegment src,
+                             int srcCount, long[] srcOffsets, long[] srcLengths) {
+        vector(NBI, true, rank, dstCount, dstOffsets, dstLengths, src, srcCount, srcOffsets, srcLengths);
+    }
+
+    /** Blocking vector get: {@code rank}'s remote pieces' bytes into the local pieces of {@code dst}. */
+    public void getVector(MemorySegment dst, int dstCount, long[] dstOffsets, long[] dstLengths, int rank,
+                          int srcCount, long[] srcOffsets, long[] srcLengths) {
+        vector(BLOCKING, false, rank, srcCount, srcOffsets, srcLengths, dst, dstCount, dstOffsets, dstLengths);
+    }
+
+    /** Non-blocking vector get. */
+    public Event getVectorNb(MemorySegment dst, int dstCount, long[] dstOffsets, long[] dstLengths, int rank,
+                             int srcCount, long[] srcOffsets, long[] srcLengths) {
+        return vector(NB, false, rank, srcCount, srcOffsets, srcLengths, dst, dstCount, dstOffsets, dstLengths);
+    }
+
+    /** Implicit-handle vector get ({@link Ec#GET}). */
+    public void getVectorNbi(MemorySegment dst, int dstCount, long[] dstOffsets, long[] dstLengths, int rank,
+                             int srcCount, long[] srcOffsets, long[] srcLengths) {
+        vector(NBI, false, rank, srcCount, srcOffsets, srcLengths, dst, dstCount, dstOffsets, dstLengths);
+    }
+
+    // ------------------------------------------------------------------------------------------ indexed
+
+    /** Blocking indexed put: {@code srcCount} local pieces of {@code srcLength} into {@code dstCount} remote ones. */
+    public void putIndexed(int rank, int dstCount, long[] dstOffsets, long dstLength, MemorySegment src, int srcCount,
+                           long[] srcOffsets, long srcLength) {
+        indexed(BLOCKING, true, rank, dstCount, dstOffsets, dstLength, src, srcCount, srcOffsets, srcLength);
+    }
+
+    /** Non-blocking indexed put. */
+    public Event putIndexedNb(int rank, int dstCount, long[] dstOffsets, long dstLength, MemorySegment src,
+                              int srcCount, long[] srcOffsets, long srcLength) {
+        return indexed(NB, true, rank, dstCount, dstOffsets, dstLength, src, srcCount, srcOffsets, srcLength);
+    }
+
+    /** Implicit-handle indexed put ({@link Ec#PUT}). */
+    public void putIndexedNbi(int rank, int dstCount, long[] dstOffsets, long dstLength, MemorySegment src,
+                              int srcCount, long[] srcOffsets, long srcLength) {
+        indexed(NBI, true, rank, dstCount, dstOffsets, dstLength, src, srcCount, srcOffsets, srcLength);
+    }
+
+    /** Blocking indexed get. */
+    public void getIndexed(MemorySegment dst, int dstCount, long[] dstOffsets, long dstLength, int rank, int srcCount,
+                           long[] srcOffsets, long srcLength) {
+        indexed(BLOCKING, false, rank, srcCount, srcOffsets, srcLength, dst, dstCount, dstOffsets, dstLength);
+    }
+
+    /** Non-blocking indexed get. */
+    public Event getIndexedNb(MemorySegment dst, int dstCount, long[] dstOffsets, long dstLength, int rank,
+                              int srcCount, long[] srcOffsets, long srcLength) {
+        return indexed(NB, false, rank, srcCount, srcOffsets, srcLength, dst, dstCount, dstOffsets, dstLength);
+    }
+
+    /** Implicit-handle indexed get ({@link Ec#GET}). */
+    public void getIndexedNbi(MemorySegment dst, int dstCount, long[] dstOffsets, long dstLength, int rank,
+                              int srcCount, long[] srcOffsets, long srcLength) {
+        indexed(NBI, false, rank, srcCount, srcOffsets, srcLength, dst, dstCount, dstOffsets, dstLength);
+    }
+
+    // ------------------------------------------------------------------------------------------ strided
+
+    /** Blocking strided put. */
+    public void putStrided(int rank, long dstOffset, long[] dstStrides, MemorySegment src, long srcOffset,
+                           long[] srcStrides, long elemSize, long[] count, int strideLevels) {
+        strided(BLOCKING, true, rank, dstOffset, dstStrides, src, srcOffset, srcStrides, elemSize, count,
+            strideLevels);
+    }
+
+    /** Non-blocking strided put. */
+    public Event putStridedNb(int rank, long dstOffset, long[] dstStrides, MemorySegment src, long srcOffset,
+                              long[] srcStrides, long elemSize, long[] count, int strideLevels) {
+        return strided(NB, true, rank, dstOffset, dstStrides, src, srcOffset, srcStrides, elemSize, count,
+            strideLevels);
+    }
+
+    /** Implicit-handle strided put ({@link Ec#PUT}). */
+    public void putStridedNbi(int rank, long dstOffset, long[] dstStrides, MemorySegment src, long srcOffset,
+                              long[] srcStrides, long elemSize, long[] count, int strideLevels) {
+        strided(NBI, true, rank, dstOffset, dstStrides, src, srcOffset, srcStrides, elemSize, count, strideLevels);
+    }
+
+    /** Blocking strided get. */
+    public void getStrided(MemorySegment dst, long dstOffset, long[] dstStrides, int rank, long srcOffset,
+                           long[] srcStrides, long elemSize, long[] count, int strideLevels) {
+        strided(BLOCKING, false, rank, srcOffset, srcStrides, dst, dstOffset, dstStrides, elemSize, count,
+            strideLevels);
+    }
+
+    /** Non-blocking strided get. */
+    public Event getStridedNb(MemorySegment dst, long dstOffset, long[] dstStrides, int rank, long srcOffset,
+                              long[] srcStrides, long elemSize, long[] count, int strideLevels) {
+        return strided(NB, false, rank, srcOffset, srcStrides, dst, dstOffset, dstStrides, elemSize, count,
+            strideLevels);
+    }
+
+    /** Implicit-handle strided get ({@link Ec#GET}). */
+    public void getStridedNbi(MemorySegment dst, long dstOffset, long[] dstStrides, int rank, long srcOffset,
+                              long[] srcStrides, long elemSize, long[] count, int strideLevels) {
+        strided(NBI, false, rank, srcOffset, srcStrides, dst, dstOffset, dstStrides, elemSize, count, strideLevels);
+    }
+
+    // ------------------------------------------------------------------------------------------ the work
+
+    private Event vector(int form, boolean put, int rank, int remoteCount, long[] remoteOffsets, long[] remoteLengths,
+                         MemorySegment local, int localCount, long[] localOffsets, long[] localLengths) {
+        begin(put);
+        final VisPlan plan = plans.get();
+        plan.vector(remoteCount, remoteOffsets, remoteLengths, localCount, localOffsets, localLengths);
+        return run(form, put, rank, plan, local);
+    }
+
+    private Event indexed(int form, boolean put, int rank, int remoteCount, long[] remoteOffsets, long remoteLength,
+                          MemorySegment local, int localCount, long[] localOffsets, long localLength) {
+        begin(put);
+        final VisPlan plan = plans.get();
+        plan.indexed(remoteCount, remoteOffsets, remoteLength, localCount, localOffsets, localLength);
+        return run(form, put, rank, plan, local);
+    }
+
+    private Event strided(int form, boolean put, int rank, long remoteBase, long[] remoteStrides, MemorySegment local,
+                          long localBase, long[] localStrides, long elemSize, long[] count, int levels) {
+        begin(put);
+        final VisPlan plan = plans.get();
+        plan.strided(remoteBase, remoteStrides, localBase, localStrides, elemSize, count, levels);
+        return run(form, put, rank, plan, local);
+    }
+
+    private void begin(boolean put) {
+        CORE.checkOpenAndNotRestricted(client, put ? "a VIS put" : "a VIS get");
+    }
+
+    /** Checks the plan against both sides, then moves it in the form asked for. */
+    private Event run(int form, boolean put, int rank, VisPlan plan, MemorySegment local) {
+        final Segment segment = client.segment();
+        segment.checkRemote(rank, 0, 0);
+        if (plan.chunks > 0) {
+            if (local == null) {
+                throw new NullPointerException((put ? "src" : "dst") + " is null with " + plan.bytes
+                    + " bytes to transfer");
+            }
+            if (!put) {
+                Rma.checkDestination(local, 0, local.byteSize());
+            }
+        }
+        plan.checkRanges(rank, segment.size(rank), local == null ? 0 : local.byteSize());
+        plan.checkDisjoint(put);
+        if (plan.chunks == 0) {
+            return form == NB ? Event.DONE : null;
+        }
+        final boolean packing = packs(plan);
+        if (!packing && rma.copiesDirectly()) {
+            for (int i = 0; i < plan.chunks; i++) {
+                piece(put, rank, plan, i, local, null);
+            }
+            return form == NB ? Event.DONE : null;
+        }
+        final Event e = switch (form) {
+            case BLOCKING -> blocking.get();
+            case NB -> CORE.pooledEvent(client);
+            default -> CORE.nbiEvent(client, put ? Ec.PUT : Ec.GET);
+        };
+        if (packing) {
+            packed.start(put, rank, plan, local, e);
+        } else {
+            for (int i = 0; i < plan.chunks; i++) {
+                piece(put, rank, plan, i, local, e);
+            }
+        }
+        if (form == BLOCKING) {
+            e.await();
+        }
+        return e;
+    }
+
+    /** Whether to pack the plan into active messages rather than move it a chunk at a time. */
+    private boolean packs(VisPlan plan) {
+        return switch (mode) {
+            case "packed" -> true;
+            case "pieces" -> false;
+            default -> !rma.copiesDirectly() && (rma.overActiveMessages() || plan.bytes < packBelow * plan.chunks);
+        };
+    }
+
+    private void piece(boolean put, int rank, VisPlan plan, int i, MemorySegment local, Event e) {
+        if (put) {
+            rma.putPiece(rank, plan.remote[i], local, plan.local[i], plan.length[i], e);
+        } else {
+            rma.getPiece(local, plan.local[i], rank, plan.remote[i], plan.length[i], e);
+        }
+    }
+}
