@@ -97,18 +97,8 @@ final class AtomicArithmetic {
     /** The value {@code op} leaves where {@code old} was: the arithmetic the loops need. */
     static int next32(AtomicType type, AtomicOp op, int old, int a) {
         if (type == AtomicType.FLOAT32) {
-            final float x = Float.intBitsToFloat(old);
-            final float y = Float.intBitsToFloat(a);
-            return Float.floatToRawIntBits(switch (op) {
-                case ADD, FADD -> x + y;
-                case SUB, FSUB -> x - y;
-                case INC, FINC -> x + 1;
-                case DEC, FDEC -> x - 1;
-                case MULT, FMULT -> x * y;
-                case MIN, FMIN -> y < x ? y : x;
-                case MAX, FMAX -> y > x ? y : x;
-                default -> throw new IllegalStateException(op + " is no arithmetic");
-            });
+            // in double, then rounded once to float: for +, - and * of floats exactly float's own result
+            return Float.floatToRawIntBits((float) floating(op, Float.intBitsToFloat(old), Float.intBitsToFloat(a)));
         }
         final boolean signed = type.signed();
         return switch (op) {
@@ -122,18 +112,7 @@ final class AtomicArithmetic {
     /** As {@link #next32}, for 64-bit types. */
     static long next64(AtomicType type, AtomicOp op, long old, long a) {
         if (type == AtomicType.FLOAT64) {
-            final double x = Double.longBitsToDouble(old);
-            final double y = Double.longBitsToDouble(a);
-            return Double.doubleToRawLongBits(switch (op) {
-                case ADD, FADD -> x + y;
-                case SUB, FSUB -> x - y;
-                case INC, FINC -> x + 1;
-                case DEC, FDEC -> x - 1;
-                case MULT, FMULT -> x * y;
-                case MIN, FMIN -> y < x ? y : x;
-                case MAX, FMAX -> y > x ? y : x;
-                default -> throw new IllegalStateException(op + " is no arithmetic");
-            });
+            return Double.doubleToRawLongBits(floating(op, Double.longBitsToDouble(old), Double.longBitsToDouble(a)));
         }
         final boolean signed = type.signed();
         return switch (op) {
@@ -141,6 +120,20 @@ final class AtomicArithmetic {
             case MIN, FMIN -> (signed ? Long.compare(a, old) : Long.compareUnsigned(a, old)) < 0 ? a : old;
             case MAX, FMAX -> (signed ? Long.compare(a, old) : Long.compareUnsigned(a, old)) > 0 ? a : old;
             default -> throw new IllegalStateException(op + " is a single instruction on " + type);
+        };
+    }
+
+    /** The floating-point arithmetic of {@code op} on the old value {@code x} and the operand {@code y}. */
+    private static double floating(AtomicOp op, double x, double y) {
+        return switch (op) {
+            case ADD, FADD -> x + y;
+            case SUB, FSUB -> x - y;
+            case INC, FINC -> x + 1;
+            case DEC, FDEC -> x - 1;
+            case MULT, FMULT -> x * y;
+            case MIN, FMIN -> y < x ? y : x;
+            case MAX, FMAX -> y > x ? y : x;
+            default -> throw new IllegalStateException(op + " is no arithmetic");
         };
     }
 }
