@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs GASNet-EX's and GEX/J's testam, testqueue, testsmall, testlarge or testfaddperf alternately (GASNet, GEX/J,
-# then GEX/J, GASNet, ...) on one conduit with 2 ranks, for comparison with tools/gasnet/compare.py. This VM's speed
-# drifts by up to 2x and switches between a fast and a slow mode for minutes at a time: compare medians over rounds
-# of one sitting, never single runs.
+# Runs GASNet-EX's and GEX/J's testam, testqueue, testsmall, testlarge, testfaddperf or testvisperf alternately
+# (GASNet, GEX/J, then GEX/J, GASNet, ...) on one conduit with 2 ranks, for comparison with tools/gasnet/compare.py.
+# This VM's speed drifts by up to 2x and switches between a fast and a slow mode for minutes at a time: compare
+# medians over rounds of one sitting, never single runs.
 #
-#   tools/gasnet/alternate.sh [options] PROG [ARGS...]      PROG: testam, testqueue, testsmall, testlarge, testfaddperf
+#   tools/gasnet/alternate.sh [options] PROG [ARGS...]      PROG: testam, testqueue, testsmall, testlarge, testfaddperf,
+#                                                          testvisperf
 #                                                          (with -s J also testpwc, which GASNet does not have),
 #                                                          ARGS: GASNet's arguments
 #     -c CONDUIT     smp (default), udp, ofi or ibv
@@ -68,9 +69,9 @@ shift $((OPTIND - 1))
 PROG=$1; shift
 ARGS=("$@")
 TAG="${TAG:-$CONDUIT-$PROG}"
-case "$PROG" in testam | testqueue | testsmall | testlarge | testfaddperf) ;;
+case "$PROG" in testam | testqueue | testsmall | testlarge | testfaddperf | testvisperf) ;;
   testpwc) [ "$ONLY" = J ] || die "PROG testpwc is GEX/J's alone: give -s J (tools/gasnet/pwc-sitting.sh)" ;;
-  *) die "PROG '$PROG': allowed are testam, testqueue, testsmall, testlarge and testfaddperf (testpwc with -s J)" ;;
+  *) die "PROG '$PROG': allowed are testam, testqueue, testsmall, testlarge, testfaddperf and testvisperf (testpwc with -s J)" ;;
 esac
 case "$CONDUIT" in smp | udp | ofi | ibv) ;; *) die "conduit '$CONDUIT': allowed are smp, udp, ofi and ibv" ;; esac
 case "$ONLY" in "" | G | J) ;; *) die "-s '$ONLY': allowed are G (GASNet only) and J (GEX/J only)" ;; esac

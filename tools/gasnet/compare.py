@@ -6,10 +6,11 @@
 
 Runs are grouped by conduit, program and tag: testam runs of one tag may each run one section (their rows pool).
 Every testam row (section, size, test; each section's largest size is compared as its 'max' row, since GASNet's
-largest AMMedium is not GEX/J's) and every testqueue cell (table,
-size, depth) gets the median of its values over the runs of each side; ratio = GEX/J median / GASNet median, at or
-below 1.0 means GEX/J is as fast or faster. For each group it prints the rows at or below 1.0 out of all rows in
-common, the median ratio, and every row above 1.0 (--all: every row) with both medians; GEX/J variants (alternate.sh -v NAME:...,
+largest AMMedium is not GEX/J's), every testqueue cell (table, size, depth), every testsmall/testlarge/testfaddperf row
+and every testvisperf cell (section, contig size, data size, density; its MiB/s turned into us per operation) gets the
+median of its values over the runs of each side; ratio = GEX/J median / GASNet median, at or below 1.0 means GEX/J is
+as fast or faster. For each group it prints the rows at or below 1.0 out of all rows in common, the median ratio, and
+every row above 1.0 (--all: every row) with both medians; GEX/J variants (alternate.sh -v NAME:...,
 side gexj-NAME) are compared with GASNet one by one.
 
 This VM runs in a fast or a slow mode for minutes at a time (GASNet smp's AMShort ping-pong round trip about 0.3 us
@@ -50,6 +51,12 @@ RMA_RE = re.compile(r"^([A-Z]):\s+(\d+) -\s+(\d+) byte :\s+(\d+) iters, (?:laten
 # "... throughput             123.456 ops/sec (U32 FADD throughput)"; either turned into us per operation
 AD_RE = re.compile(r"^([A-Z]):\s+(\d+) :\s+(\d+) iters, (?:latency\s+(\d+) us total,\s+[\d.]+ us ave\."
                    r"|throughput\s+([\d.]+) ops/sec) \((.+)\)$")
+# testvisperf: a table "A: VECTOR PUT CONTIGSZ = 8", its " density:     100%      75% ..." and rows of MiB/s per
+# density, "       8:   162.328  635.783 ..." with one sender or "P0:      8:   162.328 ..." with several ("-": a cell
+# the test skipped); each cell turned into us per operation (data size over the bandwidth)
+VIS_TABLE_RE = re.compile(r"^([A-Z]): (VECTOR|INDEXED|STRIDED) (PUT|GET) CONTIGSZ = (\d+)$")
+VIS_DENSITY_RE = re.compile(r"^ density:((?:\s+\d+%)+)\s*$")
+VIS_ROW_RE = re.compile(r"^(?:P(\d+):)?\s*(\d+):((?:\s+\S+)+)\s*$")
 NAME_RE = re.compile(r"^(?P<tag>.+?)-(?P<side>gasnet|gexj(?:-[A-Za-z0-9_.]+)?)-r(?P<round>\d+)\.txt$")
 
 
@@ -61,7 +68,7 @@ def parse_run(path):
     run = {"path": path, "tag": m.group("tag") if m else None, "side": m.group("side") if m else None,
            "round": int(m.group("round")) if m else None, "conduit": None, "program": None, "args": "",
            "rc": None, "busy": False, "probe": None, "probe_after": None, "copy": [], "am": {}, "am_max": {}, "tq": {}, "rma": {},
-           "ad": {}}
+           "ad": {}, "vis": {}}
     for ln in lines:
         if not ln.startswith("# "):
             continue
@@ -88,7 +95,35 @@ def parse_run(path):
     parse_testqueue(lines, run)
     parse_rma(lines, run)
     parse_ad(lines, run)
+    parse_vis(lines, run)
     return run
+
+
+def parse_vis(lines, run):
+    """testvisperf cells of rank 0 {(section, operation, contig size, data size, density %): us per operation}."""
+    table, densities = None, None
+    for ln in lines:
+        m = VIS_TABLE_RE.match(ln)
+        if m:
+            table, densities = (m.group(1), f"{m.group(2)} {m.group(3)}", int(m.group(4))), None
+            continue
+        m = VIS_DENSITY_RE.match(ln)
+        if table and m:
+            densities = [int(t[:-1]) for t in m.group(1).split()]
+            continue
+        m = VIS_ROW_RE.match(ln)
+        if not (table and densities and m) or m.group(1) not in (None, "0"):
+            continue
+        size, cells = int(m.group(2)), m.group(3).split()
+        if len(cells) != len(densities):
+            continue
+        for density, cell in zip(densities, cells):
+            try:
+                mib = float(cell)
+            except ValueError:
+                continue  # "-": skipped by the test
+            if 0 < mib < float("inf"):  # leaves out inf and nan, a loop of no measurable time
+                run["vis"][table + (size, density)] = size / (mib * 1024.0 * 1024.0) * 1e6
 
 
 def parse_ad(lines, run):
@@ -188,6 +223,7 @@ def rows_of(run):
     out.update({("tq",) + k: v for k, v in run["tq"].items()})
     out.update({("rma",) + k: v for k, v in run["rma"].items()})
     out.update({("ad",) + k: v for k, v in run["ad"].items()})
+    out.update({("vis",) + k: v for k, v in run["vis"].items()})
     return out
 
 
@@ -201,6 +237,9 @@ def label(key, max_sizes):
     if key[0] == "ad":
         sec, name = key[1:]
         return f"testfaddperf {sec}: {name} (us per operation)"
+    if key[0] == "vis":
+        sec, op, contig, size, density = key[1:]
+        return f"testvisperf {sec}: {op:11} contig {contig:>6} data {size:>8} B density {density:>3}% (us per operation)"
     if key[0] == "rma":
         sec, size, name = key[1:]
         return f"{sec}: {size:>8} B {name} (us per operation)"
@@ -357,7 +396,8 @@ def main(argv=None):
             out.append(f"   arguments: {args.pop()}")
         kept = []
         for r in members:
-            why = ("exit status %s" % r["rc"] if r["rc"] != 0 else "no rows" if not (r["am"] or r["tq"] or r["rma"] or r["ad"])
+            why = ("exit status %s" % r["rc"] if r["rc"] != 0 else "no rows" if not (r["am"] or r["tq"] or r["rma"] or r["ad"]
+                                                                       or r["vis"])
                    else "load wait gave up" if r["busy"] and not a.include_busy else None)
             if why:
                 out.append(f"   left out: {os.path.basename(r['path'])} ({why})")

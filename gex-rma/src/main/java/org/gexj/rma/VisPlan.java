@@ -167,6 +167,14 @@ final class VisPlan {
         if (elements == 0 || elemSize == 0) {
             return;
         }
+        // the lowest levels that are contiguous on both sides are one larger element
+        long elem = elemSize;
+        int first = 0;
+        while (first < levels && remoteStrides[first] == elem && localStrides[first] == elem) {
+            elem *= count[first];
+            elements /= count[first];
+            first++;
+        }
         if (index.length < levels) {
             index = new long[levels];
         }
@@ -174,12 +182,12 @@ final class VisPlan {
         for (long e = 0; e < elements; e++) {
             long r = remoteBase;
             long l = localBase;
-            for (int k = 0; k < levels; k++) {
+            for (int k = first; k < levels; k++) {
                 r += index[k] * remoteStrides[k];
                 l += index[k] * localStrides[k];
             }
-            add(r, l, elemSize);
-            for (int k = 0; k < levels && ++index[k] == count[k]; k++) {
+            add(r, l, elem);
+            for (int k = first; k < levels && ++index[k] == count[k]; k++) {
                 index[k] = 0;
             }
         }

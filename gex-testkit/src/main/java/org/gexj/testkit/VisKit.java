@@ -315,6 +315,33 @@ public abstract class VisKit extends ConduitKit {
         });
     }
 
+    /**
+     * Strided levels that are contiguous on both sides move as larger blocks: a 3-level put whose two lowest levels
+     * are dense on both sides, and whose top level skips, lands where the contiguous copies would.
+     */
+    @Test
+    void denseLowLevelsOfAStridedPutMoveAsBlocks() {
+        job(2, client -> {
+            final Vis vis = Vis.of(client);
+            final Rma rma = Rma.of(client);
+            client.attachSegment(SEGMENT);
+            final int peer = (client.rank() + 1) % 2;
+            final long base = client.rank() * (SEGMENT / 2);
+            final MemorySegment src = Arena.ofShared().allocate(3 * 4 * 8 * 5);
+            Patterns.fill(src, 0, src.byteSize(), 40 + client.rank());
+            // elements of 8 bytes, 4 per row, 5 rows per plane (dense: 160 bytes), 3 planes 1000 bytes apart remotely
+            vis.putStrided(peer, base, new long[] {8, 32, 1000}, src, 0, new long[] {8, 32, 160}, 8,
+                new long[] {4, 5, 3}, 3);
+            final MemorySegment back = Arena.ofShared().allocate(160);
+            for (int plane = 0; plane < 3; plane++) {
+                rma.get(back, 0, peer, base + 1000L * plane, 160);
+                assertArrayEquals(src.asSlice(160L * plane, 160).toArray(ValueLayout.JAVA_BYTE),
+                    back.toArray(ValueLayout.JAVA_BYTE), "plane " + plane);
+            }
+            client.barrier();
+        });
+    }
+
     /** Bad input: each call throws naming the bad value, and neither side's memory changes. */
     @Test
     void badInputIsRefusedAndMovesNothing() {
