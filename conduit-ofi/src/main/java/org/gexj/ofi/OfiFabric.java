@@ -51,6 +51,8 @@ final class OfiFabric implements AutoCloseable {
     final long injectSize;
     /** The endpoint has {@code FI_SOURCE}: its CQ names each message's source ({@code fi_cq_readfrom}). */
     final boolean sourceKnown;
+    /** The endpoint has {@code FI_ATOMIC}: the NIC performs remote atomics ({@code fi_query_atomic} says which). */
+    final boolean atomics;
     MemorySegment fabric = MemorySegment.NULL;
     MemorySegment domain = MemorySegment.NULL;
     MemorySegment cq = MemorySegment.NULL;
@@ -71,6 +73,7 @@ final class OfiFabric implements AutoCloseable {
         this.maxMessageSize = max < 0 ? Long.MAX_VALUE : max; // size_t: 2^64-1 means unlimited
         this.injectSize = info.injectSize();
         this.sourceKnown = (info.caps() & Fabric.FI_SOURCE) != 0;
+        this.atomics = (info.caps() & Fabric.FI_ATOMIC) != 0;
     }
 
     /**
@@ -228,32 +231,39 @@ final class OfiFabric implements AutoCloseable {
             }
         }
         OfiFabric chosen = new OfiFabric(list, best);
+        // asked only now, so that neither decides the provider: FI_SOURCE lets the conduit drop messages from
+        // endpoints outside the job's address vector, FI_ATOMIC gives remote atomics to the NIC
         if (!chosen.sourceKnown) {
-            // the chosen provider and domain again with FI_SOURCE, if it has it: the conduit then drops messages
-            // from endpoints outside the job's address vector (asked only now, so it never decides the provider)
-            final MemorySegment sourced = query(chosen.provider, node, Fabric.FI_SOURCE);
-            FiInfo same = null;
-            for (FiInfo i = first(sourced); i != null && same == null; i = i.next()) {
-                if (describe(i).equals(describe(best))) {
-                    same = i;
-                }
-            }
-            if (same != null) {
-                Fabric.freeInfo(list);
-                list = sourced;
-                chosen = new OfiFabric(list, same);
-            } else if (!sourced.equals(MemorySegment.NULL)) {
-                Fabric.freeInfo(sourced);
-            }
+            chosen = withCaps(chosen, node, Fabric.FI_SOURCE);
         }
+        chosen = withCaps(chosen, node, Fabric.FI_ATOMIC | chosen.extraCaps());
         if (node != null && "shm".equals(chosen.provider)) {
             // shm takes the node as its region's name, the same for every rank: let it name the region per process
-            final MemorySegment anywhere = query("shm", null, chosen.sourceKnown ? Fabric.FI_SOURCE : 0);
+            final MemorySegment anywhere = query("shm", null, chosen.extraCaps());
             if (!anywhere.equals(MemorySegment.NULL)) {
-                Fabric.freeInfo(list);
-                list = anywhere;
-                chosen = new OfiFabric(list, new FiInfo(list));
+                Fabric.freeInfo(chosen.infoList);
+                chosen = new OfiFabric(anywhere, new FiInfo(anywhere));
             }
+        }
+        return chosen;
+    }
+
+    /** The optional capabilities this choice has ({@code FI_SOURCE}, {@code FI_ATOMIC}), to ask for again. */
+    private long extraCaps() {
+        return (sourceKnown ? Fabric.FI_SOURCE : 0) | (atomics ? Fabric.FI_ATOMIC : 0);
+    }
+
+    /** The same provider and domain as {@code chosen} with {@code caps} too, if it offers them; else {@code chosen}. */
+    private static OfiFabric withCaps(OfiFabric chosen, String node, long caps) {
+        final MemorySegment list = query(chosen.provider, node, caps);
+        for (FiInfo i = first(list); i != null; i = i.next()) {
+            if (describe(i).equals(describe(chosen.info))) {
+                Fabric.freeInfo(chosen.infoList);
+                return new OfiFabric(list, i);
+            }
+        }
+        if (!list.equals(MemorySegment.NULL)) {
+            Fabric.freeInfo(list);
         }
         return chosen;
     }

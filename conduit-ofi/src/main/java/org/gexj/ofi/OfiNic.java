@@ -2,6 +2,7 @@ package org.gexj.ofi;
 
 import org.gexj.internal.ffm.PollH;
 import org.gexj.ofi.ffm.Fabric;
+import org.gexj.ofi.ffm.FiAtomic;
 import org.gexj.ofi.ffm.FiCm;
 import org.gexj.ofi.ffm.FiCqEntries;
 import org.gexj.ofi.ffm.FiCqErrorEntry;
@@ -44,6 +45,10 @@ final class OfiNic implements RdmaPeerRegistering {
     private final MemorySegment writeMsgFn;
     private final MemorySegment readFn;
     private final MemorySegment writeDataFn;
+    /** {@code fi_atomic}, {@code fi_fetch_atomic}, {@code fi_compare_atomic}; null where the endpoint has none. */
+    private final MemorySegment atomicFn;
+    private final MemorySegment fetchAtomicFn;
+    private final MemorySegment compareAtomicFn;
     private final long[] peerAddress;
     /** {@code fi_trywait} and its one fid, the CQ; null where the CQ has no file descriptor. */
     private final MemorySegment trywaitFn;
@@ -74,6 +79,10 @@ final class OfiNic implements RdmaPeerRegistering {
         this.writeMsgFn = FiRma.writeMsgFunction(ep);
         this.readFn = FiRma.readFunction(ep);
         this.writeDataFn = FiRma.writeDataFunction(ep);
+        final boolean atomics = fabric.atomics && !FiAtomic.ops(ep).equals(MemorySegment.NULL);
+        this.atomicFn = atomics ? FiAtomic.writeFunction(ep) : null;
+        this.fetchAtomicFn = atomics ? FiAtomic.readWriteFunction(ep) : null;
+        this.compareAtomicFn = atomics ? FiAtomic.compWriteFunction(ep) : null;
         this.peerAddress = new long[size];
         this.none = new FiCqEntries(arena, 1);
         this.message = new FiMsg(arena);
@@ -228,6 +237,39 @@ final class OfiNic implements RdmaPeerRegistering {
                           long context) {
         return FiRma.writeData(writeDataFn, ep, local, length, descriptor, data, peerAddress[peer], remote, key,
             context);
+    }
+
+    /**
+     * Only cxi's atomics are the NIC's own among the providers the conduit knows: ofi_rxm, ofi_rxd, shm, sockets and
+     * the others emulate them with messages that the target's progress applies.
+     */
+    @Override
+    public boolean atomicsPreferred() {
+        return atomicFn != null && "cxi".equals(fabric.provider);
+    }
+
+    /** {@code fi_query_atomic} on the domain, where the endpoint has {@code FI_ATOMIC}. */
+    @Override
+    public boolean atomicValid(int datatype, int op, int kind) {
+        if (atomicFn == null) {
+            return false;
+        }
+        return FiAtomic.query(fabric.domain, datatype, op, kind == ATOMIC_COMPARE ? FiAtomic.FI_COMPARE_ATOMIC
+            : kind == ATOMIC_FETCH ? FiAtomic.FI_FETCH_ATOMIC : 0);
+    }
+
+    /** {@code fi_atomic}, {@code fi_fetch_atomic} or {@code fi_compare_atomic} of one value, from the staging. */
+    @Override
+    public long atomic(int kind, int datatype, int op, long operand, long compare, long staging, long descriptor,
+                       int peer, long remote, long key, long context) {
+        return switch (kind) {
+            case ATOMIC_WRITE -> FiAtomic.write(atomicFn, ep, staging, descriptor, peerAddress[peer], remote, key,
+                datatype, op, context);
+            case ATOMIC_FETCH -> FiAtomic.readWrite(fetchAtomicFn, ep, staging, descriptor, staging + 16, descriptor,
+                peerAddress[peer], remote, key, datatype, op, context);
+            default -> FiAtomic.compWrite(compareAtomicFn, ep, staging, descriptor, staging + 8, descriptor,
+                staging + 16, descriptor, peerAddress[peer], remote, key, datatype, op, context);
+        };
     }
 
     @Override

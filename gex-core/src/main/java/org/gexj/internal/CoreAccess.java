@@ -73,7 +73,7 @@ public abstract class CoreAccess {
     public abstract void addStats(Client client, java.util.function.Supplier<java.util.Map<String, Long>> counters);
 
     /** How many layers can own RMA operations: the top byte of an operation id names its owner. */
-    public static final int OWNERS = 4;
+    public static final int OWNERS = 5;
     public static final int OWNER_SHIFT = 56;
     /** RMA operations of the RMA layer. */
     public static final int OWNER_RMA = 1;
@@ -81,6 +81,8 @@ public abstract class CoreAccess {
     public static final int OWNER_AM = 2;
     /** RMA operations of puts and gets with completion (their data by RDMA). */
     public static final int OWNER_PWC = 3;
+    /** Remote atomics the conduit's NIC performs ({@code RmaTransport#atomic}). */
+    public static final int OWNER_AD = 4;
 
     /** RMA completions of operations whose id has {@code owner} in its top byte go to {@code sink}. */
     public abstract void setRmaSink(Client client, int owner, ConduitListener sink);

@@ -78,6 +78,46 @@ public interface RmaTransport {
     }
 
     /**
+     * Whether {@link #atomic} performs {@code op} on {@code datatype} ({@link AtomicCodes}), and with {@code fetch}
+     * also returns the target's previous value ({@link AtomicCodes#READ} only fetching; {@link AtomicCodes#CSWAP}
+     * either way). Decided once by the conduit (libfabric's {@code fi_query_atomic}); the caller asks before it uses a
+     * combination. The default: none.
+     */
+    default boolean atomicValid(int datatype, int op, boolean fetch) {
+        return false;
+    }
+
+    /**
+     * Whether the NIC's atomics beat active messages even at their default, so that an atomic domain created without
+     * hints takes them: true where the NIC performs them without the target's CPU (verbs; a libfabric provider with
+     * atomics in hardware), false where the provider emulates them with messages that the target's progress applies
+     * (ofi_rxm, ofi_rxd, shm, sockets), which the AM layer does faster. A domain created with {@code FAVOR_REMOTE}
+     * takes the NIC's atomics either way. The default: false.
+     */
+    default boolean atomicsPreferred() {
+        return false;
+    }
+
+    /**
+     * One atomic operation on one value of {@code datatype} in {@code peer}'s segment at {@code remoteOffset}
+     * (checked by the caller: in range and aligned to the type's width), performed by the NIC: atomic with respect to
+     * every other operation this method starts on that memory, from any rank, and to nothing else. Operands are the
+     * value's bits in the type's width (the low 32 bits for 4-byte types): {@code operand} is what the operation
+     * applies (for {@link AtomicCodes#CSWAP}, the value swapped in), {@code compare} the value {@code CSWAP} compares
+     * with. With {@code result} (native memory, alive until the completion) the target's previous value is stored
+     * there at {@code resultOffset}, in the type's width and native order, before the completion is reported, as for
+     * {@link #put}. Any thread may call.
+     *
+     * @return {@link Conduit#OK}, or {@link Conduit#NO_ROOM} with nothing started
+     * @throws UnsupportedOperationException where {@link #atomicValid} is false for it (the default: always)
+     */
+    default int atomic(int peer, long remoteOffset, int datatype, int op, long operand, long compare,
+                       MemorySegment result, long resultOffset, long operation) {
+        throw new UnsupportedOperationException(getClass().getName() + " performs no " + AtomicCodes.op(op) + " on "
+            + AtomicCodes.datatype(datatype) + " (atomicValid is false): nothing was sent to rank " + peer);
+    }
+
+    /**
      * The checks every transport makes before it starts an operation, so that a bad call sends nothing: a segment is
      * attached, the remote range lies in {@code peer}'s segment and the local range in {@code local}.
      *

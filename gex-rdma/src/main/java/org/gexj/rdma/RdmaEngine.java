@@ -542,7 +542,8 @@ public final class RdmaEngine {
      * {@code .misses}, {@code .releases} and {@code .bytes}: operations on local memory outside the segment that found
      * a cached registration, that made one, registrations released, and bytes held now (where the NIC needs local
      * registration; {@link RdmaRegistrationCache}). {@code .registered.operations}: puts and gets started on peers'
-     * registered memory by key; {@code .registered.open}: this rank's registrations open for peers' RMA
+     * registered memory by key; {@code .atomics}: remote atomics the NIC performed for this rank
+     * ({@link RdmaAtomics}); {@code .registered.open}: this rank's registrations open for peers' RMA
      * ({@link RdmaPeerRegistrations}). {@code .receive.buffers}: receive
      * buffers posted (where they are posted per connection, a share per connected rank). {@code .dropped.foreign}:
      * messages from no endpoint of the job; {@code .dropped.malformed}; {@code .source-mismatch}: messages whose
@@ -561,6 +562,7 @@ public final class RdmaEngine {
             m.put(p + ".registration.cache.releases", cache.releases());
             m.put(p + ".registration.cache.bytes", cache.pinnedBytes());
             m.put(p + ".registered.operations", rmaEngine.registeredOperations());
+            m.put(p + ".atomics", rmaEngine.atomics().started());
             m.put(p + ".registered.open", peerRegistrations == null ? 0L : peerRegistrations.open());
         } finally {
             guard.unlock();

@@ -101,6 +101,36 @@ public interface RdmaNic {
     long writeData(long local, long length, long descriptor, long data, int peer, long remote, long key,
                    long context);
 
+    /** {@link #atomic}'s kinds: no result, the previous value returned, or a compare-and-swap returning it. */
+    int ATOMIC_WRITE = 0;
+    int ATOMIC_FETCH = 1;
+    int ATOMIC_COMPARE = 2;
+
+    /**
+     * Whether {@link #atomic} takes {@code op} on {@code datatype} ({@link org.gexj.spi.AtomicCodes}) as {@code kind}
+     * (control path: the engine asks once per combination). The default: none.
+     */
+    default boolean atomicValid(int datatype, int op, int kind) {
+        return false;
+    }
+
+    /** {@link org.gexj.spi.RmaTransport#atomicsPreferred}. The default: false. */
+    default boolean atomicsPreferred() {
+        return false;
+    }
+
+    /**
+     * One atomic on one value of {@code datatype} at {@code remote} in {@code peer}'s memory under {@code key};
+     * completes with {@code context}. The engine's registered staging (under {@code descriptor}) holds the operand at
+     * {@code staging}, the compare value at {@code staging + 8}, and takes the previous value at
+     * {@code staging + 16}; the values come by value too, for NICs whose work requests carry them. Only what
+     * {@link #atomicValid} allows; the default, for a NIC without atomics, throws.
+     */
+    default long atomic(int kind, int datatype, int op, long operand, long compare, long staging, long descriptor,
+                        int peer, long remote, long key, long context) {
+        throw new UnsupportedOperationException(description() + " has no atomics");
+    }
+
     /** Entries for {@code capacity} completions, to {@link #read} into. */
     RdmaCompletions completions(Arena arena, int capacity);
 

@@ -13,6 +13,8 @@ final class RdmaOperations {
     static final int PUT = 1;
     static final int GET = 2;
     static final int PUT_IMMEDIATE = 3;
+    /** One value changed atomically by the NIC ({@link RdmaAtomics}): a single "chunk", never staged or resumed. */
+    static final int ATOMIC = 4;
 
     final int capacity;
     final int[] kind;

@@ -66,6 +66,7 @@ final class RdmaRmaEngine {
     /** Whether the CQ data of a put-with-immediate carries this rank in its high 32 bits. */
     private final boolean immediateInData;
     private final RdmaOperations operations;
+    private final RdmaAtomics atomics;
     // bounce buffers for operations on heap memory, registered once
     private final MemorySegment bounceMemory;
     private final long bounceDescriptor;
@@ -101,6 +102,7 @@ final class RdmaRmaEngine {
         this.virtualAddresses = nic.virtualAddresses();
         this.immediateInData = immediateInData;
         this.operations = new RdmaOperations(capacity);
+        this.atomics = new RdmaAtomics(guard, nic, contexts, operations, arena);
         this.bounceMemory = arena.allocate((long) BOUNCE_BYTES * BOUNCE_BUFFERS + (long) COPY_MAX * COPY_BUFFERS,
             RdmaEngine.PAGE);
         this.bounceDescriptor = nic.localRegistration() ? nic.register(bounceMemory, false, true).descriptor() : 0;
@@ -167,6 +169,25 @@ final class RdmaRmaEngine {
             registeredOperations.incrementAndGet();
         }
         return code;
+    }
+
+    /** {@link org.gexj.spi.RmaTransport#atomic} on {@code peer}'s segment: checked, then {@link RdmaAtomics}. */
+    int startAtomic(int peer, long remoteOffset, int datatype, int op, long operand, long compare,
+                    MemorySegment result, long resultOffset, long operation) {
+        guard.ensureOpen();
+        checkPeer(peer);
+        RmaTransport.checkRanges(nic.conduit(), rank, segmentSize, peer, remoteOffset, null, 0, 0);
+        final int bytes = org.gexj.spi.AtomicCodes.bytes(datatype);
+        if (remoteOffset > segmentSize[peer] - bytes || (remoteOffset & (bytes - 1)) != 0) {
+            throw new IllegalArgumentException("atomic at offset " + remoteOffset + " of rank " + peer + "'s segment"
+                + " of " + segmentSize[peer] + " bytes: it needs " + bytes + " bytes there, aligned to " + bytes);
+        }
+        return atomics.start(peer, (virtualAddresses ? segmentBase[peer] : 0) + remoteOffset, segmentKey[peer],
+            datatype, op, operand, compare, result, resultOffset, operation);
+    }
+
+    RdmaAtomics atomics() {
+        return atomics;
     }
 
     /** A put with an immediate is one message: it must fit the provider's largest. */
@@ -420,6 +441,9 @@ final class RdmaRmaEngine {
             }
             operation = operations.operation[op];
             finalStatus = operations.status[op];
+            if (operations.kind[op] == RdmaOperations.ATOMIC) {
+                atomics.finish(op, finalStatus == Conduit.OK);
+            }
             release(op); // before the listener, which may start the next operation in this slot
             if ((mask & (1 << Conduit.REPLY)) == 0) {
                 deferred.deferCompletion(operation, finalStatus);

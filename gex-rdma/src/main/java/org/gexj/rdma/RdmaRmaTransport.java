@@ -43,6 +43,22 @@ final class RdmaRmaTransport implements RegisteredRmaTransport {
     }
 
     @Override
+    public boolean atomicValid(int datatype, int op, boolean fetch) {
+        return engine.atomics().valid(datatype, op, fetch);
+    }
+
+    @Override
+    public boolean atomicsPreferred() {
+        return engine.atomics().preferred();
+    }
+
+    @Override
+    public int atomic(int peer, long remoteOffset, int datatype, int op, long operand, long compare,
+                      MemorySegment result, long resultOffset, long operation) {
+        return engine.startAtomic(peer, remoteOffset, datatype, op, operand, compare, result, resultOffset, operation);
+    }
+
+    @Override
     public int putRegistered(int peer, long address, long key, long offset, MemorySegment src, long srcOffset,
                              long nbytes, long operation) {
         return engine.startRegistered(RdmaOperations.PUT, peer, address, key, offset, src, srcOffset, nbytes, 0,

@@ -24,7 +24,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Threads: {@link #start} from any thread; the handlers on the polling thread.
  */
-final class AmAtomics {
+final class AmAtomics implements AtomicEngine {
     private static final CoreAccess CORE = CoreAccess.get();
     private static final AtomicType[] TYPES = AtomicType.values();
     static final int REQUEST = 84;
@@ -62,15 +62,8 @@ final class AmAtomics {
         access.registerSystem(am, REPLY, AmHandler.shortReply(4, this::onReply).named("atomic-reply"));
     }
 
-    /**
-     * Starts {@code op} on {@code peer}'s segment at {@code offset} (checked by the caller). Adds one to
-     * {@code completion}, which completes once the target applied it and, if {@code result} is not null, its previous
-     * value is stored there.
-     *
-     * @return {@link Am#OK}, or {@link Am#BACK_PRESSURED} with nothing started if {@code immediate} and no slot or no
-     *         room to send was free
-     */
-    int start(AtomicType type, AtomicOp op, int peer, long offset, long a, long b, MemorySegment result,
+    @Override
+    public int start(AtomicType type, AtomicOp op, int peer, long offset, long a, long b, MemorySegment result,
               long resultOffset, Event completion, boolean immediate) {
         final int slot = immediate ? slots.tryAcquire() : slots.acquire();
         if (slot < 0) {

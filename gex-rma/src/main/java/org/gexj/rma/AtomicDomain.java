@@ -20,9 +20,10 @@ import java.util.Set;
  * the job's ranks, restricted to a declared set of {@link AtomicOp}s. The operations are atomic with respect to each
  * other, and to nothing else: as in GASNet-EX, the program separates phases in which a location is accessed through a
  * domain from phases in which it is accessed otherwise (plain loads and stores, {@link Rma} puts and gets, another
- * domain) by completing the operations and synchronising (a barrier). Here every implementation ends in the CPU's
- * atomic instructions on the target's memory, so mixing happens to be safe on every conduit today; a program must not
- * rely on it, since a NIC's atomics would not be.
+ * domain) by completing the operations and synchronising (a barrier). Where the NIC performs a domain's operations
+ * (below), they are atomic with respect to each other only: a plain store or a CPU atomic on the same value at the same
+ * time can be lost, as on any RDMA NIC. Elsewhere every operation ends in the CPU's atomic instructions on the target's
+ * memory, which happens to make mixing safe there; a program must not rely on it.
  *
  * <p>Each operation comes in three forms, as GASNet's {@code gex_AD_OpNB_<DT>} and {@code gex_AD_OpNBI_<DT>} with a
  * blocking one beside them: {@code opLong}/{@code opDouble} return the target's previous value (for fetching
@@ -36,11 +37,16 @@ import java.util.Set;
  * what is allowed: the rank, the offset (in the target's segment and aligned to the type's size), the operation (in the
  * domain's set), operands a 32-bit integer type cannot hold, the result buffer, and the flags.
  *
- * <p>Implementations: on smp the operation is the CPU's atomic on the peer's cross-mapped segment, complete at return;
- * elsewhere an active message to the target, whose handler applies it ({@link AmAtomics}); on the rank itself the CPU's
- * atomic. {@code GEX_AD_OVER_AM=1} (or {@code GEX_RMA_OVER_AM=1}) forces active messages on smp, for tests and
- * comparison. The creation hints {@link #FAVOR_MY_RANK}, {@link #FAVOR_MY_NBRHD} and {@link #FAVOR_REMOTE} are
- * accepted and change nothing yet: no conduit offloads atomics to a NIC.
+ * <p>Implementations, chosen when the domain is created: on smp the operation is the CPU's atomic on the peer's
+ * cross-mapped segment, complete at return. On conduits with native RMA (ofi, ibv) the NIC may perform every
+ * operation, on this rank's own values too ({@link NicAtomics}: {@code fi_fetch_atomic}/{@code fi_compare_atomic}
+ * where {@code fi_query_atomic} reports the domain's type and every operation of its set; ibv's 64-bit fetch-and-add
+ * and compare-and-swap): for a domain created with {@link #FAVOR_REMOTE}, or without hints where the NIC's atomics
+ * are its own hardware's (ibv; not libfabric's software providers, whose emulation the AM path beats), as GASNet's
+ * ibv-conduit chooses. Otherwise, and always with {@link #FAVOR_MY_RANK} or {@link #FAVOR_MY_NBRHD}, an active
+ * message to the target, whose handler applies it with the CPU's atomics ({@link AmAtomics}), and on the rank itself
+ * the CPU's atomic. {@code GEX_AD_OVER_AM=1} (or {@code GEX_RMA_OVER_AM=1}) forces active messages on every conduit,
+ * for tests and comparison.
  *
  * <p>Creation and {@link #close()} are collective in GASNet-EX; here they exchange nothing and do not synchronise, so
  * every rank should create its domain before any rank uses it on it and close it only after the job's operations
@@ -80,9 +86,12 @@ public final class AtomicDomain implements AutoCloseable {
     private final int opBits;
     private final int flags;
     private final boolean crossMapped;
+    /** What reaches the values this domain does not change with the CPU: the NIC, or active messages. */
+    private final AtomicEngine engine;
+    /** The rank whose values the CPU changes directly besides cross-mapped ones: this one, or -1 with the NIC. */
+    private final int cpuRank;
     private final boolean integer;
     private final int width;
-    private final int self;
     /** Built on first use: the segments may be attached after the domain is created. */
     private Targets targets;
     private final ThreadLocal<Event> blocking;
@@ -101,9 +110,12 @@ public final class AtomicDomain implements AutoCloseable {
         this.opBits = bits;
         this.flags = flags;
         this.crossMapped = rma.atomicsDirect();
+        final NicAtomics nic = rma.nicAtomics();
+        final boolean byNic = nic != null && nic.chosen(type, ops, flags);
+        this.engine = byNic ? nic : rma.amAtomics();
+        this.cpuRank = byNic ? -1 : client.rank();
         this.integer = type.integer();
         this.width = type.bytes();
-        this.self = client.rank();
         this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
         this.blockingResult = ThreadLocal.withInitial(() -> java.lang.foreign.Arena.ofAuto().allocate(8, 8));
     }
@@ -240,13 +252,13 @@ public final class AtomicDomain implements AutoCloseable {
         if ((flags & REL) != 0) {
             VarHandle.releaseFence();
         }
-        if (crossMapped || rank == self) {
+        if (crossMapped || rank == cpuRank) {
             final long old = AtomicArithmetic.apply(type, op, targets.base[rank] + offset, a, b);
             return op.fetching() ? old : 0;
         }
         final MemorySegment r = blockingResult.get();
         final Event e = blocking.get();
-        rma.amAtomics().start(type, op, rank, offset, a, b, op.fetching() ? r : null, 0, e, false);
+        engine.start(type, op, rank, offset, a, b, op.fetching() ? r : null, 0, e, false);
         e.await();
         if ((flags & ACQ) != 0) {
             VarHandle.acquireFence();
@@ -260,17 +272,17 @@ public final class AtomicDomain implements AutoCloseable {
         if ((flags & REL) != 0) {
             VarHandle.releaseFence();
         }
-        if (crossMapped || rank == self) {
+        if (crossMapped || rank == cpuRank) {
             applyHere(result, resultOffset, rank, offset, op, a, b);
             return Event.DONE;
         }
-        return startNbOverAm(result, resultOffset, rank, offset, op, a, b, flags);
+        return startNbRemote(result, resultOffset, rank, offset, op, a, b, flags);
     }
 
-    private Event startNbOverAm(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long a,
+    private Event startNbRemote(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long a,
                                 long b, int flags) {
         final Event e = CORE.pooledEvent(client);
-        final int code = rma.amAtomics().start(type, op, rank, offset, a, b, op.fetching() ? result : null,
+        final int code = engine.start(type, op, rank, offset, a, b, op.fetching() ? result : null,
             resultOffset, e, (flags & Flags.IMMEDIATE) != 0);
         return code == Am.OK ? e : null;
     }
@@ -280,16 +292,16 @@ public final class AtomicDomain implements AutoCloseable {
         if ((flags & REL) != 0) {
             VarHandle.releaseFence();
         }
-        if (crossMapped || rank == self) {
+        if (crossMapped || rank == cpuRank) {
             applyHere(result, resultOffset, rank, offset, op, a, b);
             return 0;
         }
-        return startNbiOverAm(result, resultOffset, rank, offset, op, a, b, flags);
+        return startNbiRemote(result, resultOffset, rank, offset, op, a, b, flags);
     }
 
-    private int startNbiOverAm(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long a,
+    private int startNbiRemote(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long a,
                                long b, int flags) {
-        return rma.amAtomics().start(type, op, rank, offset, a, b, op.fetching() ? result : null, resultOffset,
+        return engine.start(type, op, rank, offset, a, b, op.fetching() ? result : null, resultOffset,
             CORE.nbiEvent(client, op.category()), (flags & Flags.IMMEDIATE) != 0);
     }
 
@@ -359,7 +371,7 @@ public final class AtomicDomain implements AutoCloseable {
 
     /** Each rank's segment as this domain reaches it: immutable, so that any thread may publish it. */
     private static final class Targets {
-        /** The address of the rank's segment here (0 where it is reached by AM). */
+        /** The address of the rank's segment here (0 where the NIC or AM reach it). */
         final long[] base;
         /** The largest offset at which a value of the type fits in the rank's segment. */
         final long[] limit;
@@ -379,7 +391,7 @@ public final class AtomicDomain implements AutoCloseable {
             final long[] limit = new long[base.length];
             for (int r = 0; r < base.length; r++) {
                 limit[r] = segment.size(r) - width;
-                base[r] = crossMapped || r == self ? rma.atomicTarget(r).address() : 0;
+                base[r] = crossMapped || r == cpuRank ? rma.atomicTarget(r).address() : 0;
             }
             t = new Targets(base, limit);
             targets = t; // a benign race: every thread builds the same

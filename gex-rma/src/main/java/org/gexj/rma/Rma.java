@@ -78,7 +78,8 @@ public final class Rma {
     private final AmAtomics amAtomics;
     /** Atomics are the CPU's on the peers' cross-mapped segments (smp), unless forced over AM. */
     private final boolean atomicsDirect;
-    private MemorySegment[] atomicTargets;
+    /** Remote atomics by the conduit's NIC, where it has native RMA and atomics are not forced over AM; else null. */
+    private final NicAtomics nicAtomics;
 
     private Rma(Client client) {
         this.client = client;
@@ -103,8 +104,10 @@ public final class Rma {
             && !(engine instanceof AmRmaEngine);
         this.valueBuffer = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(8, 8));
         this.amAtomics = new AmAtomics(am);
-        this.atomicsDirect = capabilities.crossMapped() && !overAm
-            && !client.config().getBoolean("GEX_AD_OVER_AM", false);
+        final boolean atomicsOverAm = overAm || client.config().getBoolean("GEX_AD_OVER_AM", false);
+        this.atomicsDirect = capabilities.crossMapped() && !atomicsOverAm;
+        this.nicAtomics = engine instanceof NativeRmaEngine && !atomicsOverAm
+            ? new NicAtomics(client, CORE.conduit(client).rma()) : null;
         CORE.addStats(client, stats::snapshot);
     }
 
@@ -354,21 +357,14 @@ public final class Rma {
         return atomicsDirect;
     }
 
+    /** The remote atomics of the conduit's NIC, or null where atomics go over AM or are the CPU's. */
+    NicAtomics nicAtomics() {
+        return nicAtomics;
+    }
+
     /** The memory an atomic on {@code rank}'s segment applies to here: a cross-mapped peer's, or this rank's. */
     MemorySegment atomicTarget(int rank) {
-        if (!atomicsDirect) {
-            return segment().memory();
-        }
-        MemorySegment[] targets = atomicTargets;
-        if (targets == null) {
-            final var conduit = CORE.conduit(client);
-            targets = new MemorySegment[client.size()];
-            for (int r = 0; r < targets.length; r++) {
-                targets[r] = conduit.peerSegment(r);
-            }
-            atomicTargets = targets; // a benign race: every thread builds the same table
-        }
-        return targets[rank];
+        return atomicsDirect ? CORE.conduit(client).peerSegment(rank) : segment().memory();
     }
 
     /** @throws IllegalArgumentException if {@code rank}'s segment does not hold {@code bytes} at {@code offset} */

@@ -37,6 +37,19 @@ public abstract class AtomicKit extends ConduitKit {
     private static final int STEPS = 600;
     private static final int EXAMPLES = 4;
 
+    /** The flags the kit creates its domains with: 0, or a hint that chooses another implementation. */
+    protected int domainFlags() {
+        return 0;
+    }
+
+    /**
+     * A counter of {@code Client.stats()} that counts the NIC's atomics, which the model test then finds raised by its
+     * operations; null (the default) where the NIC should not perform them.
+     */
+    protected String nicAtomicsCounter() {
+        return null;
+    }
+
     /**
      * Each rank applies random operations of every type, form and flag to its own values in its right neighbour's
      * segment (so that no two ranks touch a value) and checks every fetched value and the final ones against the
@@ -55,7 +68,7 @@ public abstract class AtomicKit extends ConduitKit {
             final AtomicType[] types = AtomicType.values();
             final AtomicDomain[] domains = new AtomicDomain[types.length];
             for (int t = 0; t < types.length; t++) {
-                domains[t] = AtomicDomain.create(client, types[t], AtomicModel.opsOf(types[t]), 0);
+                domains[t] = AtomicDomain.create(client, types[t], AtomicModel.opsOf(types[t]), domainFlags());
             }
             client.barrier();
             final MemorySegment result = Arena.ofAuto().allocate(16, 8);
@@ -68,6 +81,11 @@ public abstract class AtomicKit extends ConduitKit {
                     AtomicOp.GET, 0, 0, 0);
                 assertTrue(AtomicModel.same(types[t], model[t], held), types[t] + " at the end: "
                     + AtomicModel.show(types[t], held) + ", the model's " + AtomicModel.show(types[t], model[t]));
+            }
+            final String counter = nicAtomicsCounter();
+            if (counter != null) {
+                assertTrue(client.stats().getOrDefault(counter, 0L) >= (long) STEPS, counter + " is "
+                    + client.stats().get(counter) + " after " + STEPS + " operations: the NIC did not perform them");
             }
             client.barrier();
             final int from = (client.rank() + size - 1) % size;
@@ -103,8 +121,9 @@ public abstract class AtomicKit extends ConduitKit {
             final int size = client.size();
             final int total = size * threads * perThread;
             final AtomicDomain longs = AtomicDomain.create(client, AtomicType.INT64, EnumSet.of(AtomicOp.FINC,
-                AtomicOp.GET), 0);
-            final AtomicDomain ints = AtomicDomain.create(client, AtomicType.UINT32, EnumSet.of(AtomicOp.FADD), 0);
+                AtomicOp.GET), domainFlags());
+            final AtomicDomain ints = AtomicDomain.create(client, AtomicType.UINT32, EnumSet.of(AtomicOp.FADD),
+                domainFlags());
             client.barrier();
             final List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
             final Thread[] workers = new Thread[threads];
@@ -168,7 +187,7 @@ public abstract class AtomicKit extends ConduitKit {
             final MemorySegment mine = client.attachSegment(SEGMENT).memory();
             mine.fill((byte) 0);
             final AtomicDomain lock = AtomicDomain.create(client, AtomicType.INT32, EnumSet.of(AtomicOp.FCAS,
-                AtomicOp.SET), 0);
+                AtomicOp.SET), domainFlags());
             client.barrier();
             final int owner = 1 % client.size();
             final MemorySegment value = Arena.ofAuto().allocate(8, 8);
@@ -198,7 +217,7 @@ public abstract class AtomicKit extends ConduitKit {
         job(2, client -> {
             client.attachSegment(SEGMENT).memory().fill((byte) 0);
             final AtomicDomain d = AtomicDomain.create(client, AtomicType.FLOAT64, EnumSet.of(AtomicOp.SET,
-                AtomicOp.GET, AtomicOp.FADD, AtomicOp.FMAX), 0);
+                AtomicOp.GET, AtomicOp.FADD, AtomicOp.FMAX), domainFlags());
             client.barrier();
             final int peer = (client.rank() + 1) % 2;
             final MemorySegment result = Arena.ofAuto().allocate(32, 8);
@@ -237,9 +256,11 @@ public abstract class AtomicKit extends ConduitKit {
             mine.fill((byte) 7);
             final int peer = (client.rank() + 1) % 2;
             final AtomicDomain ints = AtomicDomain.create(client, AtomicType.INT32, EnumSet.of(AtomicOp.FADD,
-                AtomicOp.ADD), 0);
-            final AtomicDomain longs = AtomicDomain.create(client, AtomicType.INT64, EnumSet.of(AtomicOp.FADD), 0);
-            final AtomicDomain doubles = AtomicDomain.create(client, AtomicType.FLOAT64, EnumSet.of(AtomicOp.FADD), 0);
+                AtomicOp.ADD), domainFlags());
+            final AtomicDomain longs = AtomicDomain.create(client, AtomicType.INT64, EnumSet.of(AtomicOp.FADD),
+                domainFlags());
+            final AtomicDomain doubles = AtomicDomain.create(client, AtomicType.FLOAT64, EnumSet.of(AtomicOp.FADD),
+                domainFlags());
             client.barrier();
             final MemorySegment result = Arena.ofAuto().allocate(8, 8);
             message(() -> longs.opLong(peer, 4, AtomicOp.FADD, 1, 0, 0), "offset 4");

@@ -66,6 +66,7 @@ public final class Fabric {
     public static final long FI_MSG = 1L << 1;
     public static final long FI_RMA = 1L << 2;
     public static final long FI_TAGGED = 1L << 3;
+    public static final long FI_ATOMIC = 1L << 4;
     public static final long FI_READ = 1L << 8;
     public static final long FI_WRITE = 1L << 9;
     public static final long FI_RECV = 1L << 10;
