@@ -28,6 +28,7 @@ final class IbvDevice implements AutoCloseable {
     private static final long DEV_MAX_SRQ_WR = offset(VerbsLayouts.IBV_DEVICE_ATTR, "max_srq_wr");
     private static final long DEV_MAX_QP_RD_ATOM = offset(VerbsLayouts.IBV_DEVICE_ATTR, "max_qp_rd_atom");
     private static final long DEV_MAX_QP_INIT_RD_ATOM = offset(VerbsLayouts.IBV_DEVICE_ATTR, "max_qp_init_rd_atom");
+    private static final long DEV_ATOMIC_CAP = offset(VerbsLayouts.IBV_DEVICE_ATTR, "atomic_cap");
     private static final long PORT_ACTIVE_MTU = offset(VerbsLayouts.IBV_PORT_ATTR, "active_mtu");
     private static final long PORT_MAX_MSG_SZ = offset(VerbsLayouts.IBV_PORT_ATTR, "max_msg_sz");
     private static final long PORT_LID = offset(VerbsLayouts.IBV_PORT_ATTR, "lid");
@@ -47,6 +48,8 @@ final class IbvDevice implements AutoCloseable {
     final int maxSrqWr;
     /** RDMA READs in flight per QP, each way: within both of the device's bounds, and at most 16. */
     final int readsInFlight;
+    /** The device performs 64-bit atomics ({@code atomic_cap} not {@code IBV_ATOMIC_NONE}). */
+    final boolean atomics;
     final MemorySegment context;
     final MemorySegment pd;
     private MemorySegment cq;
@@ -70,6 +73,7 @@ final class IbvDevice implements AutoCloseable {
             this.maxSrqWr = dev.get(JAVA_INT, DEV_MAX_SRQ_WR);
             this.readsInFlight = Math.max(1, Math.min(16, Math.min(dev.get(JAVA_INT, DEV_MAX_QP_RD_ATOM),
                 dev.get(JAVA_INT, DEV_MAX_QP_INIT_RD_ATOM))));
+            this.atomics = dev.get(JAVA_INT, DEV_ATOMIC_CAP) != Verbs.IBV_ATOMIC_NONE;
             final MemorySegment attr = arena.allocate(VerbsLayouts.IBV_PORT_ATTR);
             Verbs.queryPort(context, port, attr);
             this.activeMtu = attr.get(JAVA_INT, PORT_ACTIVE_MTU);
@@ -147,12 +151,15 @@ final class IbvDevice implements AutoCloseable {
         return srq;
     }
 
-    /** An RC QP completing on the CQ and receiving from the SRQ, moved to INIT (remote read and write allowed). */
+    /**
+     * An RC QP completing on the CQ and receiving from the SRQ, moved to INIT (remote read and write allowed, and
+     * atomics where the device has them).
+     */
     MemorySegment createQp(int sendWr, int maxInline) {
         final MemorySegment qp = VerbsQp.createRc(pd, cq, cq, srq, new VerbsQp.Capacity(sendWr, 0, 1, 1, maxInline));
         closers.push(() -> VerbsQp.destroy(qp));
         VerbsQp.toInit(qp, port, Verbs.IBV_ACCESS_LOCAL_WRITE | Verbs.IBV_ACCESS_REMOTE_WRITE
-            | Verbs.IBV_ACCESS_REMOTE_READ);
+            | Verbs.IBV_ACCESS_REMOTE_READ | (atomics ? Verbs.IBV_ACCESS_REMOTE_ATOMIC : 0));
         return qp;
     }
 
@@ -188,12 +195,14 @@ final class IbvDevice implements AutoCloseable {
     }
 
     /**
-     * {@code ibv_reg_mr}: local write, and with {@code remote} remote read and write. With {@code untilClose} the
+     * {@code ibv_reg_mr}: local write, and with {@code remote} remote read, write and atomics (where the device has
+     * them). With {@code untilClose} the
      * close deregisters it; otherwise the caller does, by {@link #deregister}.
      */
     MemorySegment register(MemorySegment memory, boolean remote, boolean untilClose) {
         final int access = Verbs.IBV_ACCESS_LOCAL_WRITE
-            | (remote ? Verbs.IBV_ACCESS_REMOTE_WRITE | Verbs.IBV_ACCESS_REMOTE_READ : 0);
+            | (remote ? Verbs.IBV_ACCESS_REMOTE_WRITE | Verbs.IBV_ACCESS_REMOTE_READ
+            | (atomics ? Verbs.IBV_ACCESS_REMOTE_ATOMIC : 0) : 0);
         final MemorySegment mr = Verbs.regMr(pd, memory, access);
         if (untilClose) {
             closers.push(() -> Verbs.deregMr(mr));

@@ -13,6 +13,7 @@ import org.gexj.rdma.RdmaCompletions;
 import org.gexj.rdma.RdmaErrorEntry;
 import org.gexj.rdma.RdmaNic;
 import org.gexj.rdma.RdmaRegion;
+import org.gexj.spi.AtomicCodes;
 import org.gexj.spi.Bootstrap;
 import org.gexj.spi.JobHealth;
 
@@ -352,6 +353,41 @@ final class IbvNic implements RdmaNic, AutoCloseable {
                           long context) {
         return post(peer, sendWr.rdmaWriteWithImm(context, local, (int) length, (int) descriptor, remote, (int) key,
             SIGNALED, (int) data));
+    }
+
+    /**
+     * The device's 64-bit atomics where it has them: SUM as fetch-and-add, CSWAP as compare-and-swap and READ as a
+     * fetch-and-add of 0 on INT64 and UINT64; CSWAP and READ on DOUBLE too, which compare and fetch bits (GASNet's
+     * ibv-conduit offers the same set).
+     */
+    @Override
+    public boolean atomicValid(int datatype, int op, int kind) {
+        if (!device.atomics) {
+            return false;
+        }
+        final boolean integer = datatype == AtomicCodes.INT64 || datatype == AtomicCodes.UINT64;
+        return switch (op) {
+            case AtomicCodes.SUM -> integer && kind != ATOMIC_COMPARE;
+            case AtomicCodes.READ -> (integer || datatype == AtomicCodes.DOUBLE) && kind == ATOMIC_FETCH;
+            case AtomicCodes.CSWAP -> (integer || datatype == AtomicCodes.DOUBLE) && kind == ATOMIC_COMPARE;
+            default -> false;
+        };
+    }
+
+    /** The HCA performs them without the target's CPU. */
+    @Override
+    public boolean atomicsPreferred() {
+        return device.atomics;
+    }
+
+    /** One atomic work request; the previous value lands at {@code staging + 16} in every case. */
+    @Override
+    public long atomic(int kind, int datatype, int op, long operand, long compare, long staging, long descriptor,
+                       int peer, long remote, long key, long context) {
+        final boolean cas = op == AtomicCodes.CSWAP;
+        return post(peer, sendWr.atomic(context, cas ? Verbs.IBV_WR_ATOMIC_CMP_AND_SWP
+            : Verbs.IBV_WR_ATOMIC_FETCH_AND_ADD, staging + 16, (int) descriptor, remote, (int) key,
+            cas ? compare : op == AtomicCodes.READ ? 0 : operand, cas ? operand : 0, SIGNALED));
     }
 
     private long post(int peer, SendWr wr) {

@@ -82,12 +82,13 @@ public abstract class AtomicKit extends ConduitKit {
                 assertTrue(AtomicModel.same(types[t], model[t], held), types[t] + " at the end: "
                     + AtomicModel.show(types[t], held) + ", the model's " + AtomicModel.show(types[t], model[t]));
             }
+            client.barrier();
             final String counter = nicAtomicsCounter();
             if (counter != null) {
+                // counted by the initiator or by the target: every rank started as many as it was the target of
                 assertTrue(client.stats().getOrDefault(counter, 0L) >= (long) STEPS, counter + " is "
                     + client.stats().get(counter) + " after " + STEPS + " operations: the NIC did not perform them");
             }
-            client.barrier();
             final int from = (client.rank() + size - 1) % size;
             final long theirBase = (long) from * PER_RANK;
             final long[] theirs = AtomicModel.sequence(seed * 31 + from, types, theirBase, STEPS, null);

@@ -28,6 +28,10 @@ public final class SendWr {
     static final long IMM_DATA = offset(IBV_SEND_WR, "imm_data");
     static final long REMOTE_ADDR = offset(IBV_SEND_WR, "wr", "rdma", "remote_addr");
     static final long RKEY = offset(IBV_SEND_WR, "wr", "rdma", "rkey");
+    static final long ATOMIC_REMOTE_ADDR = offset(IBV_SEND_WR, "wr", "atomic", "remote_addr");
+    static final long ATOMIC_COMPARE_ADD = offset(IBV_SEND_WR, "wr", "atomic", "compare_add");
+    static final long ATOMIC_SWAP = offset(IBV_SEND_WR, "wr", "atomic", "swap");
+    static final long ATOMIC_RKEY = offset(IBV_SEND_WR, "wr", "atomic", "rkey");
     static final long UD_AH = offset(IBV_SEND_WR, "wr", "ud", "ah");
     static final long UD_REMOTE_QPN = offset(IBV_SEND_WR, "wr", "ud", "remote_qpn");
     static final long UD_REMOTE_QKEY = offset(IBV_SEND_WR, "wr", "ud", "remote_qkey");
@@ -92,6 +96,22 @@ public final class SendWr {
     /** {@code IBV_WR_RDMA_READ} of the peer's bytes at {@code remoteAddress} into local memory. */
     public SendWr rdmaRead(long wrId, long address, int length, int lkey, long remoteAddress, int rkey, int flags) {
         return set(wrId, Verbs.IBV_WR_RDMA_READ, flags, address, length, lkey, remoteAddress, rkey, 0);
+    }
+
+    /**
+     * {@code IBV_WR_ATOMIC_FETCH_AND_ADD} ({@code add} in {@code compareAdd}) or {@code IBV_WR_ATOMIC_CMP_AND_SWP}
+     * ({@code compareAdd} compared, {@code swap} swapped in) on the 8 aligned bytes at {@code remoteAddress} of the
+     * peer's region {@code rkey}; the previous value lands in the 8 local bytes at {@code result}.
+     */
+    public SendWr atomic(long wrId, int opcode, long result, int lkey, long remoteAddress, int rkey, long compareAdd,
+                         long swap, int flags) {
+        set(wrId, opcode, flags, result, 8, lkey, 0L, 0, 0);
+        // after set(): wr.atomic shares its bytes with wr.rdma, whose rkey lies where compare_add is
+        wr.set(JAVA_LONG, ATOMIC_REMOTE_ADDR, remoteAddress);
+        wr.set(JAVA_LONG, ATOMIC_COMPARE_ADD, compareAdd);
+        wr.set(JAVA_LONG, ATOMIC_SWAP, swap);
+        wr.set(JAVA_INT, ATOMIC_RKEY, rkey);
+        return this;
     }
 
     private SendWr set(long wrId, int opcode, int flags, long address, int length, int lkey, long remoteAddress,

@@ -52,6 +52,8 @@ public final class Verbs {
     public static final int IBV_ACCESS_REMOTE_WRITE = 2;
     public static final int IBV_ACCESS_REMOTE_READ = 4;
     public static final int IBV_ACCESS_REMOTE_ATOMIC = 8;
+    /** {@code enum ibv_atomic_cap}: no atomics. */
+    public static final int IBV_ATOMIC_NONE = 0;
     public static final int IBV_QPT_RC = 2;
     public static final int IBV_QPT_UD = 4;
     public static final int IBV_QPS_RESET = 0;
@@ -80,6 +82,8 @@ public final class Verbs {
     public static final int IBV_WR_SEND = 2;
     public static final int IBV_WR_SEND_WITH_IMM = 3;
     public static final int IBV_WR_RDMA_READ = 4;
+    public static final int IBV_WR_ATOMIC_CMP_AND_SWP = 5;
+    public static final int IBV_WR_ATOMIC_FETCH_AND_ADD = 6;
     public static final int IBV_SEND_FENCE = 1;
     public static final int IBV_SEND_SIGNALED = 2;
     public static final int IBV_SEND_SOLICITED = 4;

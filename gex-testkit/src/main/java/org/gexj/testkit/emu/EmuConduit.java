@@ -1,5 +1,6 @@
 package org.gexj.testkit.emu;
 
+import org.gexj.spi.AtomicCodes;
 import org.gexj.spi.AttachedSegments;
 import org.gexj.spi.Bootstrap;
 import org.gexj.spi.Capabilities;
@@ -13,9 +14,11 @@ import org.gexj.spi.SegmentRules;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -107,6 +110,8 @@ public final class EmuConduit implements Conduit {
     private final AtomicReferenceArray<EmuPool> framePools;
     /** RMA operations by target, made on first use. */
     private final AtomicReferenceArray<EmuPool> rmaPools;
+    /** Atomics applied to this rank's segment ({@code emu.atomics}). */
+    private final AtomicLong atomicsApplied = new AtomicLong();
     private final EmuRmaTransport rma = new EmuRmaTransport(this);
     private final Arena arena = Arena.ofShared();
     private volatile MemorySegment segment;
@@ -298,6 +303,10 @@ public final class EmuConduit implements Conduit {
                 item.status = copy(segment, item.remoteOffset, item.local, item.localOffset, item.nbytes);
                 complete(item);
             }
+            case EmuItem.ATOMIC -> {
+                item.status = applyAtomic(item);
+                complete(item);
+            }
             case EmuItem.REMOTE_WRITE, EmuItem.DUPLICATE_TAG -> report(item, listener);
             case EmuItem.COMPLETION -> {
                 final long operation = item.operation;
@@ -375,6 +384,26 @@ public final class EmuConduit implements Conduit {
         }
     }
 
+    /** An atomic lands: applied to the segment, its previous value stored into the initiator's memory. */
+    private int applyAtomic(EmuItem item) {
+        final long old = EmuAtomics.apply(segment, item.remoteOffset, item.datatype, item.atomicOp, item.operand,
+            item.compare);
+        atomicsApplied.incrementAndGet();
+        if (item.local == null) {
+            return OK;
+        }
+        try {
+            if (item.nbytes == 4) {
+                item.local.set(ValueLayout.JAVA_INT_UNALIGNED, item.localOffset, (int) old);
+            } else {
+                item.local.set(ValueLayout.JAVA_LONG_UNALIGNED, item.localOffset, old);
+            }
+            return OK;
+        } catch (RuntimeException e) {
+            return RmaTransport.ACCESS_ERROR; // the result's memory closed meanwhile: the operation itself took place
+        }
+    }
+
     /** Sends {@code item}, landed or failed, back to its initiator as a completion. */
     private void complete(EmuItem item) {
         item.kind = EmuItem.COMPLETION;
@@ -385,6 +414,12 @@ public final class EmuConduit implements Conduit {
     }
 
     // ------------------------------------------------------------------------------------------------- RMA
+
+    /** {@code emu.atomics}: atomics applied to this rank's segment (by its "NIC", {@link RmaTransport#atomic}). */
+    @Override
+    public java.util.Map<String, Long> counters() {
+        return java.util.Map.of("emu.atomics", atomicsApplied.get());
+    }
 
     @Override
     public RmaTransport rma() {
@@ -417,6 +452,56 @@ public final class EmuConduit implements Conduit {
         item.remoteOffset = remoteOffset;
         item.nbytes = nbytes;
         item.immediate = immediate & immediateMask;
+        item.operation = operation;
+        item.status = OK;
+        item.state = EmuItem.IN_FLIGHT;
+        if (!target.inbox.offer(item)) {
+            item.release();
+            throw new IllegalStateException("emu rank " + peer + "'s inbound queue is full: more items in flight than"
+                + " credits allow");
+        }
+        return OK;
+    }
+
+    /** {@link RmaTransport#atomic}: checked, then queued to the target like a get of the value's width. */
+    int startAtomic(int peer, long remoteOffset, int datatype, int op, long operand, long compare,
+                    MemorySegment result, long resultOffset, long operation) {
+        final boolean fetch = result != null;
+        if (!EmuAtomics.valid(datatype, op, fetch)) {
+            throw new UnsupportedOperationException("emu performs no " + (fetch ? "fetching " : "")
+                + AtomicCodes.op(op) + " on " + AtomicCodes.datatype(datatype) + ": nothing was sent to rank " + peer);
+        }
+        final int bytes = AtomicCodes.bytes(datatype);
+        if ((remoteOffset & (bytes - 1)) != 0) {
+            throw new IllegalArgumentException("atomic at offset " + remoteOffset + " of rank " + peer
+                + "'s segment: not aligned to its " + bytes + " bytes");
+        }
+        ensureOpen();
+        checkTarget(peer);
+        RmaTransport.checkRanges("emu", rank, segmentSizes, peer, remoteOffset, fetch ? result : null, resultOffset,
+            fetch ? bytes : 0);
+        if (remoteOffset > segmentSizes[peer] - bytes) {
+            throw new IllegalArgumentException("atomic at offset " + remoteOffset + " outside rank " + peer
+                + "'s segment [0, " + segmentSizes[peer] + ")");
+        }
+        final EmuConduit target = peers[peer];
+        if (target.closed) {
+            return NO_ROOM;
+        }
+        final EmuItem item = rmaPool(peer).take();
+        if (item == null) {
+            return NO_ROOM;
+        }
+        item.kind = EmuItem.ATOMIC;
+        item.source = rank;
+        item.local = result;
+        item.localOffset = resultOffset;
+        item.remoteOffset = remoteOffset;
+        item.nbytes = bytes;
+        item.datatype = datatype;
+        item.atomicOp = op;
+        item.operand = operand;
+        item.compare = compare;
         item.operation = operation;
         item.status = OK;
         item.state = EmuItem.IN_FLIGHT;

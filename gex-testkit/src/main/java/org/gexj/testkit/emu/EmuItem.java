@@ -22,6 +22,8 @@ final class EmuItem {
     static final int COMPLETION = 5;
     /** The target's report of a landed put-with-immediate, from its own pool of notes. */
     static final int REMOTE_WRITE = 6;
+    /** An atomic ({@link EmuAtomics}) that lands like a get: its previous value comes back into {@link #local}. */
+    static final int ATOMIC = 7;
 
     /** In its pool. */
     static final int FREE = 0;
@@ -50,6 +52,11 @@ final class EmuItem {
     long remoteOffset;
     long nbytes;
     long immediate;
+    /** An atomic's libfabric datatype and operation, and its operands. */
+    int datatype;
+    int atomicOp;
+    long operand;
+    long compare;
     long operation;
     int status;
     /** The receiver's poll count from which it may deliver the item. */

@@ -28,6 +28,19 @@ final class EmuRmaTransport implements RmaTransport {
         return conduit.startRma(EmuItem.GET, peer, remoteOffset, dst, dstOffset, nbytes, 0, operation);
     }
 
+    /** Every libfabric operation on every datatype, as the target's poll applies it ({@link EmuAtomics}). */
+    @Override
+    public boolean atomicValid(int datatype, int op, boolean fetch) {
+        return EmuAtomics.valid(datatype, op, fetch);
+    }
+
+    @Override
+    public int atomic(int peer, long remoteOffset, int datatype, int op, long operand, long compare,
+                      MemorySegment result, long resultOffset, long operation) {
+        return conduit.startAtomic(peer, remoteOffset, datatype, op, operand, compare, result, resultOffset,
+            operation);
+    }
+
     @Override
     public int putWithImmediate(int peer, long remoteOffset, MemorySegment src, long srcOffset, long nbytes,
                                 long immediate, long operation) {
