@@ -383,7 +383,7 @@ final class AmRmaEngine implements RmaEngine {
     }
 
     static long offset(int high, int low) {
-        return ((long) high << 32) | (low & 0xffff_ffffL);
+        return org.gexj.rma.wire.AtomicArgs.join(high, low);
     }
 
     /**

@@ -43,7 +43,12 @@ public final class Vis {
     private final Client client;
     private final Rma rma;
     private final VisAmEngine packed;
-    private final String mode;
+    /** {@link #NEVER}, {@link #ALWAYS} or {@link #BY_SIZE}: GEX_VIS and the conduit, decided once. */
+    private final int packing;
+    private static final int NEVER = 0;
+    private static final int ALWAYS = 1;
+    /** Packs where chunks average under {@code GEX_VIS_PACK_BELOW} bytes. */
+    private static final int BY_SIZE = 2;
     private final long packBelow;
     private final ThreadLocal<VisPlan> plans = ThreadLocal.withInitial(VisPlan::new);
     private final ThreadLocal<Event> blocking;
@@ -52,10 +57,13 @@ public final class Vis {
         this.client = client;
         this.rma = Rma.of(client);
         this.packed = new VisAmEngine(Am.of(client));
-        this.mode = client.config().get("GEX_VIS", "auto");
-        if (!mode.equals("auto") && !mode.equals("pieces") && !mode.equals("packed")) {
-            throw new IllegalArgumentException("GEX_VIS=" + mode + ": allowed are auto, pieces and packed");
-        }
+        final String mode = client.config().get("GEX_VIS", "auto");
+        this.packing = switch (mode) {
+            case "packed" -> ALWAYS;
+            case "pieces" -> NEVER;
+            case "auto" -> rma.copiesDirectly() ? NEVER : rma.overActiveMessages() ? ALWAYS : BY_SIZE;
+            default -> throw new IllegalArgumentException("GEX_VIS=" + mode + ": allowed are auto, pieces and packed");
+        };
         this.packBelow = client.config().getLong("GEX_VIS_PACK_BELOW", 256, 0, 1L << 30);
         this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
     }
@@ -258,11 +266,7 @@ public final class Vis {
 
     /** Whether to pack the plan into active messages rather than move it a chunk at a time. */
     private boolean packs(VisPlan plan) {
-        return switch (mode) {
-            case "packed" -> true;
-            case "pieces" -> false;
-            default -> !rma.copiesDirectly() && (rma.overActiveMessages() || plan.bytes < packBelow * plan.chunks);
-        };
+        return packing == BY_SIZE ? plan.bytes < packBelow * plan.chunks : packing == ALWAYS;
     }
 
     private void piece(boolean put, int rank, VisPlan plan, int i, MemorySegment local, Event e) {

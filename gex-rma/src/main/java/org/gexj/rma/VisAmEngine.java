@@ -45,6 +45,8 @@ final class VisAmEngine {
     private final java.util.concurrent.atomic.AtomicIntegerArray remaining;
     /** Each thread's request being built; a send may poll and run {@link #onGet}, which has its own. */
     private final ThreadLocal<MemorySegment> staging;
+    /** A put's plan with chunks split to fit a message, when some chunk does not. */
+    private final ThreadLocal<VisPlan> splitPuts;
     private final ThreadLocal<MemorySegment> replies;
 
     VisAmEngine(Am am) {
@@ -64,6 +66,7 @@ final class VisAmEngine {
             plans[i] = new VisPlan();
         }
         this.staging = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(requestMax, 8));
+        this.splitPuts = ThreadLocal.withInitial(VisPlan::new);
         this.replies = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(replyMax, 8));
         final AmAccess access = AmAccess.get();
         access.registerSystem(am, PUT, AmHandler.mediumRequest(2, this::onPut).named("vis-put"));
@@ -82,8 +85,12 @@ final class VisAmEngine {
             return;
         }
         final int slot = slots.acquire();
-        final VisPlan mine = plans[slot];
-        copySplit(plan, mine, (put ? requestMax : Math.min(requestMax, replyMax)) - VisPieceFlyweight.PIECE);
+        final long max = (put ? requestMax : Math.min(requestMax, replyMax)) - VisPieceFlyweight.PIECE;
+        // a get's replies need its plan until they are all in: the slot keeps it; a put reads it during the call
+        final VisPlan mine = put && plan.longest() <= max ? plan : put ? splitPuts.get() : plans[slot];
+        if (mine != plan) {
+            copySplit(plan, mine, max);
+        }
         events[slot] = completion;
         buffers[slot] = buffer;
         int messages = 0;

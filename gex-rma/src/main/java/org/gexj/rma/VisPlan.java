@@ -21,6 +21,15 @@ final class VisPlan {
     private long[] ends = new long[16];
     private long[] index = new long[8];
 
+    /** The length of the longest chunk (0 for none). */
+    long longest() {
+        long max = 0;
+        for (int i = 0; i < chunks; i++) {
+            max = Math.max(max, length[i]);
+        }
+        return max;
+    }
+
     void clear() {
         chunks = 0;
         bytes = 0;
@@ -211,6 +220,9 @@ final class VisPlan {
 
     /** No two chunks overlap on the destination side (remote for a put, local for a get). */
     void checkDisjoint(boolean remoteSide) {
+        if (chunks < 2) {
+            return;
+        }
         if (starts.length < chunks) {
             starts = new long[remote.length];
             ends = new long[remote.length];
