@@ -83,6 +83,29 @@ final class CrossMappedRmaEngine implements RmaEngine {
         }
     }
 
+    /**
+     * The chunks of a {@link Vis} plan between {@code peer}'s segment and {@code buffer} (checked by {@code Vis}), each
+     * copied as {@link #put} or {@link #get} would, with the peer's segment and the buffer's checks taken once.
+     */
+    void copyPieces(boolean put, int peer, VisPlan plan, MemorySegment buffer) {
+        final MemorySegment target = peer(peer);
+        final boolean direct = direct(buffer) && (put || !buffer.isReadOnly());
+        final long there = target.address();
+        final long here = direct ? buffer.address() : 0;
+        for (int i = 0; i < plan.chunks; i++) {
+            final long n = plan.length[i];
+            final long remote = plan.remote[i];
+            final long local = plan.local[i];
+            if (!direct || !copied(put ? here + local : there + remote, put ? there + remote : here + local, n)) {
+                if (put) {
+                    PayloadCopy.copy(buffer, local, target, remote, n);
+                } else {
+                    PayloadCopy.copy(target, remote, buffer, local, n);
+                }
+            }
+        }
+    }
+
     /** A buffer this class copies from or to itself: one the JDK's copy would not throw for. */
     private static boolean direct(MemorySegment buffer) {
         return buffer.isNative() && PayloadCopy.accessible(buffer);

@@ -341,6 +341,11 @@ public final class Rma {
         engine.put(peer, remoteOffset, src, srcOffset, nbytes, completion, null);
     }
 
+    /** Every chunk of a {@link Vis} plan, checked by it, where {@link #copiesDirectly()}. */
+    void copyPieces(boolean put, int peer, VisPlan plan, MemorySegment local) {
+        ((CrossMappedRmaEngine) engine).copyPieces(put, peer, plan, local);
+    }
+
     /** One contiguous chunk of a {@link Vis} get, as {@link #putPiece}. */
     void getPiece(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
         engine.get(dst, dstOffset, peer, remoteOffset, nbytes, completion);

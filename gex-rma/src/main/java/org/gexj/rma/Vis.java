@@ -241,9 +241,7 @@ public final class Vis {
         }
         final boolean packing = packs(plan);
         if (!packing && rma.copiesDirectly()) {
-            for (int i = 0; i < plan.chunks; i++) {
-                piece(put, rank, plan, i, local, null);
-            }
+            rma.copyPieces(put, rank, plan, local);
             return form == NB ? Event.DONE : null;
         }
         final Event e = switch (form) {

@@ -87,10 +87,8 @@ final class VisPlan {
     void vector(int remoteCount, long[] remoteOffsets, long[] remoteLengths, int localCount, long[] localOffsets,
                 long[] localLengths) {
         clear();
-        checkList("remote", remoteCount, remoteOffsets, remoteLengths);
-        checkList("local", localCount, localOffsets, localLengths);
-        final long remoteTotal = total("remote", remoteCount, remoteLengths);
-        final long localTotal = total("local", localCount, localLengths);
+        final long remoteTotal = checkList("remote", remoteCount, remoteOffsets, remoteLengths);
+        final long localTotal = checkList("local", localCount, localOffsets, localLengths);
         if (remoteTotal != localTotal) {
             throw new IllegalArgumentException("the remote pieces hold " + remoteTotal + " bytes and the local ones "
                 + localTotal + ": they must be equal");
@@ -223,19 +221,26 @@ final class VisPlan {
         if (chunks < 2) {
             return;
         }
+        final long[] at = remoteSide ? remote : local;
+        int i = 1;
+        while (i < chunks && at[i] >= at[i - 1] + length[i - 1]) {
+            i++;
+        }
+        if (i == chunks) {
+            return; // in ascending order, each after the one before: the common case, without sorting
+        }
         if (starts.length < chunks) {
             starts = new long[remote.length];
             ends = new long[remote.length];
         }
-        final long[] at = remoteSide ? remote : local;
-        for (int i = 0; i < chunks; i++) {
+        for (i = 0; i < chunks; i++) {
             starts[i] = at[i];
             ends[i] = at[i] + length[i];
         }
         // disjoint exactly when, with starts and ends sorted apart, each start is at or after the previous end
         Arrays.sort(starts, 0, chunks);
         Arrays.sort(ends, 0, chunks);
-        for (int i = 1; i < chunks; i++) {
+        for (i = 1; i < chunks; i++) {
             if (starts[i] < ends[i - 1]) {
                 throw new IllegalArgumentException("the " + (remoteSide ? "remote" : "local") + " destination pieces "
                     + "overlap: byte " + starts[i] + " is written twice");
@@ -243,16 +248,24 @@ final class VisPlan {
         }
     }
 
-    private static void checkList(String side, int count, long[] offsets, long[] lengths) {
+    /** @return the pieces' total, each length checked not negative (then a negative sum is an overflow) */
+    private static long checkList(String side, int count, long[] offsets, long[] lengths) {
         if (offsets == null || lengths == null || count < 0 || count > Math.min(offsets.length, lengths.length)) {
             throw new IllegalArgumentException(side + " count " + count + " outside [0, " + (offsets == null
                 || lengths == null ? 0 : Math.min(offsets.length, lengths.length)) + "] (the lists' length)");
         }
+        long sum = 0;
         for (int i = 0; i < count; i++) {
             if (lengths[i] < 0) {
                 throw new IllegalArgumentException(side + " piece " + i + " has length " + lengths[i]);
             }
+            sum += lengths[i];
+            if (sum < 0) {
+                throw new IllegalArgumentException("the " + side + " pieces' lengths sum beyond " + Long.MAX_VALUE
+                    + " bytes at piece " + i);
+            }
         }
+        return sum;
     }
 
     private static void checkIndexList(String side, int count, long[] offsets, long pieceLength) {
@@ -263,13 +276,5 @@ final class VisPlan {
         if (pieceLength < 0) {
             throw new IllegalArgumentException(side + " piece length " + pieceLength + " is negative");
         }
-    }
-
-    private static long total(String side, int count, long[] lengths) {
-        long sum = 0;
-        for (int i = 0; i < count; i++) {
-            sum = Math.addExact(sum, lengths[i]);
-        }
-        return sum;
     }
 }

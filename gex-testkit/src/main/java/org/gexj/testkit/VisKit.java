@@ -362,6 +362,8 @@ public abstract class VisKit extends ConduitKit {
                 String.valueOf(SEGMENT));
             message(() -> vis.putVector(peer, 2, two, ten, local, 2, new long[] {0, 1020}, ten), "1024");
             message(() -> vis.putVector(peer, 2, two, new long[] {10, -10}, local, 2, two, ten), "-10");
+            message(() -> vis.putVector(peer, 2, two, new long[] {Long.MAX_VALUE, 1}, local, 2, two, ten),
+                "beyond " + Long.MAX_VALUE);
             message(() -> vis.getVector(local, 2, new long[] {0, 5}, ten, peer, 2, two, ten), "overlap");
             message(() -> vis.getVector(local.asReadOnly(), 2, two, ten, peer, 2, two, ten), "read-only");
             message(() -> vis.putIndexed(peer, 2, two, 10, local, 3, new long[] {0, 1, 2}, 10), "equal");
