@@ -31,7 +31,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>How the data moves, chosen per operation: on smp each contiguous chunk is a copy; where the conduit has RDMA
  * (ofi, ibv), each chunk is an RDMA operation if the chunks average at least {@code GEX_VIS_PACK_BELOW} bytes
- * (default 256), else they are packed into active messages ({@link VisAmEngine}), as on conduits whose RMA is itself
+ * (default 2048), else they are packed into active messages ({@link VisAmEngine}), as on conduits whose RMA is itself
  * active messages (udp). {@code GEX_VIS=pieces} or {@code GEX_VIS=packed} forces either (tests, comparison).
  */
 public final class Vis {
@@ -64,7 +64,7 @@ public final class Vis {
             case "auto" -> rma.copiesDirectly() ? NEVER : rma.overActiveMessages() ? ALWAYS : BY_SIZE;
             default -> throw new IllegalArgumentException("GEX_VIS=" + mode + ": allowed are auto, pieces and packed");
         };
-        this.packBelow = client.config().getLong("GEX_VIS_PACK_BELOW", 256, 0, 1L << 30);
+        this.packBelow = client.config().getLong("GEX_VIS_PACK_BELOW", 2048, 0, 1L << 30);
         this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
     }
 
