@@ -106,6 +106,53 @@ final class CrossMappedRmaEngine implements RmaEngine {
         }
     }
 
+    /**
+     * A strided transfer {@link VisStrided} checked: elements of {@code elem} bytes at every index of levels
+     * {@code first} to {@code levels - 1}, the lowest of them in a tight loop.
+     *
+     * @return false, having copied nothing, for a buffer this class does not copy directly (heap, closed, confined,
+     *         read-only for a get): the general path then checks and copies it
+     */
+    boolean copyStrided(boolean put, int peer, MemorySegment buffer, long remoteBase, long[] remoteStrides,
+                        long localBase, long[] localStrides, long elem, long[] count, int first, int levels) {
+        if (!direct(buffer) || !put && buffer.isReadOnly()) {
+            return false;
+        }
+        final MemorySegment target = peer(peer);
+        final long there = target.address();
+        final long here = buffer.address();
+        final long inner = first < levels ? count[first] : 1;
+        final long remoteStep = first < levels ? remoteStrides[first] : 0;
+        final long localStep = first < levels ? localStrides[first] : 0;
+        long outer = 1;
+        for (int k = first + 1; k < levels; k++) {
+            outer *= count[k];
+        }
+        for (long o = 0; o < outer; o++) {
+            long remote = remoteBase;
+            long local = localBase;
+            long rest = o;
+            for (int k = first + 1; k < levels; k++) {
+                final long index = rest % count[k];
+                rest /= count[k];
+                remote += index * remoteStrides[k];
+                local += index * localStrides[k];
+            }
+            for (long i = 0; i < inner; i++) {
+                if (!copied(put ? here + local : there + remote, put ? there + remote : here + local, elem)) {
+                    if (put) {
+                        PayloadCopy.copy(buffer, local, target, remote, elem);
+                    } else {
+                        PayloadCopy.copy(target, remote, buffer, local, elem);
+                    }
+                }
+                remote += remoteStep;
+                local += localStep;
+            }
+        }
+        return true;
+    }
+
     /** A buffer this class copies from or to itself: one the JDK's copy would not throw for. */
     private static boolean direct(MemorySegment buffer) {
         return buffer.isNative() && PayloadCopy.accessible(buffer);

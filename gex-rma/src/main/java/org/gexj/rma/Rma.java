@@ -346,6 +346,18 @@ public final class Rma {
         ((CrossMappedRmaEngine) engine).copyPieces(put, peer, plan, local);
     }
 
+    /**
+     * A {@link Vis} strided transfer without a chunk list where {@link #copiesDirectly()} and {@link VisStrided} proves
+     * its shape in range and disjoint.
+     *
+     * @return false, with nothing moved, where the general path must check and move it
+     */
+    boolean copyStrided(boolean put, int peer, MemorySegment local, long remoteBase, long[] remoteStrides,
+                        long localBase, long[] localStrides, long elemSize, long[] count, int levels) {
+        return VisStrided.copy((CrossMappedRmaEngine) engine, put, peer, segment().size(peer), local, remoteBase,
+            remoteStrides, localBase, localStrides, elemSize, count, levels);
+    }
+
     /** One contiguous chunk of a {@link Vis} get, as {@link #putPiece}. */
     void getPiece(MemorySegment dst, long dstOffset, int peer, long remoteOffset, long nbytes, Event completion) {
         engine.get(dst, dstOffset, peer, remoteOffset, nbytes, completion);

@@ -212,6 +212,11 @@ public final class Vis {
     private Event strided(int form, boolean put, int rank, long remoteBase, long[] remoteStrides, MemorySegment local,
                           long localBase, long[] localStrides, long elemSize, long[] count, int levels) {
         begin(put);
+        if (packing == NEVER && rma.copiesDirectly() && rank >= 0 && rank < client.size()
+            && rma.copyStrided(put, rank, local, remoteBase, remoteStrides, localBase, localStrides, elemSize, count,
+                levels)) {
+            return form == NB ? Event.DONE : null;
+        }
         final VisPlan plan = plans.get();
         plan.strided(remoteBase, remoteStrides, localBase, localStrides, elemSize, count, levels);
         return run(form, put, rank, plan, local);

@@ -1,0 +1,104 @@
+package org.gexj.rma;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A strided transfer on cross-mapped memory without a chunk list ({@link VisPlan}): its ranges checked from the
+ * extremes of the shape, its destination found disjoint from the shape (each level, by growing stride, steps over all
+ * of the levels below it), then copied level by level. What this cannot prove in O(levels) (a range outside either
+ * side, a destination that might overlap, any argument the general path refuses, a buffer it would not copy directly)
+ * it leaves to the general path, which checks every chunk and names what is wrong.
+ */
+final class VisStrided {
+    private VisStrided() {
+    }
+
+    /**
+     * Copies the transfer if its shape allows, checked as the general path checks it.
+     *
+     * @return false, having moved and checked nothing of consequence, where the general path must run instead
+     */
+    static boolean copy(CrossMappedRmaEngine engine, boolean put, int rank, long remoteSize, MemorySegment local,
+                        long remoteBase, long[] remoteStrides, long localBase, long[] localStrides, long elemSize,
+                        long[] count, int levels) {
+        if (local == null || elemSize <= 0 || levels < 0 || count == null || remoteStrides == null
+            || localStrides == null || levels > count.length || levels > remoteStrides.length
+            || levels > localStrides.length || levels > 8) {
+            return false;
+        }
+        long elem = elemSize;
+        int first = 0;
+        for (int k = 0; k < levels; k++) {
+            if (count[k] <= 0) {
+                return false; // nothing to move, or a negative count the general path names
+            }
+        }
+        // the lowest levels contiguous on both sides are one larger element, as VisPlan folds them
+        while (first < levels && remoteStrides[first] == elem && localStrides[first] == elem) {
+            if (Math.multiplyHigh(elem, count[first]) != 0) {
+                return false;
+            }
+            elem *= count[first];
+            first++;
+        }
+        if (!inRange(remoteBase, remoteStrides, elem, count, first, levels, remoteSize)
+            || !inRange(localBase, localStrides, elem, count, first, levels, local.byteSize())
+            || !disjoint(put ? remoteStrides : localStrides, elem, count, first, levels)) {
+            return false;
+        }
+        return engine.copyStrided(put, rank, local, remoteBase, remoteStrides, localBase, localStrides, elem, count,
+            first, levels);
+    }
+
+    /** Whether every element of the shape lies in [0, size), computed from its lowest and highest start. */
+    private static boolean inRange(long base, long[] strides, long elem, long[] count, int first, int levels,
+                                   long size) {
+        long low = base;
+        long high = base;
+        for (int k = first; k < levels; k++) {
+            final long span;
+            try {
+                span = Math.multiplyExact(strides[k], count[k] - 1);
+            } catch (ArithmeticException e) {
+                return false;
+            }
+            if (span < 0) {
+                low += span;
+            } else {
+                high += span;
+            }
+            if (low < 0 || high < 0) {
+                return false;
+            }
+        }
+        return low >= 0 && high <= size - elem;
+    }
+
+    /**
+     * A sufficient condition for no two elements to overlap: with the levels (those of more than one element) taken by
+     * growing absolute stride, each stride is at least the extent of everything below it. At most 8 levels, picked
+     * smallest first without sorting into an array (nothing is allocated).
+     */
+    private static boolean disjoint(long[] strides, long elem, long[] count, int first, int levels) {
+        int taken = 0;
+        long extent = elem;
+        while (true) {
+            int next = -1;
+            for (int k = first; k < levels; k++) {
+                if (count[k] > 1 && (taken & 1 << k) == 0
+                    && (next < 0 || Math.abs(strides[k]) < Math.abs(strides[next]))) {
+                    next = k;
+                }
+            }
+            if (next < 0) {
+                return true;
+            }
+            taken |= 1 << next;
+            final long stride = Math.abs(strides[next]);
+            if (stride < extent) {
+                return false;
+            }
+            extent += stride * (count[next] - 1); // inRange bounded it by the size
+        }
+    }
+}
