@@ -107,7 +107,7 @@ final class CrossMappedRmaEngine implements RmaEngine {
     }
 
     /**
-     * A strided transfer {@link VisStrided} checked: elements of {@code elem} bytes at every index of levels
+     * A strided transfer {@link VisDirect} checked: elements of {@code elem} bytes at every index of levels
      * {@code first} to {@code levels - 1}, the lowest of them in a tight loop.
      *
      * @return false, having copied nothing, for a buffer this class does not copy directly (heap, closed, confined,
@@ -148,6 +148,35 @@ final class CrossMappedRmaEngine implements RmaEngine {
                 }
                 remote += remoteStep;
                 local += localStep;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A vector or indexed transfer {@link VisDirect} checked: piece i of {@code lengths[i]} bytes (or {@code length}
+     * each) between {@code remoteOffsets[i]} and {@code localOffsets[i]}.
+     *
+     * @return false, having copied nothing, for a buffer this class does not copy directly, as {@link #copyStrided}
+     */
+    boolean copyPaired(boolean put, int peer, MemorySegment buffer, int count, long[] remoteOffsets,
+                       long[] localOffsets, long[] lengths, long length) {
+        if (!direct(buffer) || !put && buffer.isReadOnly()) {
+            return false;
+        }
+        final MemorySegment target = peer(peer);
+        final long there = target.address();
+        final long here = buffer.address();
+        for (int i = 0; i < count; i++) {
+            final long n = lengths == null ? length : lengths[i];
+            final long remote = remoteOffsets[i];
+            final long local = localOffsets[i];
+            if (n > 0 && !copied(put ? here + local : there + remote, put ? there + remote : here + local, n)) {
+                if (put) {
+                    PayloadCopy.copy(buffer, local, target, remote, n);
+                } else {
+                    PayloadCopy.copy(target, remote, buffer, local, n);
+                }
             }
         }
         return true;

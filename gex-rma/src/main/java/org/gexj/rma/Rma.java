@@ -347,15 +347,22 @@ public final class Rma {
     }
 
     /**
-     * A {@link Vis} strided transfer without a chunk list where {@link #copiesDirectly()} and {@link VisStrided} proves
+     * A {@link Vis} strided transfer without a chunk list where {@link #copiesDirectly()} and {@link VisDirect} proves
      * its shape in range and disjoint.
      *
      * @return false, with nothing moved, where the general path must check and move it
      */
     boolean copyStrided(boolean put, int peer, MemorySegment local, long remoteBase, long[] remoteStrides,
                         long localBase, long[] localStrides, long elemSize, long[] count, int levels) {
-        return VisStrided.copy((CrossMappedRmaEngine) engine, put, peer, segment().size(peer), local, remoteBase,
+        return VisDirect.strided((CrossMappedRmaEngine) engine, put, peer, segment().size(peer), local, remoteBase,
             remoteStrides, localBase, localStrides, elemSize, count, levels);
+    }
+
+    /** A {@link Vis} vector or indexed transfer whose lists pair up, as {@link #copyStrided}. */
+    boolean copyPaired(boolean put, int peer, MemorySegment local, int count, long[] remoteOffsets,
+                       long[] localOffsets, long[] lengths, long[] sameLengths, long length) {
+        return VisDirect.paired((CrossMappedRmaEngine) engine, put, peer, segment().size(peer), local, count,
+            remoteOffsets, localOffsets, lengths, sameLengths, length);
     }
 
     /** One contiguous chunk of a {@link Vis} get, as {@link #putPiece}. */

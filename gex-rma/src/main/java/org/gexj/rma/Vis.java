@@ -196,6 +196,11 @@ public final class Vis {
     private Event vector(int form, boolean put, int rank, int remoteCount, long[] remoteOffsets, long[] remoteLengths,
                          MemorySegment local, int localCount, long[] localOffsets, long[] localLengths) {
         begin(put);
+        if (packing == NEVER && rma.copiesDirectly() && remoteCount == localCount && rank >= 0 && rank < client.size()
+            && rma.copyPaired(put, rank, local, remoteCount, remoteOffsets, localOffsets, remoteLengths, localLengths,
+                0)) {
+            return form == NB ? Event.DONE : null;
+        }
         final VisPlan plan = plans.get();
         plan.vector(remoteCount, remoteOffsets, remoteLengths, localCount, localOffsets, localLengths);
         return run(form, put, rank, plan, local);
@@ -204,6 +209,11 @@ public final class Vis {
     private Event indexed(int form, boolean put, int rank, int remoteCount, long[] remoteOffsets, long remoteLength,
                           MemorySegment local, int localCount, long[] localOffsets, long localLength) {
         begin(put);
+        if (packing == NEVER && rma.copiesDirectly() && remoteCount == localCount && remoteLength == localLength
+            && rank >= 0 && rank < client.size()
+            && rma.copyPaired(put, rank, local, remoteCount, remoteOffsets, localOffsets, null, null, remoteLength)) {
+            return form == NB ? Event.DONE : null;
+        }
         final VisPlan plan = plans.get();
         plan.indexed(remoteCount, remoteOffsets, remoteLength, localCount, localOffsets, localLength);
         return run(form, put, rank, plan, local);

@@ -3,14 +3,16 @@ package org.gexj.rma;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A strided transfer on cross-mapped memory without a chunk list ({@link VisPlan}): its ranges checked from the
- * extremes of the shape, its destination found disjoint from the shape (each level, by growing stride, steps over all
- * of the levels below it), then copied level by level. What this cannot prove in O(levels) (a range outside either
- * side, a destination that might overlap, any argument the general path refuses, a buffer it would not copy directly)
- * it leaves to the general path, which checks every chunk and names what is wrong.
+ * {@link Vis} transfers on cross-mapped memory without a chunk list ({@link VisPlan}), for the common shapes: a strided
+ * one with its ranges checked from the extremes of the shape and its destination found disjoint from the shape (each
+ * level, by growing stride, steps over all of the levels below it), then copied level by level; vector and indexed
+ * ones whose two lists pair up piece by piece (same count, same lengths), checked in one pass over the lists
+ * (lengths, ranges, destinations ascending and apart) and copied in a second. What this cannot prove (a range outside
+ * either side, a destination out of order or overlapping, unpaired lists, any argument the general path refuses, a
+ * buffer it would not copy directly) it leaves to the general path, which checks every chunk and names what is wrong.
  */
-final class VisStrided {
-    private VisStrided() {
+final class VisDirect {
+    private VisDirect() {
     }
 
     /**
@@ -18,7 +20,7 @@ final class VisStrided {
      *
      * @return false, having moved and checked nothing of consequence, where the general path must run instead
      */
-    static boolean copy(CrossMappedRmaEngine engine, boolean put, int rank, long remoteSize, MemorySegment local,
+    static boolean strided(CrossMappedRmaEngine engine, boolean put, int rank, long remoteSize, MemorySegment local,
                         long remoteBase, long[] remoteStrides, long localBase, long[] localStrides, long elemSize,
                         long[] count, int levels) {
         if (local == null || elemSize <= 0 || levels < 0 || count == null || remoteStrides == null
@@ -48,6 +50,40 @@ final class VisStrided {
         }
         return engine.copyStrided(put, rank, local, remoteBase, remoteStrides, localBase, localStrides, elem, count,
             first, levels);
+    }
+
+    /**
+     * A vector or indexed transfer whose lists pair up: {@code count} pieces on each side, piece i of
+     * {@code lengths[i]} bytes (or {@code length} each where {@code lengths} is null) at {@code remoteOffsets[i]} and
+     * {@code localOffsets[i]}; a vector's other side's lengths, {@code sameLengths}, must be the same.
+     *
+     * @return false, having moved nothing, where the general path must run instead
+     */
+    static boolean paired(CrossMappedRmaEngine engine, boolean put, int rank, long remoteSize, MemorySegment local,
+                          int count, long[] remoteOffsets, long[] localOffsets, long[] lengths, long[] sameLengths,
+                          long length) {
+        if (local == null || count <= 0 || remoteOffsets == null || localOffsets == null
+            || count > remoteOffsets.length || count > localOffsets.length
+            || (lengths == null ? length < 0 : sameLengths == null || count > lengths.length
+            || count > sameLengths.length)) {
+            return false;
+        }
+        final long localSize = local.byteSize();
+        final long[] to = put ? remoteOffsets : localOffsets;
+        long end = Long.MIN_VALUE;
+        for (int i = 0; i < count; i++) {
+            final long n = lengths == null ? length : lengths[i];
+            final long r = remoteOffsets[i];
+            final long l = localOffsets[i];
+            if (n < 0 || r < 0 || r > remoteSize - n || l < 0 || l > localSize - n || to[i] < end
+                || lengths != null && sameLengths[i] != n) {
+                return false;
+            }
+            if (n > 0) {
+                end = to[i] + n;
+            }
+        }
+        return engine.copyPaired(put, rank, local, count, remoteOffsets, localOffsets, lengths, length);
     }
 
     /** Whether every element of the shape lies in [0, size), computed from its lowest and highest start. */
