@@ -35,7 +35,7 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
         "usage: gexrun -n N [--conduit NAME] [-E VAR=VALUE]... [--bind ADDRESS] [--wrap 'PREFIX %r']"
             + " [--hosts H1,H2,... [--ppn K] [--ssh 'COMMAND']] [-v] [--]"
             + " <main-class | program.jar | testam | testqueue | testsmall | testlarge | testpwc | testfaddperf"
-            + " | testratomic | testvisperf> [args...]\n"
+            + " | testratomic | testvis | testvisperf> [args...]\n"
             + "       gexrun --list-conduits | -h | --help";
     /** {@code gexrun --help}: every option, one line each, and examples. */
     public static final String HELP = USAGE + "\n"
@@ -80,7 +80,7 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
         "testpwc", "org.gexj.testrma.TestPwc",
         "testfaddperf", "org.gexj.testrma.TestFaddPerf",
         "testratomic", "org.gexj.testrma.TestRatomic",
-        "testvisperf", "org.gexj.testrma.TestVisPerf");
+        "testvis", "org.gexj.testrma.TestVis", "testvisperf", "org.gexj.testrma.TestVisPerf");
 
     public GexRunOptions {
         wrap = wrap == null ? List.of() : List.copyOf(wrap);
