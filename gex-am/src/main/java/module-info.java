@@ -3,7 +3,7 @@ module org.gexj.am {
     requires transitive org.gexj.core;
 
     exports org.gexj.am;
-    exports org.gexj.am.internal to org.gexj.rma;
+    exports org.gexj.am.internal to org.gexj.rma, org.gexj.coll;
 
     provides org.gexj.internal.ClientLayer with org.gexj.am.internal.AmLayer;
 }

@@ -10,7 +10,7 @@ module org.gexj.core {
 
     exports org.gexj;
     exports org.gexj.spi;
-    exports org.gexj.internal to org.gexj.am, org.gexj.rma;
+    exports org.gexj.internal to org.gexj.am, org.gexj.rma, org.gexj.coll;
     // ppoll, for conduits that block on a descriptor when idle; call slots, for downcalls that allocate nothing
     exports org.gexj.internal.ffm to org.gexj.ofi, org.gexj.udp, org.gexj.smp;
     // the launcher's rendezvous speaks the TCP bootstrap's protocol; it and the PMIx bootstrap use the secret's code

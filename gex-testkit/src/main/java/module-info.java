@@ -1,6 +1,7 @@
 /** Conformance kits written once and subclassed by every conduit module's tests. */
 module org.gexj.testkit {
     requires transitive org.gexj.rma;
+    requires transitive org.gexj.coll;
     // ConduitKit runs its ranks as an InProcessJob, whose RankBody subclasses name
     requires transitive org.gexj.launch;
     requires transitive org.junit.jupiter.api;

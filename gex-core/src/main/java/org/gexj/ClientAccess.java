@@ -40,6 +40,11 @@ final class ClientAccess extends CoreAccess {
     }
 
     @Override
+    public void setProgress(Client client, org.gexj.internal.ClientProgress progress) {
+        client.setProgress(progress);
+    }
+
+    @Override
     public void setListener(Client client, ConduitListener listener) {
         client.amListener = listener;
     }

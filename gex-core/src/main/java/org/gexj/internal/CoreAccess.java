@@ -49,6 +49,12 @@ public abstract class CoreAccess {
     /** The client's conduit. */
     public abstract Conduit conduit(Client client);
 
+    /**
+     * Makes every poll of {@code client} that may send requests (not inside a handler or NPAM pair) also run
+     * {@code progress}; once, for good (a second one is refused).
+     */
+    public abstract void setProgress(Client client, ClientProgress progress);
+
     public abstract JobHealth health(Client client);
 
     /** One instance of an extension (Am, Rma) per client, created by {@code factory} on first use. */

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BomIT {
     private static final String VERSION = "0.1.0-SNAPSHOT";
     private static final List<String> MODULES = List.of("gex-core", "gex-bootstrap-pmix", "gex-am", "gex-rma",
-        "conduit-smp", "gex-rdma", "conduit-ofi", "conduit-ibv", "conduit-udp", "gex-all");
+        "gex-coll", "conduit-smp", "gex-rdma", "conduit-ofi", "conduit-ibv", "conduit-udp", "gex-all");
 
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)

@@ -35,14 +35,15 @@ class ModulePathIT {
         try (var jars = Files.list(LIB)) {
             return jars.map(Path::toString)
                 .filter(j -> j.matches(
-                    ".*/(gex-core|gex-am|gex-rma|conduit-smp|gex-launch|gex-bootstrap-pmix|agrona)-[^/]*\\.jar"))
+                    ".*/(gex-core|gex-am|gex-rma|gex-coll|conduit-smp|gex-launch|gex-bootstrap-pmix|agrona)"
+                        + "-[^/]*\\.jar"))
                 .collect(Collectors.joining(":"));
         }
     }
 
     private static final String USER_MODULE = """
         module user {
-            requires org.gexj.rma;
+            requires org.gexj.coll;
             uses org.gexj.spi.BootstrapProvider;
         }
         """;
@@ -67,6 +68,11 @@ class ModulePathIT {
                     Rma.of(client).putVal(0, 8, got[0], 4);
                     System.out.println("value " + seg.memory().get(ValueLayout.JAVA_INT, 8) + " over "
                         + client.capabilities().conduit());
+                    MemorySegment sum = MemorySegment.ofArray(new long[1]);
+                    org.gexj.coll.Coll.of(client).reduceToAllNb(org.gexj.coll.Team.job(client), sum,
+                        MemorySegment.ofArray(new long[] {7}), org.gexj.rma.AtomicType.INT64, 1,
+                        org.gexj.coll.ReduceOp.ADD).await();
+                    System.out.println("sum " + sum.get(ValueLayout.JAVA_LONG, 0));
                     // the bootstraps are services of gex-core and gex-bootstrap-pmix; the core needs no JMX
                     System.out.println("bootstraps " + java.util.ServiceLoader
                         .load(org.gexj.spi.BootstrapProvider.class).stream().map(p -> p.get().name()).sorted()
@@ -153,6 +159,7 @@ class ModulePathIT {
         final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, p.exitValue(), output);
         assertTrue(output.contains("value 42 over smp"), output);
+        assertTrue(output.contains("sum 7"), output);
         assertTrue(output.contains("internal closed"), output);
         assertTrue(output.contains("Event.begin closed"), output);
         assertTrue(output.contains("bootstraps [pmix, singleton, tcp]"), output);

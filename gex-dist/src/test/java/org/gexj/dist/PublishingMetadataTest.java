@@ -22,8 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PublishingMetadataTest {
     private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
     private static final List<String> PUBLISHED = List.of("gex-core", "gex-launch",
-        "gex-bootstrap-pmix", "gex-benchutil", "gex-am", "gex-rma", "conduit-smp", "gex-rdma", "conduit-ofi",
-        "conduit-ibv", "conduit-udp", "testam", "testqueue", "testrma", "gex-plot", "gex-all");
+        "gex-bootstrap-pmix", "gex-benchutil", "gex-am", "gex-rma", "gex-coll", "conduit-smp", "gex-rdma",
+        "conduit-ofi", "conduit-ibv", "conduit-udp", "testam", "testqueue", "testrma", "gex-plot", "gex-all");
 
     @Test
     void theParentAndTheBomCarryWhatCentralRequires() throws Exception {

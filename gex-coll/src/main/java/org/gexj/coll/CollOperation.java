@@ -1,0 +1,295 @@
+package org.gexj.coll;
+
+import org.gexj.Event;
+import org.gexj.coll.wire.CollArgs;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One collective in flight on this rank: its arguments, what has arrived for it and how far it has gone. A barrier
+ * is a dissemination barrier (round k: send to rank + 2^k, hear from rank - 2^k, mod n). The others walk a
+ * {@link TreeShape}: a reduction goes up (each rank waits for its children's values, combines them with its own in
+ * the children's order, and sends the result to its parent), a broadcast comes down (each rank waits for its parent's
+ * data, then sends it on to its children); reduce-to-all goes up to team rank 0 and comes down again, so every rank
+ * gets the same bits.
+ *
+ * <p>Touched only by the thread that holds the client's delivery: {@link CollEngine}'s handler and progress.
+ */
+final class CollOperation {
+    static final int BARRIER = 1;
+    static final int BROADCAST = 2;
+    static final int REDUCE = 3;
+    static final int REDUCE_ALL = 4;
+    private static final String[] NAMES = {"?", "barrier", "broadcast", "reduce-to-one", "reduce-to-all"};
+
+    static final int MISMATCHED_KIND = 1;
+    static final int MISMATCHED_ROOT = 2;
+    static final int MISMATCHED_LENGTH = 3;
+    static final int COMBINE_FAILED = 4;
+
+    private static final int UP = 0;
+    private static final int DOWN = 1;
+    private static final int DONE = 2;
+    private static final MemorySegment NOTHING = MemorySegment.ofArray(new byte[0]);
+
+    final Team team;
+    final int kind;
+    final int sequence;
+    final Event event;
+    final int root;
+    /** Bytes of every message of this collective: the data, or 0 for a barrier. */
+    final int length;
+    private final MemorySegment dst;
+    private final MemorySegment src;
+    private final ReduceFunction combine;
+    private final long elementSize;
+
+    private int stage;
+    private Throwable failure;
+    // a barrier's
+    private int rounds;
+    private int round;
+    private boolean roundSent;
+    private int[] arrivals;
+    // a tree's
+    private TreeShape up;
+    private TreeShape down;
+    private MemorySegment[] childData;
+    private int[] childBytes;
+    private boolean[] childSeen;
+    private int parentBytes;
+    private boolean parentSeen;
+    private MemorySegment value;
+    // the send in progress: to the target at sendIndex among a stage's targets, from sendOffset
+    private int sendIndex;
+    private int sendOffset;
+
+    CollOperation(Team team, int kind, int root, int length, MemorySegment dst, MemorySegment src,
+                  ReduceFunction combine, long elementSize, Event event) {
+        this.team = team;
+        this.kind = kind;
+        this.sequence = team.nextSequence();
+        this.root = root;
+        this.length = length;
+        this.dst = dst;
+        this.src = src;
+        this.combine = combine;
+        this.elementSize = elementSize;
+        this.event = event;
+    }
+
+    long key() {
+        return (long) team.id << 32 | (sequence & 0xFFFF_FFFFL);
+    }
+
+    /** Sizes the state, on the delivery thread when the collective starts; {@code radix} shapes its tree. */
+    void start(int radix) {
+        final int n = team.size();
+        final int me = team.rank();
+        if (kind == BARRIER) {
+            rounds = 32 - Integer.numberOfLeadingZeros(n - 1);
+            arrivals = new int[rounds];
+            return;
+        }
+        if (kind == REDUCE || kind == REDUCE_ALL) {
+            up = new TreeShape(me, n, root, radix);
+            final int c = up.children.length;
+            childData = new MemorySegment[c];
+            childBytes = new int[c];
+            childSeen = new boolean[c];
+            for (int i = 0; i < c; i++) {
+                childData[i] = MemorySegment.ofArray(new byte[length]);
+            }
+            stage = UP;
+        }
+        if (kind == BROADCAST || kind == REDUCE_ALL) {
+            down = up != null ? up : new TreeShape(me, n, root, radix);
+            stage = kind == BROADCAST ? DOWN : UP;
+        }
+    }
+
+    String name() {
+        return NAMES[kind];
+    }
+
+    boolean failed() {
+        return failure != null;
+    }
+
+    Throwable failure() {
+        return failure;
+    }
+
+    /** Goes as far as what has arrived and the paths allow. @return true once complete or failed */
+    boolean advance(CollEngine engine) {
+        if (failure != null) {
+            return true;
+        }
+        try {
+            return kind == BARRIER ? advanceBarrier(engine) : advanceTree(engine);
+        } catch (RuntimeException e) {
+            // a user's combining function threw: this rank cannot go on, and the others must not wait for it
+            fail(new IllegalStateException(name() + " #" + sequence + " on " + team + ": the reduction function threw "
+                + e, e));
+            engine.notifyFailure(this, COMBINE_FAILED);
+            return true;
+        }
+    }
+
+    private boolean advanceBarrier(CollEngine engine) {
+        final int n = team.size();
+        while (round < rounds) {
+            if (!roundSent) {
+                if (!engine.trySend(this, (team.rank() + (1 << round)) % n, round, 0, NOTHING, 0)) {
+                    return false;
+                }
+                roundSent = true;
+            }
+            if (arrivals[round] == 0) {
+                return false;
+            }
+            round++;
+            roundSent = false;
+        }
+        return true;
+    }
+
+    private boolean advanceTree(CollEngine engine) {
+        if (stage == UP) {
+            if (value == null) {
+                for (int i = 0; i < childSeen.length; i++) {
+                    if (!childSeen[i] || childBytes[i] != length) {
+                        return false;
+                    }
+                }
+                value = fold();
+            }
+            if (up.parent >= 0) {
+                if (!sendAll(engine, up.parent, CollArgs.PHASE_UP, value)) {
+                    return false;
+                }
+            } else {
+                MemorySegment.copy(value, 0, dst, 0, length);
+            }
+            stage = kind == REDUCE_ALL ? DOWN : DONE;
+        }
+        if (stage == DOWN) {
+            if (down.parent >= 0) {
+                if (!parentSeen || parentBytes != length) {
+                    return false;
+                }
+            } else if (kind == BROADCAST && sendIndex == 0 && sendOffset == 0) {
+                MemorySegment.copy(src, 0, dst, 0, length);
+            }
+            while (sendIndex < down.children.length) {
+                if (!sendAll(engine, down.children[sendIndex], CollArgs.PHASE_DOWN, dst)) {
+                    return false;
+                }
+                sendIndex++;
+            }
+            stage = DONE;
+        }
+        return true;
+    }
+
+    /** This rank's value combined with its children's, in the children's order; its own source if it has none. */
+    private MemorySegment fold() {
+        if (childData.length == 0) {
+            return src;
+        }
+        final MemorySegment acc = MemorySegment.ofArray(new byte[length]);
+        MemorySegment.copy(src, 0, acc, 0, length);
+        final long count = length / elementSize;
+        for (MemorySegment child : childData) {
+            combine.combine(child, acc, count);
+        }
+        return acc;
+    }
+
+    /** Sends all of {@code data} to {@code to}, in pieces, from where the last try stopped. */
+    private boolean sendAll(CollEngine engine, int to, int phase, MemorySegment data) {
+        final int chunk = engine.chunk(team.jobRank(to));
+        do {
+            final int piece = Math.min(chunk, length - sendOffset);
+            if (!engine.trySend(this, to, phase, sendOffset, data, piece)) {
+                return false;
+            }
+            sendOffset += piece;
+        } while (sendOffset < length);
+        sendOffset = 0;
+        return true;
+    }
+
+    /**
+     * Where a piece from team rank {@code from} goes, counted as arrived; null if it contradicts this rank's call
+     * (then this collective has failed, with a message naming both).
+     */
+    MemorySegment accept(CollEngine engine, int from, int word, int offset, int total, long bytes) {
+        if (failure != null) {
+            return null;
+        }
+        final int theirKind = CollArgs.kind(word);
+        final int phase = CollArgs.phase(word);
+        if (theirKind != kind) {
+            return mismatch(engine, MISMATCHED_KIND, "team rank " + from + " sent its " + NAMES[Math.min(theirKind, 4)]
+                + " where this rank called " + name());
+        }
+        if (CollArgs.root(word) != root) {
+            return mismatch(engine, MISMATCHED_ROOT, "team rank " + from + " called it with root " + CollArgs.root(word)
+                + ", this rank with root " + root);
+        }
+        if (total != length || offset < 0 || offset + bytes > length) {
+            return mismatch(engine, MISMATCHED_LENGTH, "team rank " + from + " sent " + total + " bytes where this rank"
+                + " expects " + length);
+        }
+        if (kind == BARRIER) {
+            if (phase < rounds && from == Math.floorMod(team.rank() - (1 << phase), team.size())) {
+                arrivals[phase]++;
+                return NOTHING;
+            }
+        } else if (phase == CollArgs.PHASE_UP && up != null) {
+            for (int i = 0; i < up.children.length; i++) {
+                if (up.children[i] == from) {
+                    childSeen[i] = true;
+                    childBytes[i] += (int) bytes;
+                    return childData[i];
+                }
+            }
+        } else if (phase == CollArgs.PHASE_DOWN && down != null && from == down.parent) {
+            parentSeen = true;
+            parentBytes += (int) bytes;
+            return dst;
+        }
+        return mismatch(engine, MISMATCHED_ROOT, "team rank " + from + " sent phase " + phase + " data this rank's"
+            + " tree does not expect from it (the team's collectives are out of step, or its members' roots differ)");
+    }
+
+    private MemorySegment mismatch(CollEngine engine, int reason, String detail) {
+        fail(new IllegalArgumentException(name() + " #" + sequence + " on " + team + ": " + detail
+            + "; a team's collectives must be issued in the same order, with the same root and size, on every member"));
+        engine.notifyFailure(this, reason);
+        return null;
+    }
+
+    /** A member reported that it failed this collective. */
+    void failedElsewhere(int from, int reason) {
+        if (failure == null) {
+            fail(new IllegalStateException(name() + " #" + sequence + " on " + team + ": team rank " + from
+                + " failed it (" + reasonText(reason) + "), so it cannot complete here"));
+        }
+    }
+
+    private void fail(Throwable why) {
+        failure = why;
+    }
+
+    static String reasonText(int reason) {
+        return switch (reason) {
+            case MISMATCHED_KIND -> "the members called different collectives";
+            case MISMATCHED_ROOT -> "the members gave different roots";
+            case MISMATCHED_LENGTH -> "the members gave different sizes";
+            case COMBINE_FAILED -> "its reduction function threw";
+            default -> "reason " + reason;
+        };
+    }
+}

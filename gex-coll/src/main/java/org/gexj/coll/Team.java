@@ -1,0 +1,193 @@
+package org.gexj.coll;
+
+import org.gexj.Client;
+import org.gexj.rma.AtomicType;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * A team ({@code gex_TM_t}): an ordered subset of the job's ranks, the scope of collectives. The job team holds every
+ * rank in job order ({@link #job}); {@link #split} makes sub-teams. Ranks given to {@link Coll}'s collectives are
+ * ranks of the team; {@link #jobRank} and {@link #teamRank} translate (AM and RMA calls take job ranks).
+ *
+ * <p>Thread-safe. A team's collectives must be issued in the same order on every member (GASNet's rule); a rank's
+ * splits run one at a time.
+ */
+public final class Team implements AutoCloseable {
+    /** The color of a rank that joins no team in {@link #split} ({@code MPI_UNDEFINED}; GASNet's null team). */
+    public static final int UNDEFINED = -1;
+    /** What {@link #teamRank} returns for a job rank outside the team ({@code GEX_RANK_INVALID}). */
+    public static final int INVALID_RANK = -1;
+
+    private final Coll coll;
+    final int id;
+    private final int rank;
+    private final int size;
+    /** Team rank to job rank; null for the job team, whose ranks are the job's. */
+    private final int[] jobRanks;
+    /** Job rank to team rank or {@link #INVALID_RANK}; null for the job team. */
+    private final int[] teamRanks;
+    private int issued;
+    private volatile boolean closed;
+
+    Team(Coll coll, int id, int rank, int[] jobRanks) {
+        this.coll = coll;
+        this.id = id;
+        this.rank = rank;
+        this.jobRanks = jobRanks;
+        this.size = jobRanks == null ? coll.client().size() : jobRanks.length;
+        if (jobRanks == null) {
+            this.teamRanks = null;
+        } else {
+            this.teamRanks = new int[coll.client().size()];
+            Arrays.fill(teamRanks, INVALID_RANK);
+            for (int r = 0; r < jobRanks.length; r++) {
+                teamRanks[jobRanks[r]] = r;
+            }
+        }
+    }
+
+    /** The job team ({@code GEX_TM_PRIMORDIAL}'s): every rank, in job order. */
+    public static Team job(Client client) {
+        return Coll.of(client).jobTeam();
+    }
+
+    public Client client() {
+        return coll.client();
+    }
+
+    /** This rank's rank in the team. */
+    public int rank() {
+        return rank;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public boolean isJobTeam() {
+        return jobRanks == null;
+    }
+
+    /**
+     * The job rank of the team's rank {@code teamRank} ({@code gex_TM_TranslateRankToJobrank}).
+     *
+     * @throws IllegalArgumentException if {@code teamRank} is not in [0, size)
+     */
+    public int jobRank(int teamRank) {
+        if (teamRank < 0 || teamRank >= size) {
+            throw new IllegalArgumentException("team rank " + teamRank + " is not in this team's [0, " + size + ")");
+        }
+        return jobRanks == null ? teamRank : jobRanks[teamRank];
+    }
+
+    /**
+     * The team rank of job rank {@code jobRank}, or {@link #INVALID_RANK} if it is not a member
+     * ({@code gex_TM_TranslateJobrankToRank}).
+     *
+     * @throws IllegalArgumentException if {@code jobRank} is not in the job's [0, size)
+     */
+    public int teamRank(int jobRank) {
+        final int jobSize = coll.client().size();
+        if (jobRank < 0 || jobRank >= jobSize) {
+            throw new IllegalArgumentException("job rank " + jobRank + " is not in the job's [0, " + jobSize + ")");
+        }
+        return teamRanks == null ? jobRank : teamRanks[jobRank];
+    }
+
+    /** The team rank of a job rank known to be in the job; {@link #INVALID_RANK} if not a member. */
+    int teamRankUnchecked(int jobRank) {
+        return teamRanks == null ? jobRank : teamRanks[jobRank];
+    }
+
+    /**
+     * Collective over this team ({@code gex_TM_Split}): the members that pass the same {@code color} form a new team,
+     * ranked by {@code key}, ties broken by their rank here. Blocks (polling) until every member has called it.
+     *
+     * @param color {@code >= 0}, or {@link #UNDEFINED} to join no new team
+     * @return this rank's new team, or null for {@link #UNDEFINED}
+     * @throws IllegalArgumentException if {@code color} is negative and not {@link #UNDEFINED}
+     */
+    public Team split(int color, int key) {
+        if (color < 0 && color != UNDEFINED) {
+            throw new IllegalArgumentException("color " + color + " is neither >= 0 nor Team.UNDEFINED (-1)");
+        }
+        checkOpen();
+        synchronized (coll.splits) {
+            // every member's color, key and proposed id, gathered by a bitwise-OR reduction of one slot each
+            final long slot = 16;
+            final MemorySegment table = MemorySegment.ofArray(new long[2 * size]);
+            final MemorySegment all = MemorySegment.ofArray(new long[2 * size]);
+            table.set(ValueLayout.JAVA_INT_UNALIGNED, rank * slot, color);
+            table.set(ValueLayout.JAVA_INT_UNALIGNED, rank * slot + 4, key);
+            table.set(ValueLayout.JAVA_INT_UNALIGNED, rank * slot + 8, coll.nextTeamId());
+            coll.reduceToAllNb(this, all, table, AtomicType.INT64, 2L * size, ReduceOp.OR).await();
+            if (color == UNDEFINED) {
+                return null;
+            }
+            int members = 0;
+            int id = 0;
+            final long[] order = new long[size];
+            for (int r = 0; r < size; r++) {
+                if (all.get(ValueLayout.JAVA_INT_UNALIGNED, r * slot) == color) {
+                    // (key, rank here) in one sortable long
+                    order[members++] = (long) all.get(ValueLayout.JAVA_INT_UNALIGNED, r * slot + 4) << 32 | r;
+                    id = Math.max(id, all.get(ValueLayout.JAVA_INT_UNALIGNED, r * slot + 8));
+                }
+            }
+            Arrays.sort(order, 0, members);
+            final int[] ranks = new int[members];
+            int mine = -1;
+            for (int i = 0; i < members; i++) {
+                final int here = (int) order[i];
+                ranks[i] = jobRank(here);
+                if (here == rank) {
+                    mine = i;
+                }
+            }
+            // no member holds an id as large as the largest any member proposed
+            coll.reserveTeamIds(id + 1);
+            return new Team(coll, id, mine, ranks);
+        }
+    }
+
+    /**
+     * Collective over this team ({@code gex_TM_Destroy}): a barrier, after which the team takes no more collectives.
+     * Each member's collectives on it must be complete. Closing a closed team does nothing.
+     *
+     * @throws IllegalStateException for the job team, which lives as long as the client
+     */
+    @Override
+    public void close() {
+        if (jobRanks == null) {
+            throw new IllegalStateException("the job team cannot be closed; it lives as long as its client");
+        }
+        if (closed) {
+            return;
+        }
+        coll.barrierNb(this).await();
+        closed = true;
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("team " + id + " is closed");
+        }
+    }
+
+    /** The next collective's sequence number: issue order is the order every member agrees on. */
+    synchronized int nextSequence() {
+        return issued++;
+    }
+
+    Coll coll() {
+        return coll;
+    }
+
+    @Override
+    public String toString() {
+        return "team " + id + " (rank " + rank + " of " + size + ")";
+    }
+}

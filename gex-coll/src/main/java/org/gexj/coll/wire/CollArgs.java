@@ -1,0 +1,50 @@
+package org.gexj.coll.wire;
+
+/**
+ * The five AM arguments of a collective's message (a Medium request to handler 96): which collective, which part of
+ * which of its messages, and what the sender believes the collective is, so that a receiver whose own call differs
+ * (arguments that should be single-valued) fails it instead of waiting.
+ *
+ * <pre>
+ *   0  team id      agreed by the team's members when the team was made (the job team is 0)
+ *   1  sequence     the collective's number among the team's collectives, in issue order
+ *   2  word         kind (bits 0-3), phase (bits 4-9), root's team rank (bits 10-31)
+ *   3  offset       of this piece in the message (or, for a failure notice, the reason)
+ *   4  total        the message's length in bytes
+ * </pre>
+ * Phases: a barrier's round; 0 for data going up a tree (reductions), 1 for data coming down (broadcasts);
+ * {@link #PHASE_FAILED} for a notice that the sender found the collective's arguments differ.
+ */
+public final class CollArgs {
+    public static final int COUNT = 5;
+    public static final int TEAM = 0;
+    public static final int SEQUENCE = 1;
+    public static final int WORD = 2;
+    public static final int OFFSET = 3;
+    public static final int TOTAL = 4;
+
+    public static final int PHASE_UP = 0;
+    public static final int PHASE_DOWN = 1;
+    public static final int PHASE_FAILED = 63;
+    /** The largest root a word holds: teams of up to 2^22 ranks. */
+    public static final int MAX_ROOT = (1 << 22) - 1;
+
+    private CollArgs() {
+    }
+
+    public static int word(int kind, int phase, int root) {
+        return kind | phase << 4 | root << 10;
+    }
+
+    public static int kind(int word) {
+        return word & 0xF;
+    }
+
+    public static int phase(int word) {
+        return (word >>> 4) & 0x3F;
+    }
+
+    public static int root(int word) {
+        return word >>> 10;
+    }
+}

@@ -1,0 +1,375 @@
+package org.gexj.testkit;
+
+import org.gexj.Client;
+import org.gexj.Event;
+import org.gexj.GexException;
+import org.gexj.PeerFailedException;
+import org.gexj.coll.Coll;
+import org.gexj.coll.ReduceFunction;
+import org.gexj.coll.ReduceOp;
+import org.gexj.coll.Team;
+import org.gexj.rma.AtomicType;
+import org.gexj.rma.Rma;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.longs;
+
+/**
+ * Teams and collectives ({@link Team}, {@link Coll}) on every conduit, at 2, 3, 4 and 5 ranks (odd sizes shape
+ * trees differently): splits against a stable sort by (key, rank); random batches of barriers, broadcasts and
+ * reductions (every built-in type and operator, and a user-defined one), many in flight at once, on the job team and
+ * on a split team, against the sequential {@link CollModel}; a barrier that no rank leaves before every rank entered;
+ * members whose calls differ fail instead of waiting; bad input refused before anything is sent.
+ */
+public abstract class CollKit extends ConduitKit {
+    private static final int EXAMPLES = 2;
+    private static final int BATCHES = 12;
+    /** Elements of the user-defined type: (sum of a long, maximum of a long). */
+    private static final ReduceFunction SUM_AND_MAX = (in, io, n) -> {
+        for (long i = 0; i < n; i++) {
+            final long at = 16 * i;
+            io.set(ValueLayout.JAVA_LONG_UNALIGNED, at, io.get(ValueLayout.JAVA_LONG_UNALIGNED, at)
+                + in.get(ValueLayout.JAVA_LONG_UNALIGNED, at));
+            io.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, Math.max(io.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 8),
+                in.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 8)));
+        }
+    };
+
+    /**
+     * For each job size, random splits and random batches of collectives on the job team and the split team, issued
+     * together and awaited in a random order, each result checked against the model.
+     */
+    @Test
+    void splitsAndCollectivesMatchASequentialModel() {
+        final var theory = launchesProcesses() ? qt().withFixedSeed(seed()) : qt();
+        for (int n = 2; n <= 5; n++) {
+            final int ranks = n;
+            theory.withExamples(EXAMPLES).withShrinkCycles(0).forAll(longs().all()).checkAssert(seed -> job(ranks,
+                client -> {
+                    final Random shared = new Random(seed);
+                    final int[] colors = new int[ranks];
+                    final int[] keys = new int[ranks];
+                    for (int r = 0; r < ranks; r++) {
+                        colors[r] = shared.nextInt(6) == 0 ? Team.UNDEFINED : shared.nextInt(3);
+                        keys[r] = shared.nextInt(5) - 2;
+                    }
+                    final Team job = Team.job(client);
+                    final Team team = job.split(colors[client.rank()], keys[client.rank()]);
+                    checkSplit(client, team, colors, keys);
+                    runBatches(client, job, seed, new Random(seed ^ client.rank()));
+                    if (team != null) {
+                        runBatches(client, team, seed * 7 + colors[client.rank()], new Random(~seed ^ client.rank()));
+                        team.close();
+                    }
+                    Coll.of(client).barrier(job);
+                }));
+        }
+    }
+
+    private static void checkSplit(Client client, Team team, int[] colors, int[] keys) {
+        final int me = client.rank();
+        if (colors[me] == Team.UNDEFINED) {
+            assertNull(team, "rank " + me + " passed UNDEFINED");
+            return;
+        }
+        final List<Integer> members = CollModel.members(colors, keys, colors[me]);
+        assertEquals(members.size(), team.size(), "size of " + team);
+        assertEquals(members.indexOf(me), team.rank(), "rank of " + me + " in " + team);
+        for (int i = 0; i < members.size(); i++) {
+            assertEquals(members.get(i), team.jobRank(i), "job rank of team rank " + i);
+        }
+        for (int j = 0; j < client.size(); j++) {
+            assertEquals(members.indexOf(j), team.teamRank(j), "team rank of job rank " + j);
+        }
+    }
+
+    /** A step's collective, its buffers and how to check its result once complete. */
+    private record Step(Event event, Runnable check) {
+    }
+
+    private static void runBatches(Client client, Team team, long seed, Random local) {
+        final Coll coll = Coll.of(client);
+        final Random draws = new Random(seed); // the same on every member: the same collectives in the same order
+        int step = 0;
+        for (int b = 0; b < BATCHES; b++) {
+            final List<Step> steps = new ArrayList<>();
+            final int inBatch = 1 + draws.nextInt(6);
+            for (int k = 0; k < inBatch; k++) {
+                steps.add(issue(coll, team, seed, step++, draws));
+            }
+            while (!steps.isEmpty()) {
+                final Step s = steps.remove(local.nextInt(steps.size()));
+                s.event.await();
+                s.check.run();
+            }
+        }
+    }
+
+    private static Step issue(Coll coll, Team team, long seed, int step, Random draws) {
+        final int n = team.size();
+        final int me = team.rank();
+        final int root = draws.nextInt(n);
+        // mostly small; one in eight larger than any conduit's Medium, so that it moves in pieces
+        final int count = draws.nextInt(8) == 0 ? 20_000 + draws.nextInt(30_000) : draws.nextInt(40);
+        final AtomicType type = AtomicType.values()[draws.nextInt(AtomicType.values().length)];
+        final ReduceOp drawn = ReduceOp.values()[draws.nextInt(ReduceOp.values().length)];
+        final ReduceOp op = type.integer() || drawn.takesFloatingPoint() ? drawn : ReduceOp.ADD;
+        final String what = "step " + step + " on " + team;
+        switch (draws.nextInt(5)) {
+            case 0 -> {
+                return new Step(coll.barrierNb(team), () -> { });
+            }
+            case 1 -> {
+                final MemorySegment src = contribution(type, op, seed, step, me, count);
+                final MemorySegment dst = Arena.ofAuto().allocate(Math.max(1, (long) count * type.bytes()));
+                final Event e = coll.broadcastNb(team, root, dst, me == root ? src : null, (long) count * type.bytes());
+                return new Step(e, () -> assertArrayEquals(contribution(type, op, seed, step, root, count)
+                    .toArray(ValueLayout.JAVA_BYTE), dst.asSlice(0, (long) count * type.bytes())
+                    .toArray(ValueLayout.JAVA_BYTE), what + ": broadcast of " + count + " " + type + " from " + root));
+            }
+            case 2, 3 -> {
+                final boolean toAll = draws.nextBoolean();
+                final ReduceOp o = op; // the name the check reads
+                final MemorySegment src = contribution(type, o, seed, step, me, count);
+                final MemorySegment dst = Arena.ofAuto().allocate(Math.max(1, (long) count * type.bytes()));
+                final Event e = toAll ? coll.reduceToAllNb(team, dst, src, type, count, o)
+                    : coll.reduceToOneNb(team, root, me == root ? dst : null, src, type, count, o);
+                return new Step(e, () -> {
+                    if (toAll || me == root) {
+                        for (int i = 0; i < count; i++) {
+                            long expected = CollModel.element(type, o, seed, step, 0, i);
+                            for (int r = 1; r < n; r++) {
+                                expected = CollModel.combine(type, o, expected, CollModel.element(type, o, seed, step,
+                                    r, i));
+                            }
+                            final long got = CollModel.read(dst, type, i);
+                            if (got != expected) {
+                                throw new AssertionError(what + ": " + (toAll ? "reduce-to-all" : "reduce-to-one to "
+                                    + root) + " " + o + " of " + count + " " + type + ", element " + i + ": 0x"
+                                    + Long.toHexString(got) + ", the model's 0x" + Long.toHexString(expected));
+                            }
+                        }
+                    }
+                });
+            }
+            default -> {
+                final boolean toAll = draws.nextBoolean();
+                final MemorySegment src = Arena.ofAuto().allocate(Math.max(16, 16L * count));
+                for (int i = 0; i < count; i++) {
+                    src.set(ValueLayout.JAVA_LONG_UNALIGNED, 16L * i, CollModel.element(AtomicType.INT64,
+                        ReduceOp.ADD, seed, step, me, i));
+                    src.set(ValueLayout.JAVA_LONG_UNALIGNED, 16L * i + 8, CollModel.element(AtomicType.INT64,
+                        ReduceOp.ADD, seed, step + 1, me, i));
+                }
+                final MemorySegment dst = Arena.ofAuto().allocate(Math.max(16, 16L * count));
+                final Event e = toAll ? coll.reduceToAllNb(team, dst, src, 16, count, SUM_AND_MAX)
+                    : coll.reduceToOneNb(team, root, me == root ? dst : null, src, 16, count, SUM_AND_MAX);
+                return new Step(e, () -> {
+                    if (toAll || me == root) {
+                        for (int i = 0; i < count; i++) {
+                            long sum = 0;
+                            long max = Long.MIN_VALUE;
+                            for (int r = 0; r < n; r++) {
+                                sum += CollModel.element(AtomicType.INT64, ReduceOp.ADD, seed, step, r, i);
+                                max = Math.max(max, CollModel.element(AtomicType.INT64, ReduceOp.ADD, seed, step + 1,
+                                    r, i));
+                            }
+                            assertEquals(sum, dst.get(ValueLayout.JAVA_LONG_UNALIGNED, 16L * i), what
+                                + ": user-defined sum, element " + i);
+                            assertEquals(max, dst.get(ValueLayout.JAVA_LONG_UNALIGNED, 16L * i + 8), what
+                                + ": user-defined max, element " + i);
+                        }
+                    }
+                });
+            }
+        }
+    }
+
+    private static MemorySegment contribution(AtomicType type, ReduceOp op, long seed, int step, int rank, int count) {
+        final MemorySegment m = MemorySegment.ofArray(new byte[Math.max(1, count * type.bytes())]);
+        for (int i = 0; i < count; i++) {
+            CollModel.write(m, type, i, CollModel.element(type, op, seed, step, rank, i));
+        }
+        return m;
+    }
+
+    /**
+     * Before each of 20 barriers every rank writes the barrier's number into its slot in every rank's segment, by a
+     * blocking put (complete at the target); after it, every slot holds at least that number: no rank left before all
+     * had entered. On the job team at 5 ranks and on a team of the odd ranks.
+     */
+    @Test
+    void noRankLeavesABarrierBeforeEveryRankEntered() {
+        job(5, client -> {
+            final MemorySegment mine = client.attachSegment(64 * 1024).memory();
+            mine.fill((byte) 0);
+            final Rma rma = Rma.of(client);
+            final Coll coll = Coll.of(client);
+            final Team job = Team.job(client);
+            final Team odd = job.split(client.rank() % 2 == 1 ? 1 : Team.UNDEFINED, 0);
+            client.barrier();
+            final MemorySegment value = Arena.ofAuto().allocate(8);
+            for (int k = 1; k <= 20; k++) {
+                if (odd == null && k % 2 == 0) {
+                    continue; // the even barriers are the odd ranks' own
+                }
+                final Team t = k % 2 == 0 ? odd : job;
+                value.set(ValueLayout.JAVA_LONG, 0, k);
+                for (int i = 0; i < t.size(); i++) {
+                    rma.put(t.jobRank(i), 8L * client.rank(), value, 0, 8);
+                }
+                coll.barrier(t);
+                for (int i = 0; i < t.size(); i++) {
+                    final long seen = mine.get(ValueLayout.JAVA_LONG, 8L * t.jobRank(i));
+                    assertTrue(seen >= k, "after barrier " + k + " on " + t + ", job rank " + t.jobRank(i)
+                        + " had written only " + seen);
+                }
+            }
+            if (odd != null) {
+                odd.close();
+            }
+            coll.barrier(job);
+        });
+    }
+
+    /**
+     * Members whose calls differ (a broadcast's size, a reduction's count, a barrier against a reduction) fail their
+     * events with a message naming the difference, and tell the others: no rank waits for ever, and the team's next
+     * collective works. (Differing roots are found where a message reaches a rank that expected none from its
+     * sender; where the trees' messages miss each other they wait, as GASNet's do: roots are not checked by a round
+     * of messages of their own.)
+     */
+    @Test
+    void membersWhoseCallsDifferFailInsteadOfWaiting() {
+        job(3, client -> {
+            final Coll coll = Coll.of(client);
+            final Team job = Team.job(client);
+            final MemorySegment buf = Arena.ofAuto().allocate(64);
+            final int me = client.rank();
+            final List<Throwable> failures = new ArrayList<>();
+            final Runnable[] mismatches = {
+                () -> coll.broadcastNb(job, 0, buf, buf, me == 2 ? 16 : 8).await(),
+                () -> coll.reduceToOneNb(job, 0, buf, buf, AtomicType.INT64, me == 1 ? 3 : 2, ReduceOp.ADD).await(),
+                () -> (me == 0 ? coll.barrierNb(job) : coll.reduceToAllNb(job, buf, buf, AtomicType.INT32, 4,
+                    ReduceOp.MAX)).await(),
+            };
+            for (Runnable m : mismatches) {
+                try {
+                    m.run();
+                } catch (GexException e) {
+                    failures.add(e);
+                }
+                final MemorySegment one = MemorySegment.ofArray(new long[] {failures.isEmpty() ? 0 : 1});
+                final MemorySegment all = MemorySegment.ofArray(new long[1]);
+                coll.reduceToAllNb(job, all, one, AtomicType.INT64, 1, ReduceOp.ADD).await();
+                failures.clear();
+                assertTrue(all.get(ValueLayout.JAVA_LONG, 0) >= 1, "no rank found the calls differ");
+            }
+            // each failure names what differed; ranks that only sent may complete
+            try {
+                coll.broadcastNb(job, 0, buf, buf, me == 2 ? 16 : 8).await();
+            } catch (GexException e) {
+                final String text = String.valueOf(e.getCause());
+                assertTrue(text.contains("bytes where this rank expects") || text.contains("failed it"), text);
+            }
+            coll.barrier(job);
+        });
+    }
+
+    /**
+     * A rank that dies instead of joining a collective ends the others' waits with {@link PeerFailedException} naming
+     * it (with gexrun, the job's output names it), as every wait of the client does.
+     */
+    @Test
+    void aRankDyingInACollectiveEndsTheWaitNamingIt() {
+        final AtomicReference<Throwable> waiter = new AtomicReference<>();
+        final AssertionError jobError = assertThrows(AssertionError.class, () -> job(3, client -> {
+            final Coll coll = Coll.of(client);
+            final Team job = Team.job(client);
+            coll.barrier(job);
+            if (client.rank() == 1) {
+                throw new IllegalStateException("rank 1 dies before its broadcast");
+            }
+            final MemorySegment buf = Arena.ofAuto().allocate(4096);
+            try {
+                coll.broadcastNb(job, 1, buf, null, 4096).await();
+            } catch (Throwable t) {
+                waiter.compareAndSet(null, t);
+                throw t;
+            }
+        }));
+        assertTrue(failedWith(jobError, IllegalStateException.class), String.valueOf(jobError));
+        if (launchesProcesses() && launch() != Launch.MPIRUN) {
+            assertTrue(jobError.getMessage().contains(PeerFailedException.class.getName() + ": rank 1 failed"),
+                "the others name rank 1 as failed: " + jobError.getMessage());
+        } else if (!launchesProcesses()) {
+            final PeerFailedException failed = assertInstanceOf(PeerFailedException.class, waiter.get());
+            assertEquals(1, failed.rank(), failed.getMessage());
+        }
+    }
+
+    /** Bad arguments throw, naming the value and the range, before anything is sent: the next collective works. */
+    @Test
+    void badInputIsRefusedBeforeAnythingIsSent() {
+        job(2, client -> {
+            final Coll coll = Coll.of(client);
+            final Team job = Team.job(client);
+            final MemorySegment buf = Arena.ofAuto().allocate(64);
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> coll.broadcastNb(job, 2, buf, buf, 8)),
+                "root 2", "[0, 2)");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> coll.broadcastNb(job, -1, buf, buf, 8)),
+                "root -1");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> coll.broadcastNb(job, 0, buf, buf, -1)),
+                "nbytes -1");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> coll.broadcastNb(job, 0, buf, buf, 65)),
+                "holds 64 bytes");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> coll.broadcastNb(job, 0, buf.asReadOnly(),
+                buf, 8)), "read-only");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> coll.reduceToAllNb(job, buf, buf,
+                AtomicType.FLOAT64, 2, ReduceOp.XOR)), "XOR", "FLOAT64");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> coll.reduceToAllNb(job, buf, buf, 0, 2,
+                SUM_AND_MAX)), "elementSize 0");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> coll.reduceToAllNb(job, buf, buf,
+                AtomicType.INT64, 9, ReduceOp.ADD)), "fewer than the 72");
+            final Arena closed = Arena.ofConfined();
+            final MemorySegment gone = closed.allocate(64);
+            closed.close();
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> coll.reduceToAllNb(job, gone, buf,
+                AtomicType.INT64, 1, ReduceOp.ADD)), "closed");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> job.split(-2, 0)), "color -2");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> job.jobRank(2)), "team rank 2");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> job.teamRank(-1)), "job rank -1");
+            assertThrows(IllegalStateException.class, job::close);
+            final Team all = job.split(0, -client.rank());
+            assertEquals(1 - client.rank(), all.rank(), "keys reverse the order");
+            all.close();
+            assertMentions(assertThrows(IllegalStateException.class, () -> coll.barrierNb(all)), "closed");
+            // nothing was sent: the members are still in step
+            final MemorySegment src = MemorySegment.ofArray(new long[] {client.rank() + 1});
+            final MemorySegment sum = MemorySegment.ofArray(new long[1]);
+            coll.reduceToAllNb(job, sum, src, AtomicType.INT64, 1, ReduceOp.ADD).await();
+            assertEquals(3, sum.get(ValueLayout.JAVA_LONG, 0));
+        });
+    }
+
+    private static void assertMentions(Throwable e, String... words) {
+        for (String w : words) {
+            assertTrue(String.valueOf(e.getMessage()).contains(w), "'" + e.getMessage() + "' does not mention " + w);
+        }
+    }
+}
