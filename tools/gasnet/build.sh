@@ -8,7 +8,7 @@
 # Lays out PREFIX/src/GASNet-<version> (the unpacked tarball), PREFIX/build (GASNet's build directory: the programs
 # are PREFIX/build/<conduit>-conduit/testam and testqueue) and PREFIX/build/*.log. Re-running skips what is done.
 # Environment (optional):
-#   GASNET_TESTS='testam testqueue testsmall testlarge testfaddperf testratomic testvis testvisperf'   test programs to build in each conduit ("all": GASNet's whole `make tests-seq`)
+#   GASNET_TESTS='testam testqueue testsmall testlarge testfaddperf testratomic testvis testvisperf testteam testsplit testcoll testcollperf'   test programs to build in each conduit ("all": GASNet's whole `make tests-seq`)
 #   GASNET_IBV=auto|0|1               ibv-conduit: auto builds it when <infiniband/verbs.h> exists; 1 also installs
 #                                     Debian's libibverbs-dev when root; 0 never builds it
 #   GASNET_IBV_ROCE=0|1               1: apply tools/gasnet/ibv-roce.patch to the unpacked source first, so that
@@ -30,7 +30,7 @@ die() { echo "build.sh: $*" >&2; exit 2; }
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
 TARBALL="$1"
 PREFIX="${2:-/var/tmp/gasnet-anchor}"
-TESTS="${GASNET_TESTS:-testam testqueue testsmall testlarge testfaddperf testratomic testvis testvisperf}"
+TESTS="${GASNET_TESTS:-testam testqueue testsmall testlarge testfaddperf testratomic testvis testvisperf testteam testsplit testcoll testcollperf}"
 IBV="${GASNET_IBV:-auto}"
 ROCE="${GASNET_IBV_ROCE:-0}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"

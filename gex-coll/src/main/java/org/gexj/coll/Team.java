@@ -154,6 +154,53 @@ public final class Team implements AutoCloseable {
     }
 
     /**
+     * Collective over this team ({@code gex_TM_Create} with explicit members): {@code members} lists, in their new
+     * order, the ranks here of the team this rank joins; every member passes the same list, and lists of different
+     * callers are the same or disjoint. Blocks (polling) until every member of this team has called it.
+     *
+     * @param members ranks of this team, this rank among them; empty to join no new team
+     * @return this rank's new team, or null for an empty list
+     * @throws IllegalArgumentException if a rank is out of [0, size), repeated, or the list leaves out this rank; or,
+     *                                  after the collective, if the members' lists differed
+     */
+    public Team create(int... members) {
+        final boolean[] seen = new boolean[size];
+        int mine = -1;
+        for (int i = 0; i < members.length; i++) {
+            final int m = members[i];
+            if (m < 0 || m >= size) {
+                throw new IllegalArgumentException("member " + m + " is not a rank of " + this + ": [0, " + size
+                    + ")");
+            }
+            if (seen[m]) {
+                throw new IllegalArgumentException("member " + m + " is listed twice");
+            }
+            seen[m] = true;
+            if (m == rank) {
+                mine = i;
+            }
+        }
+        if (members.length > 0 && mine < 0) {
+            throw new IllegalArgumentException("the members " + Arrays.toString(members) + " leave out this rank ("
+                + rank + "); a rank not in a new team passes no members");
+        }
+        // a team is named by its first member (lists are the same or disjoint) and ordered by place in the list
+        final Team made = split(members.length == 0 ? UNDEFINED : members[0], mine);
+        if (made != null) {
+            boolean same = made.size == members.length;
+            for (int i = 0; same && i < members.length; i++) {
+                same = made.jobRank(i) == jobRank(members[i]);
+            }
+            if (!same) {
+                throw new IllegalArgumentException("the members' lists differ: this rank passed "
+                    + Arrays.toString(members) + ", but the ranks that named the same first member made a team of "
+                    + made.size);
+            }
+        }
+        return made;
+    }
+
+    /**
      * Collective over this team ({@code gex_TM_Destroy}): a barrier, after which the team takes no more collectives.
      * Each member's collectives on it must be complete. Closing a closed team does nothing.
      *

@@ -16,12 +16,14 @@ import java.util.jar.JarFile;
  * {@code srun --mpi=pmix} (the rank then finds its job through PMIx; see {@code PmixBootstrap}). PROGRAM is what
  * gexrun takes: a main class, a jar with a Main-Class, or {@code testam}, {@code testqueue}, {@code testsmall},
  * {@code testlarge}, {@code testpwc}, {@code testfaddperf}, {@code testratomic}, {@code testvis},
- * {@code testvisperf}. The program's {@code main} runs in this JVM, which {@code bin/gexrank} started with the ranks'
- * JVM options and class path, as gexrun starts its ranks.
+ * {@code testvisperf}, {@code testteam}, {@code testsplit}, {@code testcoll}, {@code testcollperf}. The program's
+ * {@code main} runs in this JVM, which {@code bin/gexrank} started with the ranks' JVM options and class path, as
+ * gexrun starts its ranks.
  */
 public final class GexRank {
     static final String USAGE = "usage: gexrank <main-class | program.jar | testam | testqueue | testsmall | testlarge"
-        + " | testpwc | testfaddperf | testratomic | testvis | testvisperf> [args...]\n"
+        + " | testpwc | testfaddperf | testratomic | testvis | testvisperf | testteam | testsplit | testcoll"
+        + " | testcollperf> [args...]\n"
         + "Runs one rank of a GEX/J job started by mpirun or srun --mpi=pmix, e.g.\n"
         + "  mpirun -np 4 bin/gexrank testam 1000 65536\n"
         + "Environment: GEX_CONDUIT, GEX_CLASSPATH (entries put before GEX/J's), GEX_JVM_OPTS (extra JVM options).";

@@ -35,7 +35,7 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
         "usage: gexrun -n N [--conduit NAME] [-E VAR=VALUE]... [--bind ADDRESS] [--wrap 'PREFIX %r']"
             + " [--hosts H1,H2,... [--ppn K] [--ssh 'COMMAND']] [-v] [--]"
             + " <main-class | program.jar | testam | testqueue | testsmall | testlarge | testpwc | testfaddperf"
-            + " | testratomic | testvis | testvisperf> [args...]\n"
+            + " | testratomic | testvis | testvisperf | testteam | testsplit | testcoll | testcollperf> [args...]\n"
             + "       gexrun --list-conduits | -h | --help";
     /** {@code gexrun --help}: every option, one line each, and examples. */
     public static final String HELP = USAGE + "\n"
@@ -72,15 +72,20 @@ public record GexRunOptions(int ranks, String conduit, Map<String, String> env, 
         "--wrap", "--hosts", "--ppn", "--ssh");
 
     /** Short names of the programs shipped with GEX/J. */
-    public static final Map<String, String> PROGRAMS = Map.of(
-        "testam", "org.gexj.testam.TestAm",
-        "testqueue", "org.gexj.testqueue.TestQueue",
-        "testsmall", "org.gexj.testrma.TestSmall",
-        "testlarge", "org.gexj.testrma.TestLarge",
-        "testpwc", "org.gexj.testrma.TestPwc",
-        "testfaddperf", "org.gexj.testrma.TestFaddPerf",
-        "testratomic", "org.gexj.testrma.TestRatomic",
-        "testvis", "org.gexj.testrma.TestVis", "testvisperf", "org.gexj.testrma.TestVisPerf");
+    public static final Map<String, String> PROGRAMS = Map.ofEntries(
+        Map.entry("testam", "org.gexj.testam.TestAm"),
+        Map.entry("testqueue", "org.gexj.testqueue.TestQueue"),
+        Map.entry("testsmall", "org.gexj.testrma.TestSmall"),
+        Map.entry("testlarge", "org.gexj.testrma.TestLarge"),
+        Map.entry("testpwc", "org.gexj.testrma.TestPwc"),
+        Map.entry("testfaddperf", "org.gexj.testrma.TestFaddPerf"),
+        Map.entry("testratomic", "org.gexj.testrma.TestRatomic"),
+        Map.entry("testvis", "org.gexj.testrma.TestVis"),
+        Map.entry("testvisperf", "org.gexj.testrma.TestVisPerf"),
+        Map.entry("testteam", "org.gexj.testrma.TestTeam"),
+        Map.entry("testsplit", "org.gexj.testrma.TestSplit"),
+        Map.entry("testcoll", "org.gexj.testrma.TestColl"),
+        Map.entry("testcollperf", "org.gexj.testrma.TestCollPerf"));
 
     public GexRunOptions {
         wrap = wrap == null ? List.of() : List.copyOf(wrap);

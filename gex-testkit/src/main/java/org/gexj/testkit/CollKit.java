@@ -71,6 +71,7 @@ public abstract class CollKit extends ConduitKit {
                     final Team job = Team.job(client);
                     final Team team = job.split(colors[client.rank()], keys[client.rank()]);
                     checkSplit(client, team, colors, keys);
+                    checkCreate(client, job, colors);
                     runBatches(client, job, seed, new Random(seed ^ client.rank()));
                     if (team != null) {
                         runBatches(client, team, seed * 7 + colors[client.rank()], new Random(~seed ^ client.rank()));
@@ -96,6 +97,31 @@ public abstract class CollKit extends ConduitKit {
         for (int j = 0; j < client.size(); j++) {
             assertEquals(members.indexOf(j), team.teamRank(j), "team rank of job rank " + j);
         }
+    }
+
+    /**
+     * {@code create} from explicit lists: each color's members, listed in reverse job order, make a team in that
+     * order; ranks of no color pass an empty list and get none.
+     */
+    private static void checkCreate(Client client, Team job, int[] colors) {
+        final int me = client.rank();
+        final List<Integer> members = new ArrayList<>();
+        for (int r = client.size() - 1; r >= 0; r--) {
+            if (colors[me] != Team.UNDEFINED && colors[r] == colors[me]) {
+                members.add(r);
+            }
+        }
+        final Team made = job.create(members.stream().mapToInt(Integer::intValue).toArray());
+        if (members.isEmpty()) {
+            assertNull(made, "rank " + me + " listed no members");
+            return;
+        }
+        assertEquals(members.size(), made.size(), "size of " + made);
+        for (int i = 0; i < members.size(); i++) {
+            assertEquals(members.get(i), made.jobRank(i), "job rank of created team rank " + i);
+        }
+        Coll.of(client).barrier(made);
+        made.close();
     }
 
     /** A step's collective, its buffers and how to check its result once complete. */
@@ -301,12 +327,14 @@ public abstract class CollKit extends ConduitKit {
         final AssertionError jobError = assertThrows(AssertionError.class, () -> job(3, client -> {
             final Coll coll = Coll.of(client);
             final Team job = Team.job(client);
-            coll.barrier(job);
+            final MemorySegment buf = Arena.ofAuto().allocate(4096);
             if (client.rank() == 1) {
+                coll.barrier(job);
                 throw new IllegalStateException("rank 1 dies before its broadcast");
             }
-            final MemorySegment buf = Arena.ofAuto().allocate(4096);
             try {
+                // where the failure overtakes rank 1's barrier messages (ofi), it ends the barrier instead
+                coll.barrier(job);
                 coll.broadcastNb(job, 1, buf, null, 4096).await();
             } catch (Throwable t) {
                 waiter.compareAndSet(null, t);
@@ -352,6 +380,10 @@ public abstract class CollKit extends ConduitKit {
             assertMentions(assertThrows(IllegalArgumentException.class, () -> coll.reduceToAllNb(job, gone, buf,
                 AtomicType.INT64, 1, ReduceOp.ADD)), "closed");
             assertMentions(assertThrows(IllegalArgumentException.class, () -> job.split(-2, 0)), "color -2");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> job.create(1 - client.rank())),
+                "leave out this rank");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> job.create(0, 1, 0)), "listed twice");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> job.create(0, 2)), "member 2");
             assertMentions(assertThrows(IllegalArgumentException.class, () -> job.jobRank(2)), "team rank 2");
             assertMentions(assertThrows(IllegalArgumentException.class, () -> job.teamRank(-1)), "job rank -1");
             assertThrows(IllegalStateException.class, job::close);

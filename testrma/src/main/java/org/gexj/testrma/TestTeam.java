@@ -1,0 +1,124 @@
+package org.gexj.testrma;
+
+import org.gexj.Client;
+import org.gexj.coll.Coll;
+import org.gexj.coll.Team;
+
+import java.io.PrintStream;
+import java.util.Locale;
+
+/**
+ * GASNet's testteam: a basic test of split and barrier with row and column teams. The ranks form an nrows-by-ncols
+ * grid (as near square as divides the job, or as given); each rank splits the job team into its row and its column
+ * team, then times {@code iters} barriers over its row team twice (GASNet's second loop, headed "column teams", also
+ * uses the row team: kept, so that the rows compare). Same command line ({@code testteam (iters) (nrows) (ncols)}),
+ * defaults and lines as GASNet's; the first rank of each row and of each column prints its lines, as there.
+ *
+ * <p>Differences from GASNet's: teams take no scratch space (GEX/J's collectives do not use segment scratch), so no
+ * segment is attached for it; the test_init lines are not printed; a grid that does not divide the job is reported
+ * as the usage error it is instead of an assertion failure.
+ */
+public final class TestTeam {
+    static final String USAGE = "Usage: testteam (iters) (nrows) (ncols)";
+
+    private TestTeam() {
+    }
+
+    public static void main(String[] args) {
+        RmaBench.main("TESTTEAM", args, TestTeam::run);
+    }
+
+    /** Runs testteam on this rank (collective). @return 0, or 1 for a usage error */
+    public static int run(Client client, String[] args, PrintStream out) {
+        final int rank = client.rank();
+        final int nodes = client.size();
+        int iters = 0;
+        int nrows;
+        int ncols;
+        try {
+            if (args.length > 3) {
+                throw new NumberFormatException("too many arguments");
+            }
+            if (args.length > 0) {
+                iters = Integer.parseInt(args[0]);
+            }
+            if (args.length > 1) {
+                nrows = Integer.parseInt(args[1]);
+            } else {
+                nrows = (int) Math.sqrt(nodes); // as near to square as possible
+                while (nodes % nrows != 0) {
+                    --nrows;
+                }
+            }
+            ncols = args.length > 2 ? Integer.parseInt(args[2]) : nrows > 0 ? nodes / nrows : 0;
+            if (nrows <= 0 || ncols <= 0 || nrows * ncols != nodes) {
+                throw new NumberFormatException(nrows + "x" + ncols + " is not a grid of the job's " + nodes
+                    + " ranks");
+            }
+        } catch (NumberFormatException e) {
+            if (rank == 0) {
+                out.println("testteam: " + e.getMessage());
+                out.println(USAGE);
+                out.flush();
+            }
+            return 1;
+        }
+        if (iters == 0) {
+            iters = 10000;
+        }
+        final Coll coll = Coll.of(client);
+        final Team job = Team.job(client);
+        msg0(client, out, "Running team test with a " + nrows + "-by-" + ncols + " grid and " + iters
+            + " iterations...\n");
+        client.barrier();
+        final int myRow = rank / ncols;
+        final int myCol = rank % ncols;
+        final Team rowTeam = job.split(myRow, 1 + 2 * myCol); // gaps in the keys, as GASNet's
+        final Team colTeam = job.split(myCol, myRow);
+
+        if (myCol == 0) {
+            print(out, "row team " + myRow + ": Running team barrier test with row teams...");
+        }
+        client.barrier();
+        long start = System.nanoTime();
+        for (int i = 0; i < iters; i++) {
+            coll.barrierNb(rowTeam).await();
+        }
+        long total = (System.nanoTime() - start) / 1000; // TIME() is in microseconds
+        if (myCol == 0) {
+            print(out, String.format(Locale.ROOT, "row team %d: total time: %8.3f sec, avg row team Barrier latency:"
+                + " %8.3f us", myRow, (float) total / 1000000, (float) total / iters));
+        }
+
+        if (myRow == 0) {
+            print(out, "col team " + myCol + ": Running team barrier test with column teams...");
+        }
+        client.barrier();
+        start = System.nanoTime();
+        for (int i = 0; i < iters; i++) {
+            coll.barrierNb(rowTeam).await();
+        }
+        total = (System.nanoTime() - start) / 1000;
+        if (myRow == 0) {
+            print(out, String.format(Locale.ROOT, "col team %d: total time: %8.3f sec  Avg column team Barrier"
+                + " latency: %8.3f us", myCol, (float) total / 1000000, (float) total / iters));
+        }
+        client.barrier();
+        rowTeam.close();
+        colTeam.close();
+        print(out, "node " + rank + "/" + nodes + " done.");
+        return 0;
+    }
+
+    /** MSG0: on rank 0, with test.h's newline after the text. */
+    private static void msg0(Client client, PrintStream out, String text) {
+        if (client.rank() == 0) {
+            print(out, text);
+        }
+    }
+
+    private static void print(PrintStream out, String line) {
+        out.print(line + "\n");
+        out.flush();
+    }
+}
