@@ -5,10 +5,11 @@
 # medians over rounds of one sitting, never single runs.
 #
 #   tools/gasnet/alternate.sh [options] PROG [ARGS...]      PROG: testam, testqueue, testsmall, testlarge, testfaddperf,
-#                                                          testvisperf
+#                                                          testvisperf, testcollperf, testteam
 #                                                          (with -s J also testpwc, which GASNet does not have),
 #                                                          ARGS: GASNet's arguments
 #     -c CONDUIT     smp (default), udp, ofi or ibv
+#     -n RANKS       ranks of each job (default 2; collectives: more ranks, more tree)
 #     -r ROUNDS      rounds of GASNet and GEX/J runs (default 3); each round starts one side later than the last
 #                    (G J, J G, ...; with -v: G J V, J V G, V G J, ...), so no side always runs first
 #     -o DIR         results directory (default $GASNET_ANCHOR/runs, GASNET_ANCHOR defaulting to /var/tmp/gasnet-anchor)
@@ -54,11 +55,11 @@ die() { echo "alternate.sh: $*" >&2; exit 2; }
 
 ANCHOR="${GASNET_ANCHOR:-/var/tmp/gasnet-anchor}"
 CONDUIT=smp; ROUNDS=3; OUT="$ANCHOR/runs"; GB="$ANCHOR/build"; TAG=""; LOAD_MAX=0.6; WAIT_MAX=300
-RUN_TIMEOUT=900; ONLY=""; JENV=(); VARIANTS=(); JARGS=(); VM=""
+RUN_TIMEOUT=900; ONLY=""; JENV=(); VARIANTS=(); JARGS=(); VM=""; NP=2
 ALL_ARGS=("$@")
-while getopts "c:r:o:g:t:E:v:L:W:T:s:J:V:h" opt; do
+while getopts "c:n:r:o:g:t:E:v:L:W:T:s:J:V:h" opt; do
   case "$opt" in
-    c) CONDUIT=$OPTARG ;; r) ROUNDS=$OPTARG ;; o) OUT=$OPTARG ;; g) GB=$OPTARG ;; t) TAG=$OPTARG ;;
+    c) CONDUIT=$OPTARG ;; n) NP=$OPTARG ;; r) ROUNDS=$OPTARG ;; o) OUT=$OPTARG ;; g) GB=$OPTARG ;; t) TAG=$OPTARG ;;
     E) JENV+=(-E "$OPTARG") ;; v) VARIANTS+=("$OPTARG") ;;
     L) LOAD_MAX=$OPTARG ;; W) WAIT_MAX=$OPTARG ;; T) RUN_TIMEOUT=$OPTARG ;; s) ONLY=$OPTARG ;;
     J) JARGS+=("$OPTARG") ;; V) VM=$OPTARG ;; *) usage ;;
@@ -69,9 +70,9 @@ shift $((OPTIND - 1))
 PROG=$1; shift
 ARGS=("$@")
 TAG="${TAG:-$CONDUIT-$PROG}"
-case "$PROG" in testam | testqueue | testsmall | testlarge | testfaddperf | testvisperf) ;;
+case "$PROG" in testam | testqueue | testsmall | testlarge | testfaddperf | testvisperf | testcollperf | testteam) ;;
   testpwc) [ "$ONLY" = J ] || die "PROG testpwc is GEX/J's alone: give -s J (tools/gasnet/pwc-sitting.sh)" ;;
-  *) die "PROG '$PROG': allowed are testam, testqueue, testsmall, testlarge, testfaddperf and testvisperf (testpwc with -s J)" ;;
+  *) die "PROG '$PROG': allowed are testam, testqueue, testsmall, testlarge, testfaddperf, testvisperf, testcollperf and testteam (testpwc with -s J)" ;;
 esac
 case "$CONDUIT" in smp | udp | ofi | ibv) ;; *) die "conduit '$CONDUIT': allowed are smp, udp, ofi and ibv" ;; esac
 case "$ONLY" in "" | G | J) ;; *) die "-s '$ONLY': allowed are G (GASNet only) and J (GEX/J only)" ;; esac
@@ -85,6 +86,7 @@ for v in "${VARIANTS[@]}"; do
   fi
 done
 [ -z "$VM" ] || [[ "$VM" =~ ^[1-9][0-9]*$ ]] || die "-V '$VM': give the guest command's limit in seconds"
+[[ "$NP" =~ ^[1-9][0-9]*$ ]] || die "-n '$NP': give a number of ranks, 1 or more"
 [ -z "$VM" ] || [ "$CONDUIT" = ibv ] || die "-V (the Soft-RoCE guest) is for -c ibv, not $CONDUIT"
 for v in "$LOAD_MAX" "$WAIT_MAX" "$RUN_TIMEOUT"; do
   [[ "$v" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "'$v' is not a non-negative number (-L, -W, -T)"
@@ -92,7 +94,6 @@ done
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
 GEXJ="$(cd "$HERE/../.." && pwd)"
-NP=2
 
 # --- the two command lines: cd to G_DIR, run G_CMD (GASNet) / cd to GEXJ, run J_CMD (GEX/J) --------------------
 G_DIR="$GB/$CONDUIT-conduit"

@@ -57,6 +57,12 @@ AD_RE = re.compile(r"^([A-Z]):\s+(\d+) :\s+(\d+) iters, (?:latency\s+(\d+) us to
 VIS_TABLE_RE = re.compile(r"^([A-Z]): (VECTOR|INDEXED|STRIDED) (PUT|GET) CONTIGSZ = (\d+)$")
 VIS_DENSITY_RE = re.compile(r"^ density:((?:\s+\d+%)+)\s*$")
 VIS_ROW_RE = re.compile(r"^(?:P(\d+):)?\s*(\d+):((?:\s+\S+)+)\s*$")
+# testcollperf: "A: 0> LOCAL/SINGLE-addr broadcast_NB sync_mode: (my/my) tree: (null) size: 64 bytes time: 3.5 us"
+COLL_RE = re.compile(r"^([A-Z]): (\d+)> (\S+)/(\S+) (\S+) sync_mode: \((\S+)\) tree: .* size: (\d+) bytes"
+                     r" time: ([\d.eE+-]+) us$")
+# testteam: "row team 0: total time:    0.012 sec, avg row team Barrier latency:    1.234 us" (and "col team ...")
+TEAM_RE = re.compile(r"^(row|col) team (\d+): total time:\s+[\d.]+ sec,?\s+[Aa]vg (?:row|column) team Barrier"
+                     r" latency:\s+([\d.]+) us$")
 NAME_RE = re.compile(r"^(?P<tag>.+?)-(?P<side>gasnet|gexj(?:-[A-Za-z0-9_.]+)?)-r(?P<round>\d+)\.txt$")
 
 
@@ -68,7 +74,7 @@ def parse_run(path):
     run = {"path": path, "tag": m.group("tag") if m else None, "side": m.group("side") if m else None,
            "round": int(m.group("round")) if m else None, "conduit": None, "program": None, "args": "",
            "rc": None, "busy": False, "probe": None, "probe_after": None, "copy": [], "am": {}, "am_max": {}, "tq": {}, "rma": {},
-           "ad": {}, "vis": {}}
+           "ad": {}, "vis": {}, "coll": {}}
     for ln in lines:
         if not ln.startswith("# "):
             continue
@@ -96,7 +102,21 @@ def parse_run(path):
     parse_rma(lines, run)
     parse_ad(lines, run)
     parse_vis(lines, run)
+    parse_coll(lines, run)
     return run
+
+
+def parse_coll(lines, run):
+    """testcollperf rows of thread 0 and testteam's barrier latencies {(kind, ...): us per operation}."""
+    for ln in lines:
+        m = COLL_RE.match(ln)
+        if m and m.group(2) == "0":
+            sec, _, addr, naddr, name, sync, size, us = m.groups()
+            run["coll"][(sec, f"{name} {addr}/{naddr} {sync}", int(size))] = float(us)
+            continue
+        m = TEAM_RE.match(ln)
+        if m:
+            run["coll"][("team", f"{m.group(1)} team {m.group(2)} barrier", 0)] = float(m.group(3))
 
 
 def parse_vis(lines, run):
@@ -224,6 +244,7 @@ def rows_of(run):
     out.update({("rma",) + k: v for k, v in run["rma"].items()})
     out.update({("ad",) + k: v for k, v in run["ad"].items()})
     out.update({("vis",) + k: v for k, v in run["vis"].items()})
+    out.update({("coll",) + k: v for k, v in run["coll"].items()})
     return out
 
 
@@ -240,6 +261,9 @@ def label(key, max_sizes):
     if key[0] == "vis":
         sec, op, contig, size, density = key[1:]
         return f"testvisperf {sec}: {op:11} contig {contig:>6} data {size:>8} B density {density:>3}% (us per operation)"
+    if key[0] == "coll":
+        sec, name, size = key[1:]
+        return f"{sec}: {name} size {size:>8} B (us per operation)"
     if key[0] == "rma":
         sec, size, name = key[1:]
         return f"{sec}: {size:>8} B {name} (us per operation)"
