@@ -420,8 +420,7 @@ def main(argv=None):
             out.append(f"   arguments: {args.pop()}")
         kept = []
         for r in members:
-            why = ("exit status %s" % r["rc"] if r["rc"] != 0 else "no rows" if not (r["am"] or r["tq"] or r["rma"] or r["ad"]
-                                                                       or r["vis"])
+            why = ("exit status %s" % r["rc"] if r["rc"] != 0 else "no rows" if not rows_of(r)
                    else "load wait gave up" if r["busy"] and not a.include_busy else None)
             if why:
                 out.append(f"   left out: {os.path.basename(r['path'])} ({why})")

@@ -18,8 +18,9 @@ import java.util.Objects;
  *
  * <p>Over AM, on every conduit: a dissemination barrier; broadcasts and reductions along a tree, flat (the root talks
  * to every rank) for data up to {@code GEX_COLL_FLAT_BELOW} bytes (4096) on teams of up to {@code GEX_COLL_FLAT_RANKS}
- * ranks (4), else binomial. Data of any size up to 2 GiB - 1 moves in Medium-sized pieces. Collectives allocate their
- * state and buffers per call (they are not on the AM data path's no-allocation rule's path).
+ * ranks (4), else binomial. Data of any size up to 2 GiB - 1 moves in Medium-sized pieces. Operations, their buffers,
+ * the pieces that come early and the tree shapes are pooled and reused, so that a loop of collectives leaves the
+ * garbage collector next to nothing (its pauses would be the slowest part of a small collective).
  *
  * <p>Not callable from a handler. Memory given as {@code dst} and {@code src} may be on or off the heap; it must stay
  * alive until the event completes.
@@ -148,7 +149,7 @@ public final class Coll {
     private Event submit(Team team, int kind, int root, int length, MemorySegment dst, MemorySegment src,
                          ReduceFunction op, long elementSize) {
         final Event event = CORE.pooledEvent(client);
-        engine.submit(new CollOperation(team, kind, root, length, dst, src, op, elementSize, event));
+        engine.submit(engine.operation().init(team, kind, root, length, dst, src, op, elementSize, event));
         return event;
     }
 

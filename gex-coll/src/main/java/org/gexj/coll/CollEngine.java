@@ -1,6 +1,8 @@
 package org.gexj.coll;
 
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.gexj.Client;
 import org.gexj.Flags;
 import org.gexj.Lc;
@@ -15,10 +17,9 @@ import org.gexj.internal.ClientProgress;
 import org.gexj.internal.CoreAccess;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Moves the collectives: every message is a Medium request to one library handler ({@link #HANDLER}), and the work
@@ -34,15 +35,29 @@ final class CollEngine implements ClientProgress {
     static final int HANDLER = 96;
     private static final CoreAccess CORE = CoreAccess.get();
 
-    /** A piece that came before its collective started. */
-    private record Early(int fromJob, int word, int offset, int total, byte[] data) {
+    /** A piece that came before its collective started; pooled, its buffer reused. */
+    private static final class Early {
+        int fromJob;
+        int word;
+        int offset;
+        int total;
+        int length;
+        byte[] data = new byte[64];
     }
+
+    /** Operations in flight at once whose objects are kept for reuse; more are made and dropped. */
+    private static final int POOLED = 256;
+    /** Collectives queued by users' threads and not yet started, at most; a full queue makes the caller poll. */
+    private static final int QUEUED = 1024;
 
     private final Client client;
     private final Am am;
-    private final ConcurrentLinkedQueue<CollOperation> submitted = new ConcurrentLinkedQueue<>();
+    private final ManyToOneConcurrentArrayQueue<CollOperation> submitted = new ManyToOneConcurrentArrayQueue<>(QUEUED);
+    private final ManyToManyConcurrentArrayQueue<CollOperation> free = new ManyToManyConcurrentArrayQueue<>(POOLED);
     private final Long2ObjectHashMap<CollOperation> started = new Long2ObjectHashMap<>();
-    private final Long2ObjectHashMap<List<Early>> early = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<ArrayList<Early>> early = new Long2ObjectHashMap<>();
+    private final ArrayDeque<Early> freeEarly = new ArrayDeque<>();
+    private final ArrayDeque<ArrayList<Early>> freeLists = new ArrayDeque<>();
     private final ArrayList<CollOperation> active = new ArrayList<>();
     /** Failure notices still to send: team id, sequence, word, reason, job rank. */
     private final ArrayDeque<int[]> notices = new ArrayDeque<>();
@@ -61,13 +76,21 @@ final class CollEngine implements ClientProgress {
             .named("coll"));
     }
 
+    /** An operation object to {@link CollOperation#init}: a pooled one, or a new one. */
+    CollOperation operation() {
+        final CollOperation op = free.poll();
+        return op != null ? op : new CollOperation();
+    }
+
     /** Queues {@code op} for the next poll, and polls once so that it starts now where it can. */
     void submit(CollOperation op) {
         if (!hooked) {
             hook();
         }
         CORE.begin(op.event, 1);
-        submitted.add(op);
+        while (!submitted.offer(op)) {
+            CORE.progressWhileBlocked(client); // its poll starts what is queued
+        }
         CORE.pollBeforeRequest(client);
     }
 
@@ -106,19 +129,23 @@ final class CollEngine implements ClientProgress {
         started.put(op.key(), op);
         active.add(op);
         work++;
-        final List<Early> before = early.remove(op.key());
+        final ArrayList<Early> before = early.remove(op.key());
         if (before != null) {
-            for (Early e : before) {
+            for (int i = 0; i < before.size(); i++) {
+                final Early e = before.get(i);
                 final int from = op.team.teamRankUnchecked(e.fromJob);
                 if (CollArgs.phase(e.word) == CollArgs.PHASE_FAILED) {
                     op.failedElsewhere(from, e.offset);
-                    continue;
+                } else {
+                    final MemorySegment to = op.accept(this, from, e.word, e.offset, e.total, e.length);
+                    if (to != null) {
+                        MemorySegment.copy(e.data, 0, to, ValueLayout.JAVA_BYTE, e.offset, e.length);
+                    }
                 }
-                final MemorySegment to = op.accept(this, from, e.word, e.offset, e.total, e.data.length);
-                if (to != null) {
-                    MemorySegment.copy(MemorySegment.ofArray(e.data), 0, to, e.offset, e.data.length);
-                }
+                freeEarly.push(e);
             }
+            before.clear();
+            freeLists.push(before);
         }
     }
 
@@ -128,7 +155,10 @@ final class CollEngine implements ClientProgress {
             CORE.fail(op.event, 1, op.failure()); // stays in `started`, so that its late pieces are dropped
         } else {
             started.remove(op.key());
-            CORE.complete(op.event, 1);
+            final org.gexj.Event event = op.event;
+            op.clear();
+            free.offer(op); // dropped when the pool is full
+            CORE.complete(event, 1);
         }
     }
 
@@ -138,8 +168,7 @@ final class CollEngine implements ClientProgress {
         final int offset = a.get(CollArgs.OFFSET);
         final CollOperation op = started.get(key);
         if (op == null) {
-            early.computeIfAbsent(key, k -> new ArrayList<>()).add(new Early(token.sourceRank(), word, offset,
-                a.get(CollArgs.TOTAL), payload.toArray()));
+            keep(key, token.sourceRank(), word, offset, a.get(CollArgs.TOTAL), payload);
             return;
         }
         final int from = op.team.teamRankUnchecked(token.sourceRank());
@@ -151,6 +180,27 @@ final class CollEngine implements ClientProgress {
         if (to != null && payload.length() > 0) {
             payload.copyTo(0, to, offset, payload.length());
         }
+    }
+
+    /** Copies a piece for a collective not started yet, in pooled memory. */
+    private void keep(long key, int fromJob, int word, int offset, int total, Payload payload) {
+        ArrayList<Early> list = early.get(key);
+        if (list == null) {
+            list = freeLists.isEmpty() ? new ArrayList<>() : freeLists.pop();
+            early.put(key, list);
+        }
+        final Early e = freeEarly.isEmpty() ? new Early() : freeEarly.pop();
+        final int length = (int) payload.length();
+        if (e.data.length < length) {
+            e.data = new byte[length];
+        }
+        payload.getBytes(0, e.data, 0, length);
+        e.fromJob = fromJob;
+        e.word = word;
+        e.offset = offset;
+        e.total = total;
+        e.length = length;
+        list.add(e);
     }
 
     /** Tries to send one piece of {@code op} to its team's rank {@code to}; false if the path is full. */

@@ -3,6 +3,7 @@ package org.gexj.coll;
 import org.gexj.Event;
 import org.gexj.coll.wire.CollArgs;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -32,17 +33,17 @@ final class CollOperation {
     private static final int DONE = 2;
     private static final MemorySegment NOTHING = MemorySegment.ofArray(new byte[0]);
 
-    final Team team;
-    final int kind;
-    final int sequence;
-    final Event event;
-    final int root;
+    Team team;
+    int kind;
+    int sequence;
+    Event event;
+    int root;
     /** Bytes of every message of this collective: the data, or 0 for a barrier. */
-    final int length;
-    private final MemorySegment dst;
-    private final MemorySegment src;
-    private final ReduceFunction combine;
-    private final long elementSize;
+    int length;
+    private MemorySegment dst;
+    private MemorySegment src;
+    private ReduceFunction combine;
+    private long elementSize;
 
     private int stage;
     private Throwable failure;
@@ -50,22 +51,24 @@ final class CollOperation {
     private int rounds;
     private int round;
     private boolean roundSent;
-    private int[] arrivals;
-    // a tree's
+    private int[] arrivals = new int[0];
+    // a tree's: the children's state has room for the most children this operation has had, reused when pooled
     private TreeShape up;
     private TreeShape down;
-    private MemorySegment[] childData;
-    private int[] childBytes;
-    private boolean[] childSeen;
+    private MemorySegment[] childData = new MemorySegment[0];
+    private int[] childBytes = new int[0];
+    private boolean[] childSeen = new boolean[0];
     private int parentBytes;
     private boolean parentSeen;
     private MemorySegment value;
+    private MemorySegment accumulator;
     // the send in progress: to the target at sendIndex among a stage's targets, from sendOffset
     private int sendIndex;
     private int sendOffset;
 
-    CollOperation(Team team, int kind, int root, int length, MemorySegment dst, MemorySegment src,
-                  ReduceFunction combine, long elementSize, Event event) {
+    /** Takes a collective's arguments (a pooled operation is reused: everything else is reset in {@link #start}). */
+    CollOperation init(Team team, int kind, int root, int length, MemorySegment dst, MemorySegment src,
+                       ReduceFunction combine, long elementSize, Event event) {
         this.team = team;
         this.kind = kind;
         this.sequence = team.nextSequence();
@@ -76,6 +79,19 @@ final class CollOperation {
         this.combine = combine;
         this.elementSize = elementSize;
         this.event = event;
+        return this;
+    }
+
+    /** Lets go of the caller's memory and event once complete, so that a pooled operation holds none. */
+    void clear() {
+        team = null;
+        event = null;
+        dst = null;
+        src = null;
+        combine = null;
+        value = null;
+        up = null;
+        down = null;
     }
 
     long key() {
@@ -84,28 +100,54 @@ final class CollOperation {
 
     /** Sizes the state, on the delivery thread when the collective starts; {@code radix} shapes its tree. */
     void start(int radix) {
-        final int n = team.size();
-        final int me = team.rank();
+        stage = DONE;
+        failure = null;
+        round = 0;
+        roundSent = false;
+        parentBytes = 0;
+        parentSeen = false;
+        value = null;
+        sendIndex = 0;
+        sendOffset = 0;
+        up = null;
+        down = null;
         if (kind == BARRIER) {
-            rounds = 32 - Integer.numberOfLeadingZeros(n - 1);
-            arrivals = new int[rounds];
+            rounds = 32 - Integer.numberOfLeadingZeros(team.size() - 1);
+            if (arrivals.length < rounds) {
+                arrivals = new int[rounds];
+            }
+            java.util.Arrays.fill(arrivals, 0, rounds, 0);
             return;
         }
+        final TreeShape shape = team.shape(root, radix);
         if (kind == REDUCE || kind == REDUCE_ALL) {
-            up = new TreeShape(me, n, root, radix);
+            up = shape;
             final int c = up.children.length;
-            childData = new MemorySegment[c];
-            childBytes = new int[c];
-            childSeen = new boolean[c];
+            if (childData.length < c) {
+                childData = java.util.Arrays.copyOf(childData, c);
+                childBytes = new int[c];
+                childSeen = new boolean[c];
+            }
             for (int i = 0; i < c; i++) {
-                childData[i] = MemorySegment.ofArray(new byte[length]);
+                childData[i] = room(childData[i], length);
+                childBytes[i] = 0;
+                childSeen[i] = false;
             }
             stage = UP;
         }
         if (kind == BROADCAST || kind == REDUCE_ALL) {
-            down = up != null ? up : new TreeShape(me, n, root, radix);
+            down = shape;
             stage = kind == BROADCAST ? DOWN : UP;
         }
+    }
+
+    /**
+     * {@code buffer} if it holds {@code bytes}, else a new one that does: off the heap, as segments and most users'
+     * buffers are, so that a reduction's loop sees one kind of segment (the GC frees it with the operation).
+     */
+    private static MemorySegment room(MemorySegment buffer, int bytes) {
+        return buffer != null && buffer.byteSize() >= bytes ? buffer
+            : Arena.ofAuto().allocate(Math.max(bytes, 64), 8);
     }
 
     String name() {
@@ -157,19 +199,16 @@ final class CollOperation {
     private boolean advanceTree(CollEngine engine) {
         if (stage == UP) {
             if (value == null) {
-                for (int i = 0; i < childSeen.length; i++) {
+                for (int i = 0; i < up.children.length; i++) {
                     if (!childSeen[i] || childBytes[i] != length) {
                         return false;
                     }
                 }
-                value = fold();
+                // the root combines straight into its result; the others into a buffer of their own for the parent
+                value = fold(up.parent < 0 ? dst : null);
             }
-            if (up.parent >= 0) {
-                if (!sendAll(engine, up.parent, CollArgs.PHASE_UP, value)) {
-                    return false;
-                }
-            } else {
-                MemorySegment.copy(value, 0, dst, 0, length);
+            if (up.parent >= 0 && !sendAll(engine, up.parent, CollArgs.PHASE_UP, value)) {
+                return false;
             }
             stage = kind == REDUCE_ALL ? DOWN : DONE;
         }
@@ -192,16 +231,26 @@ final class CollOperation {
         return true;
     }
 
-    /** This rank's value combined with its children's, in the children's order; its own source if it has none. */
-    private MemorySegment fold() {
-        if (childData.length == 0) {
+    /**
+     * This rank's value combined with its children's, in the children's order, in {@code into} (the root's result), or
+     * else in the accumulator, or, with no children, the source itself.
+     */
+    private MemorySegment fold(MemorySegment into) {
+        final int c = up.children.length;
+        if (c == 0 && into == null) {
             return src;
         }
-        final MemorySegment acc = MemorySegment.ofArray(new byte[length]);
+        final MemorySegment acc;
+        if (into != null) {
+            acc = into;
+        } else {
+            accumulator = room(accumulator, length);
+            acc = accumulator;
+        }
         MemorySegment.copy(src, 0, acc, 0, length);
         final long count = length / elementSize;
-        for (MemorySegment child : childData) {
-            combine.combine(child, acc, count);
+        for (int i = 0; i < c; i++) {
+            combine.combine(childData[i], acc, count);
         }
         return acc;
     }

@@ -2,6 +2,7 @@ package org.gexj.coll;
 
 import org.gexj.rma.AtomicType;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /** The built-in operators as {@link ReduceFunction}s, one per type and operator, made once. */
@@ -36,60 +37,118 @@ final class Reduction {
         return f;
     }
 
+    /** One loop per type and operator, the choice made once per call: the loops are what the JIT can vectorise. */
     private static ReduceFunction make(AtomicType type, ReduceOp op) {
         return switch (type) {
-            case INT32, UINT32 -> (in, io, n) -> {
-                for (long i = 0, at = 0; i < n; i++, at += 4) {
-                    io.set(INT, at, (int) integer(op, type, in.get(INT, at), io.get(INT, at)));
-                }
-            };
-            case INT64, UINT64 -> (in, io, n) -> {
-                for (long i = 0, at = 0; i < n; i++, at += 8) {
-                    io.set(LONG, at, integer(op, type, in.get(LONG, at), io.get(LONG, at)));
-                }
-            };
-            case FLOAT32 -> (in, io, n) -> {
-                for (long i = 0, at = 0; i < n; i++, at += 4) {
-                    io.set(FLOAT, at, (float) floating(op, in.get(FLOAT, at), io.get(FLOAT, at)));
-                }
-            };
-            case FLOAT64 -> (in, io, n) -> {
-                for (long i = 0, at = 0; i < n; i++, at += 8) {
-                    io.set(DOUBLE, at, floating(op, in.get(DOUBLE, at), io.get(DOUBLE, at)));
-                }
-            };
+            case INT32, UINT32 -> (in, io, n) -> int32(op, type == AtomicType.UINT32, in, io, 4 * n);
+            case INT64, UINT64 -> (in, io, n) -> int64(op, type == AtomicType.UINT64, in, io, 8 * n);
+            case FLOAT32 -> (in, io, n) -> float32(op, in, io, 4 * n);
+            case FLOAT64 -> (in, io, n) -> float64(op, in, io, 8 * n);
         };
     }
 
-    /** Both operands as the type's bits (an int sign-extended; the caller truncates 32-bit results). */
-    private static long integer(ReduceOp op, AtomicType type, long a, long b) {
-        return switch (op) {
-            case ADD -> a + b;
-            case MULT -> a * b;
-            case AND -> a & b;
-            case OR -> a | b;
-            case XOR -> a ^ b;
-            case MIN -> compare(type, a, b) <= 0 ? a : b;
-            case MAX -> compare(type, a, b) >= 0 ? a : b;
-        };
+    private static void int32(ReduceOp op, boolean unsigned, MemorySegment in, MemorySegment io, long end) {
+        switch (op) {
+            case ADD -> {
+                for (long at = 0; at < end; at += 4) {
+                    io.set(INT, at, io.get(INT, at) + in.get(INT, at));
+                }
+            }
+            case MULT -> {
+                for (long at = 0; at < end; at += 4) {
+                    io.set(INT, at, io.get(INT, at) * in.get(INT, at));
+                }
+            }
+            case AND -> {
+                for (long at = 0; at < end; at += 4) {
+                    io.set(INT, at, io.get(INT, at) & in.get(INT, at));
+                }
+            }
+            case OR -> {
+                for (long at = 0; at < end; at += 4) {
+                    io.set(INT, at, io.get(INT, at) | in.get(INT, at));
+                }
+            }
+            case XOR -> {
+                for (long at = 0; at < end; at += 4) {
+                    io.set(INT, at, io.get(INT, at) ^ in.get(INT, at));
+                }
+            }
+            case MIN, MAX -> {
+                final int sign = op == ReduceOp.MIN ? 1 : -1; // MAX keeps the operand that compares higher
+                for (long at = 0; at < end; at += 4) {
+                    final int a = in.get(INT, at);
+                    final int b = io.get(INT, at);
+                    final int cmp = unsigned ? Integer.compareUnsigned(a, b) : Integer.compare(a, b);
+                    io.set(INT, at, cmp * sign <= 0 ? a : b);
+                }
+            }
+        }
     }
 
-    private static int compare(AtomicType type, long a, long b) {
-        return switch (type) {
-            case UINT32 -> Integer.compareUnsigned((int) a, (int) b);
-            case UINT64 -> Long.compareUnsigned(a, b);
-            default -> Long.compare(a, b);
-        };
+    private static void int64(ReduceOp op, boolean unsigned, MemorySegment in, MemorySegment io, long end) {
+        switch (op) {
+            case ADD -> {
+                for (long at = 0; at < end; at += 8) {
+                    io.set(LONG, at, io.get(LONG, at) + in.get(LONG, at));
+                }
+            }
+            case MULT -> {
+                for (long at = 0; at < end; at += 8) {
+                    io.set(LONG, at, io.get(LONG, at) * in.get(LONG, at));
+                }
+            }
+            case AND -> {
+                for (long at = 0; at < end; at += 8) {
+                    io.set(LONG, at, io.get(LONG, at) & in.get(LONG, at));
+                }
+            }
+            case OR -> {
+                for (long at = 0; at < end; at += 8) {
+                    io.set(LONG, at, io.get(LONG, at) | in.get(LONG, at));
+                }
+            }
+            case XOR -> {
+                for (long at = 0; at < end; at += 8) {
+                    io.set(LONG, at, io.get(LONG, at) ^ in.get(LONG, at));
+                }
+            }
+            case MIN, MAX -> {
+                final int sign = op == ReduceOp.MIN ? 1 : -1;
+                for (long at = 0; at < end; at += 8) {
+                    final long a = in.get(LONG, at);
+                    final long b = io.get(LONG, at);
+                    final int cmp = unsigned ? Long.compareUnsigned(a, b) : Long.compare(a, b);
+                    io.set(LONG, at, cmp * sign <= 0 ? a : b);
+                }
+            }
+        }
     }
 
-    /** In double: a float's sum or product rounded once to float is the float operation's own result. */
-    private static double floating(ReduceOp op, double a, double b) {
-        return switch (op) {
-            case ADD -> a + b;
-            case MULT -> a * b;
-            case MIN -> Math.min(a, b);
-            case MAX -> Math.max(a, b);
-            default -> throw new IllegalStateException(op + " on floating point"); // refused by of()
-        };
+    /** A float's sum or product computed in float is the C operation's result (each rounded once). */
+    private static void float32(ReduceOp op, MemorySegment in, MemorySegment io, long end) {
+        for (long at = 0; at < end; at += 4) {
+            final float a = in.get(FLOAT, at);
+            final float b = io.get(FLOAT, at);
+            io.set(FLOAT, at, switch (op) {
+                case ADD -> a + b;
+                case MULT -> a * b;
+                case MIN -> Math.min(a, b);
+                default -> Math.max(a, b); // of() gives floating point ADD, MULT, MIN and MAX only
+            });
+        }
+    }
+
+    private static void float64(ReduceOp op, MemorySegment in, MemorySegment io, long end) {
+        for (long at = 0; at < end; at += 8) {
+            final double a = in.get(DOUBLE, at);
+            final double b = io.get(DOUBLE, at);
+            io.set(DOUBLE, at, switch (op) {
+                case ADD -> a + b;
+                case MULT -> a * b;
+                case MIN -> Math.min(a, b);
+                default -> Math.max(a, b);
+            });
+        }
     }
 }

@@ -31,6 +31,9 @@ public final class Team implements AutoCloseable {
     private final int[] teamRanks;
     private int issued;
     private volatile boolean closed;
+    /** Tree shapes by root, binomial and flat, made on first use by the delivery thread (which alone reads them). */
+    private TreeShape[] binomial;
+    private TreeShape[] flat;
 
     Team(Coll coll, int id, int rank, int[] jobRanks) {
         this.coll = coll;
@@ -222,6 +225,29 @@ public final class Team implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("team " + id + " is closed");
         }
+    }
+
+    /** This rank's view of the tree rooted at {@code root} with {@code radix} (2, or the team's size or more). */
+    TreeShape shape(int root, int radix) {
+        if (radix != 2 && radix < size) {
+            return new TreeShape(rank, size, root, radix);
+        }
+        final boolean isFlat = radix >= size;
+        TreeShape[] cache = isFlat ? flat : binomial;
+        if (cache == null) {
+            cache = new TreeShape[size];
+            if (isFlat) {
+                flat = cache;
+            } else {
+                binomial = cache;
+            }
+        }
+        TreeShape shape = cache[root];
+        if (shape == null) {
+            shape = new TreeShape(rank, size, root, isFlat ? Math.max(2, size) : 2);
+            cache[root] = shape;
+        }
+        return shape;
     }
 
     /** The next collective's sequence number: issue order is the order every member agrees on. */

@@ -55,14 +55,14 @@ public final class TestCollPerf {
         + "  -szfactor <f>   \n"
         + "            selects f as growth factor for data sizes.\n"
         + "  -warmup N (GEX/J) first runs every enabled section silently, each timed loop with N\n"
-        + "            iterations at most; default 100, 0 = off.\n"
+        + "            iterations at most; default 1000, 0 = off.\n"
         + "  GEX/J runs one image per process: there is no (thread count per node) argument.";
     /** The line rank 0 prints once for the sections GASNet's test has and GEX/J cannot run. */
     static final String SKIPPED = "NOTE: scatter, gather, gather_all and exchange (and their _NB forms) are skipped: "
         + "they are GASNet-1 legacy collectives, and GEX/J has GASNet-EX's gex_Coll API only (barrier, broadcast, "
         + "reduce-to-one, reduce-to-all)";
     /** The default of {@code -warmup}: timed iterations per loop of the silent pass. */
-    static final int WARMUP = 100;
+    static final int WARMUP = 1000;
     /** GASNet's sync mode strings (fill_flag_str), one per section. */
     static final String[] SYNC_MODES = {"no/no", "no/my", "no/all", "my/no", "my/my", "my/all", "all/no", "all/my",
         "all/all"};

@@ -54,7 +54,7 @@ class TestTeamOutputTest {
                 final int ranks = grid[0];
                 final int rows = grid[1];
                 final int cols = grid[2];
-                final List<String> lines = run(ranks, conduit, TestTeam::run, 0, "200");
+                final List<String> lines = run(ranks, conduit, TestTeam::run, 0, "-warmup", "100", "200");
                 final String where = conduit + ", " + ranks + " ranks:\n" + String.join("\n", lines);
                 assertEquals("Running team test with a " + rows + "-by-" + cols + " grid and 200 iterations...",
                     lines.get(0), where);
