@@ -59,26 +59,12 @@ public final class TestSplit {
 
     /** Runs testsplit on this rank (collective). @return 0, or 1 for a usage error (a failed check exits the job) */
     public static int run(Client client, String[] args, PrintStream out) {
-        final int nodes = client.size();
-        int nrows;
-        int ncols;
+        final TeamGrid grid;
         try {
             if (args.length > 2) {
                 throw new NumberFormatException("too many arguments");
             }
-            if (args.length > 0) {
-                nrows = Integer.parseInt(args[0]);
-            } else {
-                nrows = (int) Math.sqrt(nodes); // as near to square as possible
-                while (nodes % nrows != 0) {
-                    --nrows;
-                }
-            }
-            ncols = args.length > 1 ? Integer.parseInt(args[1]) : nrows > 0 ? nodes / nrows : 0;
-            if (nrows <= 0 || ncols <= 0 || nrows * ncols != nodes) {
-                throw new NumberFormatException(nrows + "x" + ncols + " is not a grid of the job's " + nodes
-                    + " ranks");
-            }
+            grid = TeamGrid.parse(client.size(), args, 0);
         } catch (NumberFormatException e) {
             if (client.rank() == 0) {
                 out.println("testsplit: " + e.getMessage());
@@ -87,7 +73,7 @@ public final class TestSplit {
             }
             return 1;
         }
-        new TestSplit(client, out).test(nrows, ncols);
+        new TestSplit(client, out).test(grid.rows(), grid.cols());
         return 0;
     }
 

@@ -55,19 +55,9 @@ public final class TestTeam {
             if (rest.length > 0) {
                 iters = Integer.parseInt(rest[0]);
             }
-            if (rest.length > 1) {
-                nrows = Integer.parseInt(rest[1]);
-            } else {
-                nrows = (int) Math.sqrt(nodes); // as near to square as possible
-                while (nodes % nrows != 0) {
-                    --nrows;
-                }
-            }
-            ncols = rest.length > 2 ? Integer.parseInt(rest[2]) : nrows > 0 ? nodes / nrows : 0;
-            if (nrows <= 0 || ncols <= 0 || nrows * ncols != nodes) {
-                throw new NumberFormatException(nrows + "x" + ncols + " is not a grid of the job's " + nodes
-                    + " ranks");
-            }
+            final TeamGrid grid = TeamGrid.parse(nodes, rest, 1);
+            nrows = grid.rows();
+            ncols = grid.cols();
         } catch (NumberFormatException e) {
             if (rank == 0) {
                 out.println("testteam: " + e.getMessage());

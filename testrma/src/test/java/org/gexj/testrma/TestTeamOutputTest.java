@@ -32,11 +32,11 @@ class TestTeamOutputTest {
         int run(org.gexj.Client client, String[] args, PrintStream out);
     }
 
-    private static List<String> run(int ranks, String conduit, Program program, int exit, String... args) {
+    private static List<String> run(int ranks, Program program, int exit, String... args) {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         try {
-            InProcessJob.run(ranks, Duration.ofSeconds(100), Map.of("GEX_CONDUIT", conduit),
+            InProcessJob.run(ranks, Duration.ofSeconds(100), Map.of("GEX_CONDUIT", "smp"),
                 client -> assertEquals(exit, program.run(client, args, out)));
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "\n" + bytes.toString(StandardCharsets.UTF_8), e);
@@ -49,60 +49,55 @@ class TestTeamOutputTest {
     @Test
     @Timeout(value = 200, unit = TimeUnit.SECONDS)
     void testteamTimesRowAndColumnBarriersOnEveryGrid() {
-        for (String conduit : List.of("smp")) {
-            for (int[] grid : new int[][] {{2, 1, 2}, {4, 2, 2}, {6, 2, 3}}) {
-                final int ranks = grid[0];
-                final int rows = grid[1];
-                final int cols = grid[2];
-                final List<String> lines = run(ranks, conduit, TestTeam::run, 0, "-warmup", "100", "200");
-                final String where = conduit + ", " + ranks + " ranks:\n" + String.join("\n", lines);
-                assertEquals("Running team test with a " + rows + "-by-" + cols + " grid and 200 iterations...",
-                    lines.get(0), where);
-                assertEquals("", lines.get(1), where); // MSG0 adds a newline to the text's own
-                for (int r = 0; r < rows; r++) {
-                    assertTrue(lines.contains("row team " + r + ": Running team barrier test with row teams..."),
-                        where);
-                }
-                for (int c = 0; c < cols; c++) {
-                    assertTrue(lines.contains("col team " + c + ": Running team barrier test with column teams..."),
-                        where);
-                }
-                assertEquals(rows, lines.stream().filter(l -> ROW_TIME.matcher(l).matches()).count(), where);
-                assertEquals(cols, lines.stream().filter(l -> COL_TIME.matcher(l).matches()).count(), where);
-                for (int r = 0; r < ranks; r++) {
-                    assertTrue(lines.contains("node " + r + "/" + ranks + " done."), where);
-                }
-                assertEquals(2 + 2 * rows + 2 * cols + ranks, lines.size(), where);
+        for (int[] grid : new int[][] {{2, 1, 2}, {4, 2, 2}, {6, 2, 3}}) {
+            final int ranks = grid[0];
+            final int rows = grid[1];
+            final int cols = grid[2];
+            final List<String> lines = run(ranks, TestTeam::run, 0, "-warmup", "100", "200");
+            final String where = ranks + " ranks:\n" + String.join("\n", lines);
+            assertEquals("Running team test with a " + rows + "-by-" + cols + " grid and 200 iterations...",
+                lines.get(0), where);
+            assertEquals("", lines.get(1), where); // MSG0 adds a newline to the text's own
+            for (int r = 0; r < rows; r++) {
+                assertTrue(lines.contains("row team " + r + ": Running team barrier test with row teams..."), where);
             }
+            for (int c = 0; c < cols; c++) {
+                assertTrue(lines.contains("col team " + c + ": Running team barrier test with column teams..."),
+                    where);
+            }
+            assertEquals(rows, lines.stream().filter(l -> ROW_TIME.matcher(l).matches()).count(), where);
+            assertEquals(cols, lines.stream().filter(l -> COL_TIME.matcher(l).matches()).count(), where);
+            for (int r = 0; r < ranks; r++) {
+                assertTrue(lines.contains("node " + r + "/" + ranks + " done."), where);
+            }
+            assertEquals(2 + 2 * rows + 2 * cols + ranks, lines.size(), where);
         }
     }
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void testsplitPassesOnEveryGrid() {
-        for (String conduit : List.of("smp")) {
-            for (int ranks : new int[] {2, 4, 6}) {
-                final List<String> lines = run(ranks, conduit, TestSplit::run, 0);
-                final int rows = ranks == 6 ? 2 : ranks == 4 ? 2 : 1;
-                final String where = conduit + ", " + ranks + " ranks:\n" + String.join("\n", lines);
-                assertEquals("Running split test with a " + rows + "-by-" + ranks / rows + " grid.", lines.get(0),
-                    where);
-                for (int r = 0; r < ranks; r++) {
-                    assertTrue(lines.contains("node " + r + "/" + ranks + " done."), where);
-                }
-                assertEquals(1 + ranks, lines.size(), where);
+        for (int ranks : new int[] {2, 4, 6}) {
+            final List<String> lines = run(ranks, TestSplit::run, 0);
+            final int rows = ranks == 2 ? 1 : 2;
+            final String where = ranks + " ranks:\n" + String.join("\n", lines);
+            assertEquals("Running split test with a " + rows + "-by-" + ranks / rows + " grid.", lines.get(0),
+                where);
+            for (int r = 0; r < ranks; r++) {
+                assertTrue(lines.contains("node " + r + "/" + ranks + " done."), where);
             }
+            assertEquals(1 + ranks, lines.size(), where);
         }
-        final List<String> given = run(6, "smp", TestSplit::run, 0, "3", "2");
+        final List<String> given = run(6, TestSplit::run, 0, "3", "2");
         assertEquals("Running split test with a 3-by-2 grid.", given.get(0), String.join("\n", given));
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aGridThatDoesNotDivideTheJobIsAUsageError() {
-        final List<String> team = run(4, "smp", TestTeam::run, 1, "10", "3");
+        final List<String> team = run(4, TestTeam::run, 1, "10", "3");
         assertEquals(List.of("testteam: 3x1 is not a grid of the job's 4 ranks", TestTeam.USAGE), team);
-        final List<String> split = run(4, "smp", TestSplit::run, 1, "3", "2");
+        final List<String> split = run(4, TestSplit::run, 1, "3", "2");
         assertEquals(List.of("testsplit: 3x2 is not a grid of the job's 4 ranks", TestSplit.USAGE), split);
     }
 }
