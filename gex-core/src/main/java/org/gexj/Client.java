@@ -1,6 +1,5 @@
 package org.gexj;
 
-import org.gexj.internal.ClientProgress;
 import org.gexj.internal.ConduitIdleStrategy;
 import org.gexj.internal.CoreAccess;
 import org.gexj.internal.WaitSettings;
@@ -81,10 +80,8 @@ public final class Client implements AutoCloseable {
     final ConduitListener[] rmaSinks = new ConduitListener[CoreAccess.OWNERS];
     private final ConduitListener dispatch = new ClientDispatch(this);
     final DisseminationBarrier amBarrier;
-    /** A layer's work in polls (collectives); null until a layer needs it, so that other jobs' polls skip it. */
-    private volatile ClientProgress progress;
-    /** The progress being run, so that a poll it makes (a request's) does not run it again; under the poll lock. */
-    private boolean inProgress;
+    /** A layer's work in polls that may send (collectives). */
+    final LayerProgress progress = new LayerProgress();
     /** Some layer takes RMA completions, which only {@link ClientDispatch} routes. */
     volatile boolean routesRma;
     private volatile Segment segment;
@@ -230,7 +227,7 @@ public final class Client implements AutoCloseable {
 
     /** Polls the channels in {@code mask} unless another thread is polling (the handler's own thread may nest). */
     private int pollChannels(int mask) {
-        if ((amListener == null && amBarrier == null) || (!conduit.mayDeliver(mask) && progress == null)
+        if ((amListener == null && amBarrier == null) || (!conduit.mayDeliver(mask) && !progress.isSet())
             || !pollLock.tryLock()) {
             return 0; // nothing is listening yet (the frames wait for the AM layer), nothing arrived, or a poller runs
         }
@@ -238,16 +235,8 @@ public final class Client implements AutoCloseable {
             // with no core frames and no RMA completions to route (smp), frames go straight to the AM layer
             final int delivered = conduit.poll(amBarrier == null && !routesRma ? amListener : dispatch, mask,
                 POLL_LIMIT);
-            final ClientProgress work = progress;
-            if (work == null || inProgress || mask != Conduit.ALL_CHANNELS || inRestrictedContext()) {
-                return delivered;
-            }
-            inProgress = true;
-            try {
-                return delivered + work.progress();
-            } finally {
-                inProgress = false;
-            }
+            return progress.isSet() && mask == Conduit.ALL_CHANNELS && !inRestrictedContext()
+                ? delivered + progress.run() : delivered;
         } catch (IllegalStateException e) {
             throw closedOr(e); // a poll that began before another thread closed the client
         } finally {
@@ -417,13 +406,6 @@ public final class Client implements AutoCloseable {
 
     void releaseDelivery() {
         pollLock.unlock();
-    }
-
-    synchronized void setProgress(ClientProgress work) {
-        if (progress != null) {
-            throw new IllegalStateException("a progress function is set already");
-        }
-        progress = work;
     }
 
     /** Enters a handler on this thread; @return the context it nests in, for {@link #exitHandler} */

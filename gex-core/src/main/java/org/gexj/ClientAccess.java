@@ -41,7 +41,7 @@ final class ClientAccess extends CoreAccess {
 
     @Override
     public void setProgress(Client client, org.gexj.internal.ClientProgress progress) {
-        client.setProgress(progress);
+        client.progress.set(progress);
     }
 
     @Override
