@@ -77,11 +77,11 @@ public final class GenAmSends {
             import static org.gexj.am.wire.AmFrameFlyweight.CATEGORY_SHORT;
 
             /**
-             * The public Short, Medium and Long requests of {@link Am}, generated: each is one call of
-             * {@link #request}. The fixed-arity forms pass their args as {@code a0..a3} so that no varargs array is
+             * The public Short, Medium and Long requests of {@link Am} and {@link TeamAm}, generated: each is one
+             * call of {@link #request}. The fixed-arity forms pass their args as {@code a0..a3} so that no varargs array is
              * allocated per message.
              */
-            abstract sealed class AmRequestSends permits Am {
+            abstract sealed class AmRequestSends permits Am, TeamAm {
                 private static final int SHORT = CATEGORY_SHORT;
                 private static final int MEDIUM = CATEGORY_MEDIUM;
                 private static final int LONG = CATEGORY_LONG;

@@ -50,6 +50,11 @@ public final class Am extends AmRequestSends {
             public void setRemoteWriteSink(Am am, RemoteWriteSink sink) {
                 am.dispatcher.setOtherWrites(sink);
             }
+
+            @Override
+            public TeamAm onTeam(Am am, int[] jobRanks) {
+                return new TeamAm(am, jobRanks);
+            }
         });
     }
     /** Sent. */

@@ -54,6 +54,11 @@ public final class Coll {
         return jobTeam;
     }
 
+    /** For tests (by reflection, from the conformance kit): what the engine holds, or null if busy; see its doc. */
+    java.util.Map<String, Integer> held() {
+        return engine.held();
+    }
+
     synchronized int nextTeamId() {
         return nextTeamId;
     }

@@ -1,5 +1,6 @@
 package org.gexj.coll;
 
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -17,9 +18,12 @@ import org.gexj.internal.ClientProgress;
 import org.gexj.internal.CoreAccess;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Moves the collectives: every message is a Medium request to one library handler ({@link #HANDLER}), and the work
@@ -28,33 +32,51 @@ import java.util.ArrayList;
  * delivery, one at a time, so the collectives' state needs no locks; users' threads only queue new collectives.
  *
  * <p>A piece may arrive before this rank has started its collective (a faster member is ahead), or before this rank
- * has finished the split that makes its team: it is kept, copied, until the collective starts. Every send is a try:
- * a full path leaves the rest for the next poll, so progress never waits.
+ * has finished the split that makes its team: it is kept, copied, until the collective starts. A piece of a
+ * collective this rank has finished (a late failure notice, or data for a collective that failed here) is dropped:
+ * a team's collectives start here in sequence order, so one below the next to start that is not running is done.
+ * Every send is a try: a full path leaves the rest for the next poll, so progress never waits.
  */
 final class CollEngine implements ClientProgress {
     static final int HANDLER = 96;
     private static final CoreAccess CORE = CoreAccess.get();
 
-    /** A piece that came before its collective started; pooled, its buffer reused. */
+    /**
+     * A piece that came before its collective started; pooled, its buffer reused. The buffer is of the kind of the
+     * operations' children's buffers, so that a whole message can be swapped in instead of copied again.
+     */
     private static final class Early {
         int fromJob;
         int word;
         int offset;
         int total;
         int length;
-        byte[] data = new byte[64];
+        MemorySegment data;
     }
 
     /** Operations in flight at once whose objects are kept for reuse; more are made and dropped. */
     private static final int POOLED = 256;
     /** Collectives queued by users' threads and not yet started, at most; a full queue makes the caller poll. */
     private static final int QUEUED = 1024;
+    /** {@link #nextStart}'s answer for a team this rank has started nothing on. */
+    private static final long NONE = Long.MIN_VALUE;
+    private static final VarHandle PENDING;
+
+    static {
+        try {
+            PENDING = MethodHandles.lookup().findVarHandle(CollEngine.class, "pending", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final Client client;
     private final Am am;
     private final ManyToOneConcurrentArrayQueue<CollOperation> submitted = new ManyToOneConcurrentArrayQueue<>(QUEUED);
     private final ManyToManyConcurrentArrayQueue<CollOperation> free = new ManyToManyConcurrentArrayQueue<>(POOLED);
     private final Long2ObjectHashMap<CollOperation> started = new Long2ObjectHashMap<>();
+    /** By team id, the sequence of the next collective this rank will start on it ({@link #NONE} before the first). */
+    private final Long2LongHashMap nextStart = new Long2LongHashMap(NONE);
     private final Long2ObjectHashMap<ArrayList<Early>> early = new Long2ObjectHashMap<>();
     private final ArrayDeque<Early> freeEarly = new ArrayDeque<>();
     private final ArrayDeque<ArrayList<Early>> freeLists = new ArrayDeque<>();
@@ -65,6 +87,11 @@ final class CollEngine implements ClientProgress {
     private final int flatBelowBytes;
     private final int flatMaxRanks;
     private volatile boolean hooked;
+    /**
+     * Operations submitted and not finished, and failure notices not sent: what needs progress. Users' threads add,
+     * the delivery thread subtracts; while it is 0 a poll costs this one load.
+     */
+    private volatile int pending;
     private int work;
 
     CollEngine(Client client) {
@@ -82,13 +109,15 @@ final class CollEngine implements ClientProgress {
         return op != null ? op : new CollOperation();
     }
 
-    /** Queues {@code op} for the next poll, and polls once so that it starts now where it can. */
+    /** Numbers and queues {@code op} for the next poll, and polls once so that it starts now where it can. */
     void submit(CollOperation op) {
         if (!hooked) {
             hook();
         }
         CORE.begin(op.event, 1);
-        while (!submitted.offer(op)) {
+        // counted before it is queued, so that no poll can find the count 0 while it waits in the queue
+        PENDING.getAndAdd(this, 1);
+        while (!op.team.issue(op, submitted)) {
             CORE.progressWhileBlocked(client); // its poll starts what is queued
         }
         CORE.pollBeforeRequest(client);
@@ -103,6 +132,9 @@ final class CollEngine implements ClientProgress {
 
     @Override
     public int progress() {
+        if (pending == 0) {
+            return 0;
+        }
         work = 0;
         CollOperation op;
         while ((op = submitted.poll()) != null) {
@@ -127,6 +159,7 @@ final class CollEngine implements ClientProgress {
         // a flat tree (one step) for small data on small teams, else binomial (log2 n steps, each rank sends less)
         op.start(op.length <= flatBelowBytes && n <= flatMaxRanks ? Math.max(2, n) : 2);
         started.put(op.key(), op);
+        nextStart.put(op.team.id, op.sequence + 1);
         active.add(op);
         work++;
         final ArrayList<Early> before = early.remove(op.key());
@@ -138,8 +171,15 @@ final class CollEngine implements ClientProgress {
                     op.failedElsewhere(from, e.offset);
                 } else {
                     final MemorySegment to = op.accept(this, from, e.word, e.offset, e.total, e.length);
-                    if (to != null) {
-                        MemorySegment.copy(e.data, 0, to, ValueLayout.JAVA_BYTE, e.offset, e.length);
+                    if (to != null && e.length > 0) {
+                        // a whole message becomes the child's buffer (the child's old one is kept for the next
+                        // early piece): one copy from the network, not two
+                        final MemorySegment replaced = e.length == op.length ? op.adopt(to, e.data) : null;
+                        if (replaced != null) {
+                            e.data = replaced;
+                        } else {
+                            MemorySegment.copy(e.data, 0, to, e.offset, e.length);
+                        }
                     }
                 }
                 freeEarly.push(e);
@@ -149,26 +189,33 @@ final class CollEngine implements ClientProgress {
         }
     }
 
+    /** Ends {@code op}, failed or not: its late pieces are dropped from now on, as it is below its team's next. */
     private void finish(CollOperation op) {
         work++;
-        if (op.failed()) {
-            CORE.fail(op.event, 1, op.failure()); // stays in `started`, so that its late pieces are dropped
+        started.remove(op.key());
+        final org.gexj.Event event = op.event;
+        final Throwable failure = op.failure();
+        op.clear();
+        free.offer(op); // dropped when the pool is full
+        PENDING.getAndAdd(this, -1);
+        if (failure != null) {
+            CORE.fail(event, 1, failure);
         } else {
-            started.remove(op.key());
-            final org.gexj.Event event = op.event;
-            op.clear();
-            free.offer(op); // dropped when the pool is full
             CORE.complete(event, 1);
         }
     }
 
     private void onPiece(Token token, Payload payload, Args a) {
-        final long key = (long) a.get(CollArgs.TEAM) << 32 | (a.get(CollArgs.SEQUENCE) & 0xFFFF_FFFFL);
+        final int team = a.get(CollArgs.TEAM);
+        final int sequence = a.get(CollArgs.SEQUENCE);
+        final long key = (long) team << 32 | (sequence & 0xFFFF_FFFFL);
         final int word = a.get(CollArgs.WORD);
         final int offset = a.get(CollArgs.OFFSET);
         final CollOperation op = started.get(key);
         if (op == null) {
-            keep(key, token.sourceRank(), word, offset, a.get(CollArgs.TOTAL), payload);
+            if (!finishedHere(team, sequence)) {
+                keep(key, token.sourceRank(), word, offset, a.get(CollArgs.TOTAL), payload);
+            }
             return;
         }
         final int from = op.team.teamRankUnchecked(token.sourceRank());
@@ -182,6 +229,16 @@ final class CollEngine implements ClientProgress {
         }
     }
 
+    /**
+     * Whether the collective {@code sequence} of team {@code team}, not running here, is one this rank has finished:
+     * below the next it will start (wrap-safe). A team this rank has started nothing on (perhaps not made yet: its
+     * split still running here) has finished nothing.
+     */
+    private boolean finishedHere(int team, int sequence) {
+        final long next = nextStart.get(team);
+        return next != NONE && sequence - (int) next < 0;
+    }
+
     /** Copies a piece for a collective not started yet, in pooled memory. */
     private void keep(long key, int fromJob, int word, int offset, int total, Payload payload) {
         ArrayList<Early> list = early.get(key);
@@ -191,10 +248,10 @@ final class CollEngine implements ClientProgress {
         }
         final Early e = freeEarly.isEmpty() ? new Early() : freeEarly.pop();
         final int length = (int) payload.length();
-        if (e.data.length < length) {
-            e.data = new byte[length];
+        if (length > 0) {
+            e.data = CollOperation.room(e.data, length);
+            payload.copyTo(0, e.data, 0, length);
         }
-        payload.getBytes(0, e.data, 0, length);
         e.fromJob = fromJob;
         e.word = word;
         e.offset = offset;
@@ -230,23 +287,50 @@ final class CollEngine implements ClientProgress {
             if (r != op.team.rank()) {
                 notices.add(new int[] {op.team.id, op.sequence, CollArgs.word(op.kind, CollArgs.PHASE_FAILED, op.root),
                     reason, op.team.jobRank(r)});
+                PENDING.getAndAdd(this, 1);
             }
         }
     }
 
     private void sendNotices() {
-        int[] n;
-        while ((n = notices.peek()) != null) {
+        int sent = 0;
+        for (int[] n = notices.peek(); n != null; n = notices.peek()) {
             args[CollArgs.TEAM] = n[0];
             args[CollArgs.SEQUENCE] = n[1];
             args[CollArgs.WORD] = n[2];
             args[CollArgs.OFFSET] = n[3];
             args[CollArgs.TOTAL] = 0;
             if (am.requestMedium(n[4], HANDLER, null, 0, 0, Lc.NOW, Flags.IMMEDIATE, args, CollArgs.COUNT) != Am.OK) {
-                return;
+                break;
             }
             notices.poll();
+            sent++;
             work++;
+        }
+        if (sent > 0) {
+            PENDING.getAndAdd(this, -sent);
+        }
+    }
+
+    /**
+     * For tests: what this engine holds (operations started, collectives with early pieces, operations in flight,
+     * failure notices to send, and the count of what needs progress), read under the client's delivery; null where
+     * another thread holds it (try again).
+     */
+    Map<String, Integer> held() {
+        if (!CORE.tryHoldDelivery(client)) {
+            return null;
+        }
+        try {
+            final Map<String, Integer> held = new LinkedHashMap<>();
+            held.put("started", started.size());
+            held.put("early", early.size());
+            held.put("active", active.size());
+            held.put("notices", notices.size());
+            held.put("pending", pending);
+            return held;
+        } finally {
+            CORE.releaseDelivery(client);
         }
     }
 }

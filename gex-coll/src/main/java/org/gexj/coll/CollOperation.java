@@ -66,12 +66,14 @@ final class CollOperation {
     private int sendIndex;
     private int sendOffset;
 
-    /** Takes a collective's arguments (a pooled operation is reused: everything else is reset in {@link #start}). */
+    /**
+     * Takes a collective's arguments and resets how far it has gone (a pooled operation is reused); the sequence is
+     * set when it is queued ({@link Team#issue}), the state its tree shapes in {@link #start}.
+     */
     CollOperation init(Team team, int kind, int root, int length, MemorySegment dst, MemorySegment src,
                        ReduceFunction combine, long elementSize, Event event) {
         this.team = team;
         this.kind = kind;
-        this.sequence = team.nextSequence();
         this.root = root;
         this.length = length;
         this.dst = dst;
@@ -79,10 +81,20 @@ final class CollOperation {
         this.combine = combine;
         this.elementSize = elementSize;
         this.event = event;
+        failure = null;
+        round = 0;
+        roundSent = false;
+        parentBytes = 0;
+        parentSeen = false;
+        sendIndex = 0;
+        sendOffset = 0;
         return this;
     }
 
-    /** Lets go of the caller's memory and event once complete, so that a pooled operation holds none. */
+    /**
+     * Lets go of the caller's memory and event once finished, so that a pooled operation holds none ({@code value} is
+     * the source, the result or the accumulator: reset here, before any reuse).
+     */
     void clear() {
         team = null;
         event = null;
@@ -90,8 +102,6 @@ final class CollOperation {
         src = null;
         combine = null;
         value = null;
-        up = null;
-        down = null;
     }
 
     long key() {
@@ -100,28 +110,19 @@ final class CollOperation {
 
     /** Sizes the state, on the delivery thread when the collective starts; {@code radix} shapes its tree. */
     void start(int radix) {
-        stage = DONE;
-        failure = null;
-        round = 0;
-        roundSent = false;
-        parentBytes = 0;
-        parentSeen = false;
-        value = null;
-        sendIndex = 0;
-        sendOffset = 0;
-        up = null;
-        down = null;
+        final boolean goesUp = kind == REDUCE || kind == REDUCE_ALL;
+        final TreeShape shape = kind == BARRIER ? null : team.shape(root, radix);
+        up = goesUp ? shape : null;
+        down = kind == BROADCAST || kind == REDUCE_ALL ? shape : null;
+        stage = goesUp ? UP : down != null ? DOWN : DONE; // a barrier has no stages
         if (kind == BARRIER) {
             rounds = 32 - Integer.numberOfLeadingZeros(team.size() - 1);
             if (arrivals.length < rounds) {
                 arrivals = new int[rounds];
             }
             java.util.Arrays.fill(arrivals, 0, rounds, 0);
-            return;
         }
-        final TreeShape shape = team.shape(root, radix);
-        if (kind == REDUCE || kind == REDUCE_ALL) {
-            up = shape;
+        if (goesUp) {
             final int c = up.children.length;
             if (childData.length < c) {
                 childData = java.util.Arrays.copyOf(childData, c);
@@ -133,29 +134,39 @@ final class CollOperation {
                 childBytes[i] = 0;
                 childSeen[i] = false;
             }
-            stage = UP;
-        }
-        if (kind == BROADCAST || kind == REDUCE_ALL) {
-            down = shape;
-            stage = kind == BROADCAST ? DOWN : UP;
         }
     }
 
     /**
-     * {@code buffer} if it holds {@code bytes}, else a new one that does: off the heap, as segments and most users'
-     * buffers are, so that a reduction's loop sees one kind of segment (the GC frees it with the operation).
+     * Takes {@code whole}, a whole message that came before this collective started, as the buffer of the child whose
+     * buffer {@code to} is ({@link #accept}'s answer for it), instead of a second copy.
+     *
+     * @return the buffer it replaced, for the caller to reuse; null where {@code to} is no child's (then copy)
      */
-    private static MemorySegment room(MemorySegment buffer, int bytes) {
+    MemorySegment adopt(MemorySegment to, MemorySegment whole) {
+        if (up != null) {
+            for (int i = 0; i < up.children.length; i++) {
+                if (childData[i] == to) {
+                    childData[i] = whole;
+                    return to;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * {@code buffer} if it holds {@code bytes}, else a new one that does: off the heap, as segments and most users'
+     * buffers are, so that a reduction's loop sees one kind of segment (the GC frees it with its last holder). The
+     * engine's early pieces use it too, so that their buffers and the children's can be swapped.
+     */
+    static MemorySegment room(MemorySegment buffer, int bytes) {
         return buffer != null && buffer.byteSize() >= bytes ? buffer
             : Arena.ofAuto().allocate(Math.max(bytes, 64), 8);
     }
 
     String name() {
         return NAMES[kind];
-    }
-
-    boolean failed() {
-        return failure != null;
     }
 
     Throwable failure() {

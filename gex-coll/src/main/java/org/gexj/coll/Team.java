@@ -1,16 +1,22 @@
 package org.gexj.coll;
 
 import org.gexj.Client;
+import org.gexj.am.Am;
+import org.gexj.am.TeamAm;
+import org.gexj.am.internal.AmAccess;
 import org.gexj.rma.AtomicType;
+import org.gexj.rma.Rma;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.Queue;
 
 /**
  * A team ({@code gex_TM_t}): an ordered subset of the job's ranks, the scope of collectives. The job team holds every
  * rank in job order ({@link #job}); {@link #split} makes sub-teams. Ranks given to {@link Coll}'s collectives are
- * ranks of the team; {@link #jobRank} and {@link #teamRank} translate (AM and RMA calls take job ranks).
+ * ranks of the team; {@link #jobRank} and {@link #teamRank} translate. {@link Am} and {@link Rma} take job ranks;
+ * {@link #am()} and {@link #rma()} take the team's, as GASNet-EX's calls take a team and a rank in it.
  *
  * <p>Thread-safe. A team's collectives must be issued in the same order on every member (GASNet's rule); a rank's
  * splits run one at a time.
@@ -34,6 +40,8 @@ public final class Team implements AutoCloseable {
     /** Tree shapes by root, binomial and flat, made on first use by the delivery thread (which alone reads them). */
     private TreeShape[] binomial;
     private TreeShape[] flat;
+    private volatile TeamAm am;
+    private volatile TeamRma rma;
 
     Team(Coll coll, int id, int rank, int[] jobRanks) {
         this.coll = coll;
@@ -84,6 +92,37 @@ public final class Team implements AutoCloseable {
             throw new IllegalArgumentException("team rank " + teamRank + " is not in this team's [0, " + size + ")");
         }
         return jobRanks == null ? teamRank : jobRanks[teamRank];
+    }
+
+    /**
+     * Active-message requests to the team's ranks ({@code gex_AM_Request*(tm, rank, ...)}): the client's handlers,
+     * addressed by team rank. Handlers see the sender's job rank, as in GASNet-EX.
+     */
+    public TeamAm am() {
+        TeamAm a = am;
+        if (a == null) {
+            a = AmAccess.get().onTeam(Am.of(client()), allJobRanks());
+            am = a; // a benign race: every thread makes the same
+        }
+        return a;
+    }
+
+    /** Puts and gets to and from the team's ranks ({@code gex_RMA_*(tm, rank, ...)}), addressed by team rank. */
+    public TeamRma rma() {
+        TeamRma r = rma;
+        if (r == null) {
+            r = new TeamRma(this, Rma.of(client()));
+            rma = r;
+        }
+        return r;
+    }
+
+    private int[] allJobRanks() {
+        final int[] all = new int[size];
+        for (int i = 0; i < size; i++) {
+            all[i] = jobRanks == null ? i : jobRanks[i];
+        }
+        return all;
     }
 
     /**
@@ -227,11 +266,9 @@ public final class Team implements AutoCloseable {
         }
     }
 
-    /** This rank's view of the tree rooted at {@code root} with {@code radix} (2, or the team's size or more). */
+    /** This rank's view of the tree rooted at {@code root} with {@code radix}: 2, or the team's size or more (flat). */
     TreeShape shape(int root, int radix) {
-        if (radix != 2 && radix < size) {
-            return new TreeShape(rank, size, root, radix);
-        }
+        assert radix == 2 || radix >= size : "radix " + radix + " of a team of " + size + " is neither 2 nor flat";
         final boolean isFlat = radix >= size;
         TreeShape[] cache = isFlat ? flat : binomial;
         if (cache == null) {
@@ -250,9 +287,18 @@ public final class Team implements AutoCloseable {
         return shape;
     }
 
-    /** The next collective's sequence number: issue order is the order every member agrees on. */
-    synchronized int nextSequence() {
-        return issued++;
+    /**
+     * Numbers {@code op} with the team's next sequence (issue order, which every member agrees on) and queues it, under
+     * the team's lock: the queue holds a team's collectives in sequence order, so the delivery thread starts them in
+     * that order. @return false, numbering none, if the queue is full
+     */
+    synchronized boolean issue(CollOperation op, Queue<CollOperation> queue) {
+        op.sequence = issued;
+        if (!queue.offer(op)) {
+            return false;
+        }
+        issued++;
+        return true;
     }
 
     Coll coll() {

@@ -3,11 +3,16 @@ package org.gexj.testkit;
 import org.gexj.Client;
 import org.gexj.Event;
 import org.gexj.GexException;
+import org.gexj.Lc;
 import org.gexj.PeerFailedException;
+import org.gexj.am.Am;
+import org.gexj.am.AmHandler;
+import org.gexj.am.TeamAm;
 import org.gexj.coll.Coll;
 import org.gexj.coll.ReduceFunction;
 import org.gexj.coll.ReduceOp;
 import org.gexj.coll.Team;
+import org.gexj.coll.TeamRma;
 import org.gexj.rma.AtomicType;
 import org.gexj.rma.Rma;
 import org.junit.jupiter.api.Test;
@@ -15,8 +20,11 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -287,25 +295,7 @@ public abstract class CollKit extends ConduitKit {
             final Team job = Team.job(client);
             final MemorySegment buf = Arena.ofAuto().allocate(64);
             final int me = client.rank();
-            final List<Throwable> failures = new ArrayList<>();
-            final Runnable[] mismatches = {
-                () -> coll.broadcastNb(job, 0, buf, buf, me == 2 ? 16 : 8).await(),
-                () -> coll.reduceToOneNb(job, 0, buf, buf, AtomicType.INT64, me == 1 ? 3 : 2, ReduceOp.ADD).await(),
-                () -> (me == 0 ? coll.barrierNb(job) : coll.reduceToAllNb(job, buf, buf, AtomicType.INT32, 4,
-                    ReduceOp.MAX)).await(),
-            };
-            for (Runnable m : mismatches) {
-                try {
-                    m.run();
-                } catch (GexException e) {
-                    failures.add(e);
-                }
-                final MemorySegment one = MemorySegment.ofArray(new long[] {failures.isEmpty() ? 0 : 1});
-                final MemorySegment all = MemorySegment.ofArray(new long[1]);
-                coll.reduceToAllNb(job, all, one, AtomicType.INT64, 1, ReduceOp.ADD).await();
-                failures.clear();
-                assertTrue(all.get(ValueLayout.JAVA_LONG, 0) >= 1, "no rank found the calls differ");
-            }
+            callDifferently(coll, job, buf, me);
             // each failure names what differed; ranks that only sent may complete
             try {
                 coll.broadcastNb(job, 0, buf, buf, me == 2 ? 16 : 8).await();
@@ -315,6 +305,75 @@ public abstract class CollKit extends ConduitKit {
             }
             coll.barrier(job);
         });
+    }
+
+    /**
+     * Collectives whose members' calls differ (a broadcast's size, a reduction's count, a barrier against a
+     * reduction), each followed by a reduction that checks that some rank found it out.
+     */
+    private static void callDifferently(Coll coll, Team job, MemorySegment buf, int me) {
+        final List<Throwable> failures = new ArrayList<>();
+        final Runnable[] mismatches = {
+            () -> coll.broadcastNb(job, 0, buf, buf, me == 2 ? 16 : 8).await(),
+            () -> coll.reduceToOneNb(job, 0, buf, buf, AtomicType.INT64, me == 1 ? 3 : 2, ReduceOp.ADD).await(),
+            () -> (me == 0 ? coll.barrierNb(job) : coll.reduceToAllNb(job, buf, buf, AtomicType.INT32, 4,
+                ReduceOp.MAX)).await(),
+        };
+        for (Runnable m : mismatches) {
+            try {
+                m.run();
+            } catch (GexException e) {
+                failures.add(e);
+            }
+            final MemorySegment one = MemorySegment.ofArray(new long[] {failures.isEmpty() ? 0 : 1});
+            final MemorySegment all = MemorySegment.ofArray(new long[1]);
+            coll.reduceToAllNb(job, all, one, AtomicType.INT64, 1, ReduceOp.ADD).await();
+            failures.clear();
+            assertTrue(all.get(ValueLayout.JAVA_LONG, 0) >= 1, "no rank found the calls differ");
+        }
+    }
+
+    /**
+     * Collectives that failed leave nothing behind: after calls that differ and more collectives on the same team,
+     * every rank's collectives hold no operation, no early piece (the late pieces and failure notices of collectives
+     * finished here are dropped, not kept) and no notice to send, and count nothing to progress, so that an idle
+     * poll skips them. Read through the package-private {@code Coll.held()}, polling until it settles.
+     */
+    @Test
+    void failedCollectivesLeaveNothingBehind() {
+        job(3, client -> {
+            final Coll coll = Coll.of(client);
+            final Team job = Team.job(client);
+            final MemorySegment buf = Arena.ofAuto().allocate(64);
+            callDifferently(coll, job, buf, client.rank());
+            for (int k = 0; k < 4; k++) {
+                coll.broadcastNb(job, k % job.size(), buf, buf, 8).await();
+                coll.reduceToAllNb(job, buf, buf, AtomicType.INT64, 2, ReduceOp.MAX).await();
+            }
+            coll.barrier(job);
+            final Map<String, Integer> nothing = Map.of("started", 0, "early", 0, "active", 0, "notices", 0,
+                "pending", 0);
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            Map<String, Integer> held = held(coll);
+            while (!nothing.equals(held) && System.nanoTime() < deadline) {
+                client.poll(); // notices still to send go out
+                Thread.onSpinWait();
+                held = held(coll);
+            }
+            assertEquals(nothing, held, "what rank " + client.rank() + "'s collectives still hold");
+        });
+    }
+
+    /** {@code Coll.held()}: package-private, for tests only; null while another thread holds delivery. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Integer> held(Coll coll) {
+        try {
+            final Method held = Coll.class.getDeclaredMethod("held");
+            held.setAccessible(true);
+            return (Map<String, Integer>) held.invoke(coll);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError("Coll.held() is gone", e);
+        }
     }
 
     /**
@@ -396,6 +455,85 @@ public abstract class CollKit extends ConduitKit {
             final MemorySegment sum = MemorySegment.ofArray(new long[1]);
             coll.reduceToAllNb(job, sum, src, AtomicType.INT64, 1, ReduceOp.ADD).await();
             assertEquals(3, sum.get(ValueLayout.JAVA_LONG, 0));
+        });
+    }
+
+    /**
+     * AM and RMA by team rank ({@code gex_AM_Request*(tm, rank)}, {@code gex_RMA_*(tm, rank)}): on a team of the odd or
+     * the even ranks in reverse order, every member sends a Short, a Medium and a Long to every team rank and puts
+     * into and gets from every team rank's segment; each lands at the job rank the team names, and handlers see the
+     * sender's job rank. A rank outside the team is refused naming it and the range, and nothing is sent.
+     */
+    @Test
+    void amAndRmaTakeTeamRanks() {
+        job(5, client -> {
+            final MemorySegment mine = client.attachSegment(64 * 1024).memory();
+            mine.fill((byte) 0);
+            final Am am = Am.of(client);
+            final int me = client.rank();
+            final Team team = Team.job(client).split(me % 2, -me);
+            final List<String> got = Collections.synchronizedList(new ArrayList<>());
+            final int h = am.register(AmHandler.shortRequest(1, (t, a) -> got.add("short " + t.sourceRank() + " "
+                + a.get(0))));
+            final int hm = am.register(AmHandler.mediumRequest(1, (t, p, a) -> got.add("medium " + t.sourceRank()
+                + " " + a.get(0) + " " + p.getLong(0))));
+            final int hl = am.register(AmHandler.longRequest(1, (t, p, a) -> got.add("long " + t.sourceRank() + " "
+                + a.get(0) + " " + p.getLong(0))));
+            client.barrier();
+            final TeamAm tam = team.am();
+            final TeamRma trma = team.rma();
+            assertEquals(team.size(), tam.size());
+            final MemorySegment value = Arena.ofAuto().allocate(8);
+            value.set(ValueLayout.JAVA_LONG, 0, 1000 + me);
+            for (int r = 0; r < team.size(); r++) {
+                tam.requestShort(r, h, r);
+                tam.requestMedium(r, hm, value, 0, 8, Lc.NOW, r);
+                tam.requestLong(r, hl, value, 0, 8, 1024L + 8L * team.rank(), Lc.NOW, r);
+                trma.putVal(r, 8L * team.rank(), me, 8);
+            }
+            final Coll coll = Coll.of(client);
+            coll.barrier(team);
+            final long deadline = System.nanoTime() + 30_000_000_000L;
+            while (got.size() < 3 * team.size() && System.nanoTime() < deadline) {
+                client.poll();
+            }
+            coll.barrier(team);
+            final List<String> expected = new ArrayList<>();
+            for (int r = 0; r < team.size(); r++) {
+                final int from = team.jobRank(r);
+                expected.add("short " + from + " " + team.rank());
+                expected.add("medium " + from + " " + team.rank() + " " + (1000 + from));
+                expected.add("long " + from + " " + team.rank() + " " + (1000 + from));
+                assertEquals(from, mine.get(ValueLayout.JAVA_LONG, 8L * r), "the put of team rank " + r);
+                assertEquals(1000 + from, mine.get(ValueLayout.JAVA_LONG, 1024L + 8L * r),
+                    "the Long of team rank " + r);
+                assertEquals(team.jobRank(team.rank()), trma.getVal(r, 8L * team.rank(), 8),
+                    "what this rank put at team rank " + r);
+            }
+            final List<String> seen = new ArrayList<>(got);
+            Collections.sort(seen);
+            Collections.sort(expected);
+            assertEquals(expected, seen, "what the handlers saw");
+            final int outside = team.size();
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> tam.requestShort(outside, h, 0)),
+                "team rank " + outside, "[0, " + outside + ")");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> tam.requestMedium(-1, hm, value, 0, 8,
+                Lc.NOW, 0)), "team rank -1");
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> tam.maxRequestMedium(outside, 0)),
+                "team rank " + outside);
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> trma.put(outside, 0, value, 0, 8)),
+                "team rank " + outside);
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> trma.getVal(-1, 0, 8)), "team rank -1");
+            assertEquals(am.maxRequestMedium(-1, 1), tam.maxRequestMedium(-1, 1));
+            // nothing was sent: after the team's barrier no handler ran again, no segment changed
+            coll.barrier(team);
+            for (int i = 0; i < 100; i++) {
+                client.poll();
+            }
+            coll.barrier(team);
+            assertEquals(3 * team.size(), got.size(), "handlers that ran: " + got);
+            team.close();
+            client.barrier();
         });
     }
 

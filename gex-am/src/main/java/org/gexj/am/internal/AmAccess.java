@@ -2,6 +2,7 @@ package org.gexj.am.internal;
 
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
+import org.gexj.am.TeamAm;
 
 /**
  * What other GEX/J modules (RMA over AM) need of the AM layer that users must not call: the library's handler indices
@@ -40,4 +41,7 @@ public abstract class AmAccess {
      * can arrive (a second sink is refused).
      */
     public abstract void setRemoteWriteSink(Am am, RemoteWriteSink sink);
+
+    /** The requests of {@code am} by team rank, for a team whose rank i is job rank {@code jobRanks[i]}. */
+    public abstract TeamAm onTeam(Am am, int[] jobRanks);
 }
