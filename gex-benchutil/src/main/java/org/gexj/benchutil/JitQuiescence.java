@@ -14,6 +14,12 @@ public final class JitQuiescence {
     private JitQuiescence() {
     }
 
+    /** Milliseconds this JVM's JIT has spent compiling so far, or 0 where it does not account for them. */
+    public static long compileMillis() {
+        final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+    }
+
     /** Returns once the JIT has compiled nothing for 200 ms, or after 10 s, or at once without JIT accounting. */
     public static void await() {
         final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();

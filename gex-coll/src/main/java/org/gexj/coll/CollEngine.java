@@ -86,6 +86,13 @@ final class CollEngine implements ClientProgress {
     private final int[] args = new int[CollArgs.COUNT];
     private final int flatBelowBytes;
     private final int flatMaxRanks;
+    /**
+     * The least reduction a leaf leaves in its segment for its parent to read in place, where segments are cross-mapped
+     * ({@code GEX_COLL_IN_PLACE_MIN}); {@code Integer.MAX_VALUE} where they are not.
+     */
+    private final int inPlaceMin;
+    /** Every rank's segment as this process maps it, once attached (in-place reductions only). */
+    private MemorySegment[] peerSegments;
     private volatile boolean hooked;
     /**
      * Operations submitted and not finished, and failure notices not sent: what needs progress. Users' threads add,
@@ -99,6 +106,8 @@ final class CollEngine implements ClientProgress {
         this.am = Am.of(client);
         this.flatBelowBytes = (int) client.config().getLong("GEX_COLL_FLAT_BELOW", 4096, 0, Integer.MAX_VALUE);
         this.flatMaxRanks = (int) client.config().getLong("GEX_COLL_FLAT_RANKS", 4, 2, Integer.MAX_VALUE);
+        final int min = (int) client.config().getLong("GEX_COLL_IN_PLACE_MIN", 1024, 0, Integer.MAX_VALUE);
+        this.inPlaceMin = client.capabilities().crossMapped() ? min : Integer.MAX_VALUE;
         AmAccess.get().registerSystem(am, HANDLER, AmHandler.mediumRequest(CollArgs.COUNT, this::onPiece)
             .named("coll"));
     }
@@ -158,6 +167,7 @@ final class CollEngine implements ClientProgress {
         final int n = op.team.size();
         // a flat tree (one step) for small data on small teams, else binomial (log2 n steps, each rank sends less)
         op.start(op.length <= flatBelowBytes && n <= flatMaxRanks ? Math.max(2, n) : 2);
+        op.inPlaceAt = inPlaceAt(op);
         started.put(op.key(), op);
         nextStart.put(op.team.id, op.sequence + 1);
         active.add(op);
@@ -187,6 +197,34 @@ final class CollEngine implements ClientProgress {
             before.clear();
             freeLists.push(before);
         }
+    }
+
+    /**
+     * Where {@code op}'s source lies in this rank's segment, for a reduction of at least {@link #inPlaceMin} bytes
+     * whose parent maps the segment and can read it there (one transfer between the cores instead of two, and none
+     * while the source is unchanged); else -1.
+     */
+    private int inPlaceAt(CollOperation op) {
+        if (op.length < inPlaceMin || (op.kind != CollOperation.REDUCE && op.kind != CollOperation.REDUCE_ALL)
+            || !op.srcIsNative() || !client.hasSegment()) {
+            return -1;
+        }
+        final MemorySegment mine = client.segment().memory();
+        final long at = op.srcAddress() - mine.address();
+        return at >= 0 && at <= mine.byteSize() - op.length && at <= Integer.MAX_VALUE ? (int) at : -1;
+    }
+
+    /** Job rank {@code rank}'s segment as this process maps it (cross-mapped conduits, once segments are attached). */
+    MemorySegment peerSegment(int rank) {
+        MemorySegment[] all = peerSegments;
+        if (all == null) {
+            all = new MemorySegment[client.size()];
+            for (int r = 0; r < all.length; r++) {
+                all[r] = CORE.conduit(client).peerSegment(r);
+            }
+            peerSegments = all;
+        }
+        return all[rank];
     }
 
     /** Ends {@code op}, failed or not: its late pieces are dropped from now on, as it is below its team's next. */

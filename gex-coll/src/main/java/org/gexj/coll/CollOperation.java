@@ -31,6 +31,8 @@ final class CollOperation {
     private static final int UP = 0;
     private static final int DOWN = 1;
     private static final int DONE = 2;
+    /** A leaf whose value its parent reads in place waits for the parent's answer that it has (reduce-to-one). */
+    private static final int READ_WAIT = 3;
     private static final MemorySegment NOTHING = MemorySegment.ofArray(new byte[0]);
 
     Team team;
@@ -65,6 +67,16 @@ final class CollOperation {
     // the send in progress: to the target at sendIndex among a stage's targets, from sendOffset
     private int sendIndex;
     private int sendOffset;
+    // in place (cross-mapped segments): where this rank's source lies in its segment (-1: it travels as data), where
+    // each child's value lies in the child's segment (-1: it came as data), and views of those, reused while the same
+    int inPlaceAt = -1;
+    private int[] childAt = new int[0];
+    private MemorySegment[] childView = new MemorySegment[0];
+    private int[] childViewPeer = new int[0];
+    private int[] childViewAt = new int[0];
+    private boolean upSent;
+    private boolean readSeen;
+    private int readsSent;
 
     /**
      * Takes a collective's arguments and resets how far it has gone (a pooled operation is reused); the sequence is
@@ -88,6 +100,10 @@ final class CollOperation {
         parentSeen = false;
         sendIndex = 0;
         sendOffset = 0;
+        inPlaceAt = -1;
+        upSent = false;
+        readSeen = false;
+        readsSent = 0;
         return this;
     }
 
@@ -102,6 +118,14 @@ final class CollOperation {
         src = null;
         combine = null;
         value = null;
+    }
+
+    boolean srcIsNative() {
+        return src != null && src.isNative();
+    }
+
+    long srcAddress() {
+        return src.address();
     }
 
     long key() {
@@ -128,11 +152,16 @@ final class CollOperation {
                 childData = java.util.Arrays.copyOf(childData, c);
                 childBytes = new int[c];
                 childSeen = new boolean[c];
+                childAt = new int[c];
+                childView = java.util.Arrays.copyOf(childView, c);
+                childViewPeer = java.util.Arrays.copyOf(childViewPeer, c);
+                childViewAt = java.util.Arrays.copyOf(childViewAt, c);
             }
             for (int i = 0; i < c; i++) {
                 childData[i] = room(childData[i], length);
                 childBytes[i] = 0;
                 childSeen[i] = false;
+                childAt[i] = -1;
             }
         }
     }
@@ -216,12 +245,36 @@ final class CollOperation {
                     }
                 }
                 // the root combines straight into its result; the others into a buffer of their own for the parent
-                value = fold(up.parent < 0 ? dst : null);
+                value = fold(engine, up.parent < 0 ? dst : null);
             }
-            if (up.parent >= 0 && !sendAll(engine, up.parent, CollArgs.PHASE_UP, value)) {
-                return false;
+            // a reduce-to-one's children read in place wait for this; a reduce-to-all's for the data coming down
+            while (kind == REDUCE && readsSent < up.children.length) {
+                if (childAt[readsSent] >= 0
+                    && !engine.trySend(this, up.children[readsSent], CollArgs.PHASE_READ, 0, NOTHING, 0)) {
+                    return false;
+                }
+                readsSent++;
             }
-            stage = kind == REDUCE_ALL ? DOWN : DONE;
+            if (up.parent >= 0) {
+                if (inPlaceAt >= 0 && up.children.length == 0) {
+                    if (!upSent && !engine.trySend(this, up.parent, CollArgs.PHASE_UP_AT, inPlaceAt, NOTHING, 0)) {
+                        return false;
+                    }
+                    upSent = true;
+                    stage = kind == REDUCE_ALL ? DOWN : READ_WAIT;
+                } else if (!sendAll(engine, up.parent, CollArgs.PHASE_UP, value)) {
+                    return false;
+                }
+            }
+            if (stage == UP) {
+                stage = kind == REDUCE_ALL ? DOWN : DONE;
+            }
+        }
+        if (stage == READ_WAIT) {
+            if (!readSeen) {
+                return false; // the source may be reused only once the parent has read it
+            }
+            stage = DONE;
         }
         if (stage == DOWN) {
             if (down.parent >= 0) {
@@ -246,7 +299,7 @@ final class CollOperation {
      * This rank's value combined with its children's, in the children's order, in {@code into} (the root's result), or
      * else in the accumulator, or, with no children, the source itself.
      */
-    private MemorySegment fold(MemorySegment into) {
+    private MemorySegment fold(CollEngine engine, MemorySegment into) {
         final int c = up.children.length;
         if (c == 0 && into == null) {
             return src;
@@ -261,9 +314,22 @@ final class CollOperation {
         MemorySegment.copy(src, 0, acc, 0, length);
         final long count = length / elementSize;
         for (int i = 0; i < c; i++) {
-            combine.combine(childData[i], acc, count);
+            combine.combine(childAt[i] >= 0 ? view(engine, i) : childData[i], acc, count);
         }
         return acc;
+    }
+
+    /** Child {@code i}'s value in its segment, as this process maps it; the view is kept for the next collective. */
+    private MemorySegment view(CollEngine engine, int i) {
+        final int peer = team.jobRank(up.children[i]);
+        MemorySegment v = childView[i];
+        if (v == null || childViewPeer[i] != peer || childViewAt[i] != childAt[i] || v.byteSize() != length) {
+            v = engine.peerSegment(peer).asSlice(childAt[i], length);
+            childView[i] = v;
+            childViewPeer[i] = peer;
+            childViewAt[i] = childAt[i];
+        }
+        return v;
     }
 
     /** Sends all of {@code data} to {@code to}, in pieces, from where the last try stopped. */
@@ -298,6 +364,9 @@ final class CollOperation {
             return mismatch(engine, MISMATCHED_ROOT, "team rank " + from + " called it with root " + CollArgs.root(word)
                 + ", this rank with root " + root);
         }
+        if (phase == CollArgs.PHASE_UP_AT && total == length && up != null) {
+            return acceptInPlace(engine, from, offset);
+        }
         if (total != length || offset < 0 || offset + bytes > length) {
             return mismatch(engine, MISMATCHED_LENGTH, "team rank " + from + " sent " + total + " bytes where this rank"
                 + " expects " + length);
@@ -315,6 +384,9 @@ final class CollOperation {
                     return childData[i];
                 }
             }
+        } else if (phase == CollArgs.PHASE_READ && up != null && from == up.parent && upSent) {
+            readSeen = true;
+            return NOTHING;
         } else if (phase == CollArgs.PHASE_DOWN && down != null && from == down.parent) {
             parentSeen = true;
             parentBytes += (int) bytes;
@@ -322,6 +394,24 @@ final class CollOperation {
         }
         return mismatch(engine, MISMATCHED_ROOT, "team rank " + from + " sent phase " + phase + " data this rank's"
             + " tree does not expect from it (the team's collectives are out of step, or its members' roots differ)");
+    }
+
+    /** A child's value left at {@code at} in its segment, read in place at the fold. */
+    private MemorySegment acceptInPlace(CollEngine engine, int from, int at) {
+        for (int i = 0; i < up.children.length; i++) {
+            if (up.children[i] == from) {
+                if (at < 0 || at > engine.peerSegment(team.jobRank(from)).byteSize() - length) {
+                    return mismatch(engine, MISMATCHED_LENGTH, "team rank " + from + " left its " + length
+                        + " bytes at offset " + at + ", outside its segment");
+                }
+                childSeen[i] = true;
+                childBytes[i] = length;
+                childAt[i] = at;
+                return NOTHING;
+            }
+        }
+        return mismatch(engine, MISMATCHED_ROOT, "team rank " + from + " left a value for this rank, which its tree"
+            + " does not expect from it (the team's collectives are out of step, or its members' roots differ)");
     }
 
     private MemorySegment mismatch(CollEngine engine, int reason, String detail) {

@@ -10,7 +10,6 @@ import org.gexj.am.Args;
 import org.gexj.am.Token;
 import org.gexj.am.internal.AmAccess;
 import org.gexj.internal.CoreAccess;
-import org.gexj.internal.OperationSlots;
 import org.gexj.rma.wire.AtomicArgs;
 
 import java.lang.foreign.MemorySegment;
@@ -32,30 +31,15 @@ final class AmAtomics implements AtomicEngine {
 
     private final Am am;
     private final Client client;
-    private final OperationSlots slots;
-    private final Event[] events;
-    private final MemorySegment[] results;
-    private final long[] resultOffsets;
-    private final AtomicType[] types;
-    private final AtomicOp[] ops;
-    private final int[] peers;
-    private final long[] offsets;
+    private final AtomicsInFlight inFlight;
     private final ThreadLocal<int[]> args = ThreadLocal.withInitial(() -> new int[AtomicArgs.REQUEST_ARGS]);
 
     AmAtomics(Am am) {
         this.am = am;
         this.client = am.client();
-        final int count = client.config().getInt("GEX_AD_AM_OPS", 256, 1, 1 << 20);
-        this.slots = new OperationSlots(client, count,
+        this.inFlight = new AtomicsInFlight(client, client.config().getInt("GEX_AD_AM_OPS", 256, 1, 1 << 20),
             client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L,
             "remote atomic operation slots (GEX_AD_AM_OPS)");
-        this.events = new Event[count];
-        this.results = new MemorySegment[count];
-        this.resultOffsets = new long[count];
-        this.types = new AtomicType[count];
-        this.ops = new AtomicOp[count];
-        this.peers = new int[count];
-        this.offsets = new long[count];
         final AmAccess access = AmAccess.get();
         access.registerSystem(am, REQUEST,
             AmHandler.shortRequest(AtomicArgs.REQUEST_ARGS, this::onRequest).named("atomic"));
@@ -65,17 +49,11 @@ final class AmAtomics implements AtomicEngine {
     @Override
     public int start(AtomicType type, AtomicOp op, int peer, long offset, long a, long b, MemorySegment result,
               long resultOffset, Event completion, boolean immediate) {
-        final int slot = immediate ? slots.tryAcquire() : slots.acquire();
+        final int slot = inFlight.take(immediate);
         if (slot < 0) {
             return Am.BACK_PRESSURED;
         }
-        events[slot] = completion;
-        results[slot] = result;
-        resultOffsets[slot] = resultOffset;
-        types[slot] = type;
-        ops[slot] = op;
-        peers[slot] = peer;
-        offsets[slot] = offset;
+        inFlight.hold(slot, type, op, peer, offset, result, resultOffset, completion);
         final int[] x = args.get();
         x[AtomicArgs.SLOT] = slot;
         x[AtomicArgs.CODE] = AtomicArgs.code(type.ordinal(), op.ordinal());
@@ -85,18 +63,15 @@ final class AmAtomics implements AtomicEngine {
         x[AtomicArgs.OPERAND1 + 1] = AtomicArgs.low(a);
         x[AtomicArgs.OPERAND2] = AtomicArgs.high(b);
         x[AtomicArgs.OPERAND2 + 1] = AtomicArgs.low(b);
-        CORE.begin(completion, 1);
         final int code;
         try {
             code = am.requestShort(peer, REQUEST, immediate ? Flags.IMMEDIATE : 0, x, AtomicArgs.REQUEST_ARGS);
         } catch (RuntimeException e) {
-            retire(slot);
-            CORE.complete(completion, 1); // a thread's blocking event is reused: leave it complete
+            inFlight.abandon(slot); // a thread's blocking event is reused: leave it complete
             throw e;
         }
         if (code != Am.OK) {
-            retire(slot);
-            CORE.complete(completion, 1);
+            inFlight.abandon(slot);
         }
         return code;
     }
@@ -118,30 +93,9 @@ final class AmAtomics implements AtomicEngine {
 
     private void onReply(Token token, Args args) {
         final int slot = args.get(AtomicArgs.SLOT);
-        final Event e = events[slot];
-        Throwable failure = null;
-        if (args.get(AtomicArgs.STATUS) != AtomicArgs.APPLIED) {
-            failure = new GexException("rank " + peers[slot] + " refused the atomic " + ops[slot] + " on the "
-                + types[slot] + " at offset " + offsets[slot] + " of its segment: no aligned value of that type there");
-        } else if (results[slot] != null) {
-            try {
-                AtomicDomain.storeChecked(types[slot], results[slot], resultOffsets[slot],
-                    AtomicArgs.join(args.get(AtomicArgs.VALUE), args.get(AtomicArgs.VALUE + 1)));
-            } catch (RuntimeException storing) {
-                failure = storing; // the result's arena closed meanwhile
-            }
-        }
-        retire(slot);
-        if (failure == null) {
-            CORE.complete(e, 1);
-        } else {
-            CORE.fail(e, 1, failure);
-        }
-    }
-
-    private void retire(int slot) {
-        events[slot] = null;
-        results[slot] = null;
-        slots.release(slot);
+        inFlight.finish(slot, args.get(AtomicArgs.STATUS) == AtomicArgs.APPLIED ? null
+            : new GexException("the target refused the atomic " + inFlight.describe(slot)
+                + ": no aligned value of that type in its segment there"),
+            AtomicArgs.join(args.get(AtomicArgs.VALUE), args.get(AtomicArgs.VALUE + 1)));
     }
 }

@@ -6,7 +6,6 @@ import org.gexj.GexException;
 import org.gexj.GexTimeoutException;
 import org.gexj.am.Am;
 import org.gexj.internal.CoreAccess;
-import org.gexj.internal.OperationSlots;
 import org.gexj.spi.AtomicCodes;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.ConduitListener;
@@ -40,13 +39,7 @@ final class NicAtomics implements AtomicEngine, ConduitListener {
     private final Client client;
     private final RmaTransport transport;
     private final long timeoutNs;
-    private final OperationSlots slots;
-    private final Event[] events;
-    private final MemorySegment[] results;
-    private final long[] resultOffsets;
-    private final AtomicType[] types;
-    private final AtomicOp[] ops;
-    private final int[] peers;
+    private final AtomicsInFlight inFlight;
     /** Each slot's previous value, where the conduit stores it before the completion. */
     private final MemorySegment fetched;
 
@@ -55,13 +48,7 @@ final class NicAtomics implements AtomicEngine, ConduitListener {
         this.transport = transport;
         this.timeoutNs = client.config().getLong("GEX_BACKPRESSURE_TIMEOUT", 60, 1, 86_400) * 1_000_000_000L;
         final int count = client.config().getInt("GEX_AD_NIC_OPS", 256, 1, 1 << 20);
-        this.slots = new OperationSlots(client, count, timeoutNs, "NIC atomic operation slots (GEX_AD_NIC_OPS)");
-        this.events = new Event[count];
-        this.results = new MemorySegment[count];
-        this.resultOffsets = new long[count];
-        this.types = new AtomicType[count];
-        this.ops = new AtomicOp[count];
-        this.peers = new int[count];
+        this.inFlight = new AtomicsInFlight(client, count, timeoutNs, "NIC atomic operation slots (GEX_AD_NIC_OPS)");
         this.fetched = Arena.ofAuto().allocate(8L * count, 8);
         CORE.setRmaSink(client, CoreAccess.OWNER_AD, this);
     }
@@ -96,17 +83,11 @@ final class NicAtomics implements AtomicEngine, ConduitListener {
     @Override
     public int start(AtomicType type, AtomicOp op, int peer, long offset, long a, long b, MemorySegment result,
               long resultOffset, Event completion, boolean immediate) {
-        final int slot = immediate ? slots.tryAcquire() : slots.acquire();
+        final int slot = inFlight.take(immediate);
         if (slot < 0) {
             return Am.BACK_PRESSURED;
         }
-        events[slot] = completion;
-        results[slot] = result;
-        resultOffsets[slot] = resultOffset;
-        types[slot] = type;
-        ops[slot] = op;
-        peers[slot] = peer;
-        CORE.begin(completion, 1);
+        inFlight.hold(slot, type, op, peer, offset, result, resultOffset, completion);
         final int datatype = datatype(type);
         final int code = code(op);
         final boolean cas = code == AtomicCodes.CSWAP;
@@ -124,17 +105,14 @@ final class NicAtomics implements AtomicEngine, ConduitListener {
                 CORE.progressWhileBlocked(client);
             }
         } catch (RuntimeException e) {
-            retire(slot);
-            CORE.complete(completion, 1); // a thread's blocking event is reused: leave it complete
+            inFlight.abandon(slot); // a thread's blocking event is reused: leave it complete
             throw CORE.closedOr(client, e);
         } catch (Error e) {
-            retire(slot);
-            CORE.complete(completion, 1);
+            inFlight.abandon(slot);
             throw e;
         }
         if (rc != Conduit.OK) {
-            retire(slot);
-            CORE.complete(completion, 1);
+            inFlight.abandon(slot);
             return Am.BACK_PRESSURED;
         }
         return Am.OK;
@@ -148,36 +126,14 @@ final class NicAtomics implements AtomicEngine, ConduitListener {
     @Override
     public void onRmaCompletion(long operation, int status) {
         final int slot = (int) (operation & ~OWNER);
-        if (slot < 0 || slot >= events.length || events[slot] == null) {
+        if (!inFlight.holds(slot)) {
             throw new GexException("rank " + client.rank() + ": completion of NIC atomic 0x"
                 + Long.toHexString(operation) + ", which is not in flight");
         }
-        final Event e = events[slot];
-        Throwable failure = null;
-        if (status != Conduit.OK) {
-            failure = new GexException("the conduit failed the atomic " + ops[slot] + " on the " + types[slot]
-                + " of rank " + peers[slot] + ": " + RmaTransport.describe(status));
-        } else if (results[slot] != null) {
-            final long bits = types[slot].bytes() == 4 ? fetched.get(ValueLayout.JAVA_INT, 8L * slot) & 0xffff_ffffL
-                : fetched.get(ValueLayout.JAVA_LONG, 8L * slot);
-            try {
-                AtomicDomain.storeChecked(types[slot], results[slot], resultOffsets[slot], bits);
-            } catch (RuntimeException storing) {
-                failure = storing; // the result's arena closed meanwhile
-            }
-        }
-        retire(slot);
-        if (failure == null) {
-            CORE.complete(e, 1);
-        } else {
-            CORE.fail(e, 1, failure);
-        }
-    }
-
-    private void retire(int slot) {
-        events[slot] = null;
-        results[slot] = null;
-        slots.release(slot);
+        final long bits = inFlight.type(slot).bytes() == 4 ? fetched.get(ValueLayout.JAVA_INT, 8L * slot) & 0xffff_ffffL
+            : fetched.get(ValueLayout.JAVA_LONG, 8L * slot);
+        inFlight.finish(slot, status == Conduit.OK ? null : new GexException("the conduit failed the atomic "
+            + inFlight.describe(slot) + ": " + RmaTransport.describe(status)), bits);
     }
 
     // ------------------------------------------------------------------------------------------ mapping

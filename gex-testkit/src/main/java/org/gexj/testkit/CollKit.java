@@ -537,6 +537,54 @@ public abstract class CollKit extends ConduitKit {
         });
     }
 
+    /**
+     * Reductions of sources in the segment, which a parent that maps its children's segments (smp) reads in place:
+     * at 2 and 5 ranks (binomial trees above 4 KiB, so leaves and inner nodes), to one and to all, sizes on either side
+     * of {@code GEX_COLL_IN_PLACE_MIN}, sources at moving offsets. Each rank overwrites its source as soon as its event
+     * completes, as a program may: a parent reading it after that would sum garbage.
+     */
+    @Test
+    void reductionsOfSegmentSourcesMatchTheModel() {
+        for (int n : new int[] {2, 5}) {
+            job(n, client -> {
+                final MemorySegment segment = client.attachSegment(1 << 20).memory();
+                final Coll coll = Coll.of(client);
+                final Team job = Team.job(client);
+                final int me = client.rank();
+                final MemorySegment dst = Arena.ofAuto().allocate(64 * 1024);
+                final int[] counts = {8, 100, 700, 2000};
+                for (int step = 0; step < 48; step++) {
+                    final int count = counts[step % counts.length];
+                    final MemorySegment src = segment.asSlice(1024L * (step % 7) + 8L * me, 8L * count);
+                    for (int i = 0; i < count; i++) {
+                        src.setAtIndex(ValueLayout.JAVA_LONG, i, segmentValue(me, step, i));
+                    }
+                    final boolean toAll = step % 2 == 0;
+                    final int root = step % n;
+                    (toAll ? coll.reduceToAllNb(job, dst, src, AtomicType.INT64, count, ReduceOp.ADD)
+                        : coll.reduceToOneNb(job, root, dst, src, AtomicType.INT64, count, ReduceOp.ADD)).await();
+                    src.fill((byte) 0x5A); // the source may be reused once the event completed
+                    if (toAll || me == root) {
+                        for (int i = 0; i < count; i++) {
+                            long expected = 0;
+                            for (int r = 0; r < n; r++) {
+                                expected += segmentValue(r, step, i);
+                            }
+                            assertEquals(expected, dst.getAtIndex(ValueLayout.JAVA_LONG, i), "step " + step + " at "
+                                + n + " ranks: " + (toAll ? "reduce-to-all" : "reduce-to-one to " + root) + " of "
+                                + count + " INT64, element " + i);
+                        }
+                    }
+                }
+                coll.barrier(job);
+            });
+        }
+    }
+
+    private static long segmentValue(int rank, int step, int i) {
+        return (rank + 1) * 1_000_003L + step * 7919L + i;
+    }
+
     private static void assertMentions(Throwable e, String... words) {
         for (String w : words) {
             assertTrue(String.valueOf(e.getMessage()).contains(w), "'" + e.getMessage() + "' does not mention " + w);

@@ -13,6 +13,8 @@ package org.gexj.coll.wire;
  *   4  total        the message's length in bytes
  * </pre>
  * Phases: a barrier's round; 0 for data going up a tree (reductions), 1 for data coming down (broadcasts);
+ * {@link #PHASE_UP_AT} for a reduction's value left in the sender's segment, where a parent that maps it reads it in
+ * place (offset: where it lies in that segment), and {@link #PHASE_READ} for the parent's answer that it has read it;
  * {@link #PHASE_FAILED} for a notice that the sender found the collective's arguments differ.
  */
 public final class CollArgs {
@@ -25,6 +27,8 @@ public final class CollArgs {
 
     public static final int PHASE_UP = 0;
     public static final int PHASE_DOWN = 1;
+    public static final int PHASE_UP_AT = 2;
+    public static final int PHASE_READ = 3;
     public static final int PHASE_FAILED = 63;
     /** The largest root a word holds: teams of up to 2^22 ranks. */
     public static final int MAX_ROOT = (1 << 22) - 1;

@@ -437,25 +437,32 @@ public final class EmuConduit implements Conduit {
         ensureOpen();
         checkTarget(peer);
         RmaTransport.checkRanges("emu", rank, segmentSizes, peer, remoteOffset, local, localOffset, nbytes);
-        final EmuConduit target = peers[peer];
-        if (target.closed) {
-            return NO_ROOM;
-        }
-        final EmuItem item = rmaPool(peer).take();
+        final EmuItem item = takeItem(peer);
         if (item == null) {
             return NO_ROOM;
         }
+        item.immediate = immediate & immediateMask;
+        return send(peer, item, kind, local, localOffset, remoteOffset, nbytes, operation);
+    }
+
+    /** An item of the path to {@code peer}, or null when its credits are in use or the target closed. */
+    private EmuItem takeItem(int peer) {
+        return peers[peer].closed ? null : rmaPool(peer).take();
+    }
+
+    /** Fills what every RMA item carries and queues it to {@code peer}'s inbox. @return {@link #OK} */
+    private int send(int peer, EmuItem item, int kind, MemorySegment local, long localOffset, long remoteOffset,
+                     long nbytes, long operation) {
         item.kind = kind;
         item.source = rank;
         item.local = local;
         item.localOffset = localOffset;
         item.remoteOffset = remoteOffset;
         item.nbytes = nbytes;
-        item.immediate = immediate & immediateMask;
         item.operation = operation;
         item.status = OK;
         item.state = EmuItem.IN_FLIGHT;
-        if (!target.inbox.offer(item)) {
+        if (!peers[peer].inbox.offer(item)) {
             item.release();
             throw new IllegalStateException("emu rank " + peer + "'s inbound queue is full: more items in flight than"
                 + " credits allow");
@@ -484,33 +491,16 @@ public final class EmuConduit implements Conduit {
             throw new IllegalArgumentException("atomic at offset " + remoteOffset + " outside rank " + peer
                 + "'s segment [0, " + segmentSizes[peer] + ")");
         }
-        final EmuConduit target = peers[peer];
-        if (target.closed) {
-            return NO_ROOM;
-        }
-        final EmuItem item = rmaPool(peer).take();
+        final EmuItem item = takeItem(peer);
         if (item == null) {
             return NO_ROOM;
         }
-        item.kind = EmuItem.ATOMIC;
-        item.source = rank;
-        item.local = result;
-        item.localOffset = resultOffset;
-        item.remoteOffset = remoteOffset;
-        item.nbytes = bytes;
+        item.immediate = 0;
         item.datatype = datatype;
         item.atomicOp = op;
         item.operand = operand;
         item.compare = compare;
-        item.operation = operation;
-        item.status = OK;
-        item.state = EmuItem.IN_FLIGHT;
-        if (!target.inbox.offer(item)) {
-            item.release();
-            throw new IllegalStateException("emu rank " + peer + "'s inbound queue is full: more items in flight than"
-                + " credits allow");
-        }
-        return OK;
+        return send(peer, item, EmuItem.ATOMIC, result, resultOffset, remoteOffset, bytes, operation);
     }
 
     // ------------------------------------------------------------------------------------------------- segments
