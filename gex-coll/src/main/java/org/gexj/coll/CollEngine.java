@@ -18,8 +18,6 @@ import org.gexj.internal.ClientProgress;
 import org.gexj.internal.CoreAccess;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -60,15 +58,7 @@ final class CollEngine implements ClientProgress {
     private static final int QUEUED = 1024;
     /** {@link #nextStart}'s answer for a team this rank has started nothing on. */
     private static final long NONE = Long.MIN_VALUE;
-    private static final VarHandle PENDING;
 
-    static {
-        try {
-            PENDING = MethodHandles.lookup().findVarHandle(CollEngine.class, "pending", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private final Client client;
     private final Am am;
@@ -94,12 +84,7 @@ final class CollEngine implements ClientProgress {
     /** Every rank's segment as this process maps it, once attached (in-place reductions only). */
     private MemorySegment[] peerSegments;
     private volatile boolean hooked;
-    /**
-     * Operations submitted and not finished, and failure notices not sent: what needs progress. Users' threads add,
-     * the delivery thread subtracts; while it is 0 a poll costs this one load.
-     */
-    private volatile int pending;
-    private int work;
+        private int work;
 
     CollEngine(Client client) {
         this.client = client;
@@ -124,8 +109,6 @@ final class CollEngine implements ClientProgress {
             hook();
         }
         CORE.begin(op.event, 1);
-        // counted before it is queued, so that no poll can find the count 0 while it waits in the queue
-        PENDING.getAndAdd(this, 1);
         while (!op.team.issue(op, submitted)) {
             CORE.progressWhileBlocked(client); // its poll starts what is queued
         }
@@ -141,8 +124,8 @@ final class CollEngine implements ClientProgress {
 
     @Override
     public int progress() {
-        if (pending == 0) {
-            return 0;
+        if (active.isEmpty() && notices.isEmpty() && submitted.isEmpty()) {
+            return 0; // idle: three loads (a queued collective is seen by the next poll, as it is queued first)
         }
         work = 0;
         CollOperation op;
@@ -167,36 +150,43 @@ final class CollEngine implements ClientProgress {
         final int n = op.team.size();
         // a flat tree (one step) for small data on small teams, else binomial (log2 n steps, each rank sends less)
         op.start(op.length <= flatBelowBytes && n <= flatMaxRanks ? Math.max(2, n) : 2);
-        op.inPlaceAt = inPlaceAt(op);
+        if (op.length >= inPlaceMin) {
+            op.inPlaceAt = inPlaceAt(op);
+        }
         started.put(op.key(), op);
         nextStart.put(op.team.id, op.sequence + 1);
         active.add(op);
         work++;
         final ArrayList<Early> before = early.remove(op.key());
         if (before != null) {
-            for (int i = 0; i < before.size(); i++) {
-                final Early e = before.get(i);
-                final int from = op.team.teamRankUnchecked(e.fromJob);
-                if (CollArgs.phase(e.word) == CollArgs.PHASE_FAILED) {
-                    op.failedElsewhere(from, e.offset);
-                } else {
-                    final MemorySegment to = op.accept(this, from, e.word, e.offset, e.total, e.length);
-                    if (to != null && e.length > 0) {
-                        // a whole message becomes the child's buffer (the child's old one is kept for the next
-                        // early piece): one copy from the network, not two
-                        final MemorySegment replaced = e.length == op.length ? op.adopt(to, e.data) : null;
-                        if (replaced != null) {
-                            e.data = replaced;
-                        } else {
-                            MemorySegment.copy(e.data, 0, to, e.offset, e.length);
-                        }
+            takeEarly(op, before);
+        }
+    }
+
+    /** Hands {@code op} the pieces that came before it started (out of {@link #start}, which stays small to inline). */
+    private void takeEarly(CollOperation op, ArrayList<Early> before) {
+        for (int i = 0; i < before.size(); i++) {
+            final Early e = before.get(i);
+            final int from = op.team.teamRankUnchecked(e.fromJob);
+            if (CollArgs.phase(e.word) == CollArgs.PHASE_FAILED) {
+                op.failedElsewhere(from, e.offset);
+            } else {
+                final MemorySegment to = op.accept(this, from, e.word, e.offset, e.total, e.length);
+                if (to != null && e.length > 0) {
+                    // a whole message becomes the child's buffer (the child's old one is kept for the next early
+                    // piece): one copy from the network, not two
+                    final MemorySegment replaced = e.length == op.length ? op.adopt(to, e.data) : null;
+                    if (replaced != null) {
+                        e.data = replaced;
+                    } else {
+                        MemorySegment.copy(e.data, 0, to, e.offset, e.length);
                     }
                 }
-                freeEarly.push(e);
             }
-            before.clear();
-            freeLists.push(before);
+            freeEarly.push(e);
         }
+        before.clear();
+        freeLists.push(before);
     }
 
     /**
@@ -235,7 +225,6 @@ final class CollEngine implements ClientProgress {
         final Throwable failure = op.failure();
         op.clear();
         free.offer(op); // dropped when the pool is full
-        PENDING.getAndAdd(this, -1);
         if (failure != null) {
             CORE.fail(event, 1, failure);
         } else {
@@ -325,13 +314,11 @@ final class CollEngine implements ClientProgress {
             if (r != op.team.rank()) {
                 notices.add(new int[] {op.team.id, op.sequence, CollArgs.word(op.kind, CollArgs.PHASE_FAILED, op.root),
                     reason, op.team.jobRank(r)});
-                PENDING.getAndAdd(this, 1);
             }
         }
     }
 
     private void sendNotices() {
-        int sent = 0;
         for (int[] n = notices.peek(); n != null; n = notices.peek()) {
             args[CollArgs.TEAM] = n[0];
             args[CollArgs.SEQUENCE] = n[1];
@@ -342,11 +329,7 @@ final class CollEngine implements ClientProgress {
                 break;
             }
             notices.poll();
-            sent++;
             work++;
-        }
-        if (sent > 0) {
-            PENDING.getAndAdd(this, -sent);
         }
     }
 
@@ -365,7 +348,7 @@ final class CollEngine implements ClientProgress {
             held.put("early", early.size());
             held.put("active", active.size());
             held.put("notices", notices.size());
-            held.put("pending", pending);
+            held.put("queued", submitted.size());
             return held;
         } finally {
             CORE.releaseDelivery(client);

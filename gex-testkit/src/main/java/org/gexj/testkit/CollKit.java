@@ -32,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.quicktheories.QuickTheory.qt;
@@ -352,7 +353,7 @@ public abstract class CollKit extends ConduitKit {
             }
             coll.barrier(job);
             final Map<String, Integer> nothing = Map.of("started", 0, "early", 0, "active", 0, "notices", 0,
-                "pending", 0);
+                "queued", 0);
             final long deadline = System.nanoTime() + 10_000_000_000L;
             Map<String, Integer> held = held(coll);
             while (!nothing.equals(held) && System.nanoTime() < deadline) {
@@ -583,6 +584,31 @@ public abstract class CollKit extends ConduitKit {
 
     private static long segmentValue(int rank, int step, int i) {
         return (rank + 1) * 1_000_003L + step * 7919L + i;
+    }
+
+    /** On a team of one rank every collective is done when its call returns, its result in place. */
+    @Test
+    void collectivesOnAOneRankTeamAreDoneAtTheCall() {
+        job(3, client -> {
+            final Coll coll = Coll.of(client);
+            final Team alone = Team.job(client).split(client.rank(), 0);
+            assertEquals(1, alone.size());
+            final MemorySegment src = MemorySegment.ofArray(new long[] {client.rank() + 40, 7});
+            final MemorySegment dst = MemorySegment.ofArray(new long[2]);
+            assertSame(Event.DONE, coll.barrierNb(alone));
+            assertSame(Event.DONE, coll.broadcastNb(alone, 0, dst, src, 16));
+            assertArrayEquals(new long[] {client.rank() + 40, 7}, dst.toArray(ValueLayout.JAVA_LONG));
+            dst.fill((byte) 0);
+            coll.reduceToAllNb(alone, dst, src, AtomicType.INT64, 2, ReduceOp.MAX).await();
+            assertArrayEquals(new long[] {client.rank() + 40, 7}, dst.toArray(ValueLayout.JAVA_LONG));
+            dst.fill((byte) 0);
+            coll.reduceToOneNb(alone, 0, dst, src, 16, 1, SUM_AND_MAX).await();
+            assertArrayEquals(new long[] {client.rank() + 40, 7}, dst.toArray(ValueLayout.JAVA_LONG));
+            assertMentions(assertThrows(IllegalArgumentException.class, () -> coll.broadcastNb(alone, 1, dst, src, 8)),
+                "root 1");
+            alone.close();
+            coll.barrier(Team.job(client));
+        });
     }
 
     private static void assertMentions(Throwable e, String... words) {

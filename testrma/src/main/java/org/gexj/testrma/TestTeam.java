@@ -1,6 +1,7 @@
 package org.gexj.testrma;
 
 import org.gexj.Client;
+import org.gexj.benchutil.WarmupFinish;
 import org.gexj.coll.Coll;
 import org.gexj.coll.Team;
 
@@ -24,6 +25,7 @@ import java.util.Locale;
 public final class TestTeam {
     static final String USAGE = "Usage: testteam [-warmup N] (iters) (nrows) (ncols)";
     private static final int DEFAULT_WARMUP = 20000;
+    private static final int WARMUP_ROUNDS = 10;
 
     private TestTeam() {
     }
@@ -78,10 +80,7 @@ public final class TestTeam {
         final int myCol = rank % ncols;
         final Team rowTeam = job.split(myRow, 1 + 2 * myCol); // gaps in the keys, as GASNet's
         final Team colTeam = job.split(myCol, myRow);
-        for (int i = 0; i < warmup; i++) {
-            coll.barrierNb(rowTeam).await();
-            coll.barrierNb(colTeam).await();
-        }
+        warmUp(client, coll, rowTeam, colTeam, warmup);
 
         if (myCol == 0) {
             print(out, "row team " + myRow + ": Running team barrier test with row teams...");
@@ -127,5 +126,30 @@ public final class TestTeam {
     private static void print(PrintStream out, String line) {
         out.print(line + "\n");
         out.flush();
+    }
+
+    /**
+     * The timed code's shape, {@code WARMUP_ROUNDS} times (a job barrier, then barriers over a team), then the end
+     * of the warm-up ({@link WarmupFinish}: a park, the JIT's quiet, the ranks settled). Barriers alone, without
+     * the job barriers between them, left the collectives' progress compiled without its idle branch: the job barrier
+     * before the first timed loop deoptimised it, and C2 recompiled it during that loop (1-4 us a barrier instead of
+     * 0.5). Collective.
+     */
+    private static void warmUp(Client client, Coll coll, Team rowTeam, Team colTeam, int warmup) {
+        if (warmup == 0) {
+            return;
+        }
+        final int each = Math.max(1, warmup / WARMUP_ROUNDS);
+        for (int round = 0; round < WARMUP_ROUNDS; round++) {
+            client.barrier();
+            for (int i = 0; i < each; i++) {
+                coll.barrierNb(rowTeam).await();
+            }
+            client.barrier();
+            for (int i = 0; i < each; i++) {
+                coll.barrierNb(colTeam).await();
+            }
+        }
+        WarmupFinish.scaled(warmup, DEFAULT_WARMUP).finish(client.rank(), client::barrier);
     }
 }
