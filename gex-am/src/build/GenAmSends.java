@@ -78,8 +78,8 @@ public final class GenAmSends {
 
             /**
              * The public Short, Medium and Long requests of {@link Am} and {@link TeamAm}, generated: each is one
-             * call of {@link #request}. The fixed-arity forms pass their args as {@code a0..a3} so that no varargs array is
-             * allocated per message.
+             * call of {@link #request}. The fixed-arity forms pass their args as {@code a0..a3} so that no varargs
+             * array is allocated per message.
              */
             abstract sealed class AmRequestSends permits Am, TeamAm {
                 private static final int SHORT = CATEGORY_SHORT;
