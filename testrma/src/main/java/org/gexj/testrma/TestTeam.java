@@ -5,6 +5,7 @@ import org.gexj.benchutil.WarmupFinish;
 import org.gexj.coll.Coll;
 import org.gexj.coll.Team;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.Locale;
 
@@ -26,6 +27,8 @@ public final class TestTeam {
     static final String USAGE = "Usage: testteam [-warmup N] (iters) (nrows) (ncols)";
     private static final int DEFAULT_WARMUP = 20000;
     private static final int WARMUP_ROUNDS = 10;
+    /** How late a rank calls each barrier in the warm-up's skewed rounds: a few one-way trips on smp. */
+    private static final long LATE_NS = 2000;
 
     private TestTeam() {
     }
@@ -80,10 +83,10 @@ public final class TestTeam {
         final int myCol = rank % ncols;
         final Team rowTeam = job.split(myRow, 1 + 2 * myCol); // gaps in the keys, as GASNet's
         final Team colTeam = job.split(myCol, myRow);
-        warmUp(client, coll, rowTeam, colTeam, warmup);
+        warmUp(client, coll, rowTeam, colTeam, warmup, out);
 
         if (myCol == 0) {
-            print(out, "row team " + myRow + ": Running team barrier test with row teams...");
+            print(out, rowRunning(myRow));
         }
         client.barrier();
         long start = System.nanoTime();
@@ -92,12 +95,11 @@ public final class TestTeam {
         }
         long total = (System.nanoTime() - start) / 1000; // TIME() is in microseconds
         if (myCol == 0) {
-            print(out, String.format(Locale.ROOT, "row team %d: total time: %8.3f sec, avg row team Barrier latency:"
-                + " %8.3f us", myRow, (float) total / 1000000, (float) total / iters));
+            print(out, rowLine(myRow, total, iters));
         }
 
         if (myRow == 0) {
-            print(out, "col team " + myCol + ": Running team barrier test with column teams...");
+            print(out, colRunning(myCol));
         }
         client.barrier();
         start = System.nanoTime();
@@ -106,14 +108,38 @@ public final class TestTeam {
         }
         total = (System.nanoTime() - start) / 1000;
         if (myRow == 0) {
-            print(out, String.format(Locale.ROOT, "col team %d: total time: %8.3f sec  Avg column team Barrier"
-                + " latency: %8.3f us", myCol, (float) total / 1000000, (float) total / iters));
+            print(out, colLine(myCol, total, iters));
         }
         client.barrier();
         rowTeam.close();
         colTeam.close();
         print(out, "node " + rank + "/" + nodes + " done.");
         return 0;
+    }
+
+    private static String rowRunning(int row) {
+        return "row team " + row + ": Running team barrier test with row teams...";
+    }
+
+    private static String colRunning(int col) {
+        return "col team " + col + ": Running team barrier test with column teams...";
+    }
+
+    private static String rowLine(int row, long totalUs, int iters) {
+        return String.format(Locale.ROOT, "row team %d: total time: %8.3f sec, avg row team Barrier latency:"
+            + " %8.3f us", row, (float) totalUs / 1000000, (float) totalUs / iters);
+    }
+
+    private static String colLine(int col, long totalUs, int iters) {
+        return String.format(Locale.ROOT, "col team %d: total time: %8.3f sec  Avg column team Barrier"
+            + " latency: %8.3f us", col, (float) totalUs / 1000000, (float) totalUs / iters);
+    }
+
+    private static void spin(long ns) {
+        final long end = System.nanoTime() + ns;
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
     }
 
     /** MSG0: on rank 0, with test.h's newline after the text. */
@@ -133,23 +159,45 @@ public final class TestTeam {
      * of the warm-up ({@link WarmupFinish}: a park, the JIT's quiet, the ranks settled). Barriers alone, without
      * the job barriers between them, left the collectives' progress compiled without its idle branch: the job barrier
      * before the first timed loop deoptimised it, and C2 recompiled it during that loop (1-4 us a barrier instead of
-     * 0.5). Collective.
+     * 0.5). In two rounds of three, the ranks of one parity call each barrier late, so that pieces come before their
+     * collective starts here: the timed loops see that often, a warm-up in step rarely, and C2 compiled the early
+     * pieces' path during the first timed loop (2.2 us a barrier, in 3 of 6 runs). The lines printed between the
+     * timed loops are formatted {@link WarmupFinish#betweenRows} times into a sink: formatted only there, they were
+     * compiled during the next loop, on a core a rank needed (1.3-2 us a barrier in the loop after a printed line, in
+     * 3 of 5 runs). Collective.
      */
-    private static void warmUp(Client client, Coll coll, Team rowTeam, Team colTeam, int warmup) {
+    private static void warmUp(Client client, Coll coll, Team rowTeam, Team colTeam, int warmup,
+        PrintStream out) {
         if (warmup == 0) {
             return;
         }
         final int each = Math.max(1, warmup / WARMUP_ROUNDS);
         for (int round = 0; round < WARMUP_ROUNDS; round++) {
+            // rounds where one parity of ranks calls late: its peers' pieces come before its barrier starts
+            final boolean late = round % 3 != 0 && client.rank() % 2 == round % 3 - 1;
             client.barrier();
             for (int i = 0; i < each; i++) {
+                if (late) {
+                    spin(LATE_NS);
+                }
                 coll.barrierNb(rowTeam).await();
             }
             client.barrier();
             for (int i = 0; i < each; i++) {
+                if (late) {
+                    spin(LATE_NS);
+                }
                 coll.barrierNb(colTeam).await();
             }
         }
-        WarmupFinish.scaled(warmup, DEFAULT_WARMUP).finish(client.rank(), client::barrier);
+        final WarmupFinish finish = WarmupFinish.scaled(warmup, DEFAULT_WARMUP);
+        final PrintStream sink = new PrintStream(OutputStream.nullOutputStream(), false, out.charset());
+        finish.betweenRows(i -> {
+            client.barrier();
+            final long totalUs = 1 + i * 2_654_435_761L % 100_000_000; // digits scattered
+            print(sink, (i & 1) == 0 ? rowRunning(i % 64) : colRunning(i % 64));
+            print(sink, (i & 2) == 0 ? rowLine(i % 64, totalUs, 1 + i) : colLine(i % 64, totalUs, 1 + i));
+        });
+        finish.finish(client.rank(), client::barrier);
     }
 }
