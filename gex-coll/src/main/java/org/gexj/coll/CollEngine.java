@@ -1,5 +1,7 @@
 package org.gexj.coll;
 
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.IntArrayQueue;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
@@ -33,7 +35,8 @@ import java.util.Map;
  * has finished the split that makes its team: it is kept, copied, until the collective starts. A piece of a
  * collective this rank has finished (a late failure notice, or data for a collective that failed here) is dropped:
  * a team's collectives start here in sequence order, so one below the next to start that is not running is done.
- * Every send is a try: a full path leaves the rest for the next poll, so progress never waits.
+ * Every send is a try: a full path leaves the rest for the next poll, so progress never waits. How many collectives
+ * a rank keeps pieces for is bounded: a sender runs at most {@link CollFlow#WINDOW} collectives ahead of a member.
  */
 final class CollEngine implements ClientProgress {
     static final int HANDLER = 96;
@@ -56,7 +59,7 @@ final class CollEngine implements ClientProgress {
     private static final int POOLED = 256;
     /** Collectives queued by users' threads and not yet started, at most; a full queue makes the caller poll. */
     private static final int QUEUED = 1024;
-    /** {@link #nextStart}'s answer for a team this rank has started nothing on. */
+    /** {@link #asksBefore}'s answer for no ask. */
     private static final long NONE = Long.MIN_VALUE;
 
 
@@ -65,8 +68,12 @@ final class CollEngine implements ClientProgress {
     private final ManyToOneConcurrentArrayQueue<CollOperation> submitted = new ManyToOneConcurrentArrayQueue<>(QUEUED);
     private final ManyToManyConcurrentArrayQueue<CollOperation> free = new ManyToManyConcurrentArrayQueue<>(POOLED);
     private final Long2ObjectHashMap<CollOperation> started = new Long2ObjectHashMap<>();
-    /** By team id, the sequence of the next collective this rank will start on it ({@link #NONE} before the first). */
-    private final Long2LongHashMap nextStart = new Long2LongHashMap(NONE);
+    /** By id, the teams this rank has started a collective on: their {@link CollFlow}s. */
+    private final Int2ObjectHashMap<Team> teams = new Int2ObjectHashMap<>();
+    /** Asks for teams not in {@link #teams} yet, by team id and job rank: what the asker knew. */
+    private final Long2LongHashMap asksBefore = new Long2LongHashMap(NONE);
+    /** {@link CollFlow}'s asks and answers still to send: team id, job rank, phase, sequence. */
+    private final IntArrayQueue control = new IntArrayQueue();
     private final Long2ObjectHashMap<ArrayList<Early>> early = new Long2ObjectHashMap<>();
     private final ArrayDeque<Early> freeEarly = new ArrayDeque<>();
     private final ArrayDeque<ArrayList<Early>> freeLists = new ArrayDeque<>();
@@ -124,8 +131,8 @@ final class CollEngine implements ClientProgress {
 
     @Override
     public int progress() {
-        if (active.isEmpty() && notices.isEmpty() && submitted.isEmpty()) {
-            return 0; // idle: three loads (a queued collective is seen by the next poll, as it is queued first)
+        if (active.isEmpty() && notices.isEmpty() && submitted.isEmpty() && control.isEmpty()) {
+            return 0; // idle: four loads (a queued collective is seen by the next poll, as it is queued first)
         }
         work = 0;
         CollOperation op;
@@ -143,6 +150,7 @@ final class CollEngine implements ClientProgress {
             }
         }
         sendNotices();
+        sendControl();
         return work;
     }
 
@@ -154,7 +162,14 @@ final class CollEngine implements ClientProgress {
             op.inPlaceAt = inPlaceAt(op);
         }
         started.put(op.key(), op);
-        nextStart.put(op.team.id, op.sequence + 1);
+        final CollFlow flow = op.team.flow;
+        if (!flow.registered) {
+            register(op.team);
+        }
+        flow.nextStart = op.sequence + 1;
+        if (flow.askerCount() > 0) {
+            answerAsks(op.team);
+        }
         active.add(op);
         work++;
         final ArrayList<Early> before = early.remove(op.key());
@@ -163,11 +178,64 @@ final class CollEngine implements ClientProgress {
         }
     }
 
+    private void register(Team team) {
+        team.flow.registered = true;
+        teams.put(team.id, team);
+        if (!asksBefore.isEmpty()) {
+            for (int r = 0; r < team.size(); r++) {
+                final long key = (long) team.id << 32 | team.jobRank(r);
+                final long known = asksBefore.remove(key);
+                if (known != NONE && team.flow.asked(r, (int) known)) {
+                    answer(team, r);
+                }
+            }
+        }
+    }
+
+    private void answerAsks(Team team) {
+        for (int r = team.flow.takeAnswerable(); r >= 0; r = team.flow.takeAnswerable()) {
+            answer(team, r);
+        }
+    }
+
+    private void answer(Team team, int teamRank) {
+        queueControl(team.id, team.jobRank(teamRank), CollArgs.PHASE_ANSWER, team.flow.nextStart);
+    }
+
+    private void queueControl(int team, int jobRank, int phase, int sequence) {
+        control.addInt(team);
+        control.addInt(jobRank);
+        control.addInt(phase);
+        control.addInt(sequence);
+    }
+
+    private void sendControl() {
+        while (!control.isEmpty()) {
+            final int team = control.pollInt();
+            final int jobRank = control.pollInt();
+            final int phase = control.pollInt();
+            final int sequence = control.pollInt();
+            args[CollArgs.TEAM] = team;
+            args[CollArgs.SEQUENCE] = sequence;
+            args[CollArgs.WORD] = CollArgs.word(0, phase, 0);
+            args[CollArgs.OFFSET] = 0;
+            args[CollArgs.TOTAL] = 0;
+            final int code = am.requestMedium(jobRank, HANDLER, null, 0, 0, Lc.NOW, Flags.IMMEDIATE, args,
+                CollArgs.COUNT);
+            if (code != Am.OK) {
+                queueControl(team, jobRank, phase, sequence); // to the back: their order does not matter
+                break;
+            }
+            work++;
+        }
+    }
+
     /** Hands {@code op} the pieces that came before it started (out of {@link #start}, which stays small to inline). */
     private void takeEarly(CollOperation op, ArrayList<Early> before) {
         for (int i = 0; i < before.size(); i++) {
             final Early e = before.get(i);
             final int from = op.team.teamRankUnchecked(e.fromJob);
+            op.team.flow.heard(from, op.sequence);
             if (CollArgs.phase(e.word) == CollArgs.PHASE_FAILED) {
                 op.failedElsewhere(from, e.offset);
             } else {
@@ -235,8 +303,12 @@ final class CollEngine implements ClientProgress {
     private void onPiece(Token token, Payload payload, Args a) {
         final int team = a.get(CollArgs.TEAM);
         final int sequence = a.get(CollArgs.SEQUENCE);
-        final long key = (long) team << 32 | (sequence & 0xFFFF_FFFFL);
         final int word = a.get(CollArgs.WORD);
+        if (CollArgs.phase(word) >= CollArgs.PHASE_ASK && CollArgs.kind(word) == 0) {
+            onFlow(team, token.sourceRank(), CollArgs.phase(word), sequence);
+            return;
+        }
+        final long key = (long) team << 32 | (sequence & 0xFFFF_FFFFL);
         final int offset = a.get(CollArgs.OFFSET);
         final CollOperation op = started.get(key);
         if (op == null) {
@@ -246,6 +318,7 @@ final class CollEngine implements ClientProgress {
             return;
         }
         final int from = op.team.teamRankUnchecked(token.sourceRank());
+        op.team.flow.heard(from, sequence);
         if (CollArgs.phase(word) == CollArgs.PHASE_FAILED) {
             op.failedElsewhere(from, offset);
             return;
@@ -256,14 +329,29 @@ final class CollEngine implements ClientProgress {
         }
     }
 
+    /** An ask or an answer of {@link CollFlow} from job rank {@code fromJob}. */
+    private void onFlow(int teamId, int fromJob, int phase, int sequence) {
+        final Team team = teams.get(teamId);
+        if (phase == CollArgs.PHASE_ANSWER) {
+            if (team != null) { // it asked, so it has started one
+                team.flow.answered(team.teamRankUnchecked(fromJob), sequence);
+            }
+        } else if (team == null) {
+            // asked before this rank started any collective on the team (or made it): answered once it does
+            asksBefore.put((long) teamId << 32 | fromJob, sequence);
+        } else if (team.flow.asked(team.teamRankUnchecked(fromJob), sequence)) {
+            answer(team, team.teamRankUnchecked(fromJob));
+        }
+    }
+
     /**
      * Whether the collective {@code sequence} of team {@code team}, not running here, is one this rank has finished:
      * below the next it will start (wrap-safe). A team this rank has started nothing on (perhaps not made yet: its
      * split still running here) has finished nothing.
      */
     private boolean finishedHere(int team, int sequence) {
-        final long next = nextStart.get(team);
-        return next != NONE && sequence - (int) next < 0;
+        final Team t = teams.get(team);
+        return t != null && sequence - t.flow.nextStart < 0;
     }
 
     /** Copies a piece for a collective not started yet, in pooled memory. */
@@ -289,6 +377,16 @@ final class CollEngine implements ClientProgress {
 
     /** Tries to send one piece of {@code op} to its team's rank {@code to}; false if the path is full. */
     boolean trySend(CollOperation op, int to, int phase, int offset, MemorySegment data, int bytes) {
+        final CollFlow flow = op.team.flow;
+        final int ahead = flow.ahead(to, op.sequence);
+        if (ahead >= CollFlow.HALF) {
+            if (flow.shouldAsk(to)) {
+                queueControl(op.team.id, op.team.jobRank(to), CollArgs.PHASE_ASK, flow.knownNext(to));
+            }
+            if (ahead >= CollFlow.WINDOW) {
+                return false; // held until the member answers: see CollFlow
+            }
+        }
         args[CollArgs.TEAM] = op.team.id;
         args[CollArgs.SEQUENCE] = op.sequence;
         args[CollArgs.WORD] = CollArgs.word(op.kind, phase, op.root);
@@ -349,6 +447,7 @@ final class CollEngine implements ClientProgress {
             held.put("active", active.size());
             held.put("notices", notices.size());
             held.put("queued", submitted.size());
+            held.put("flow messages", control.size() / 4);
             return held;
         } finally {
             CORE.releaseDelivery(client);

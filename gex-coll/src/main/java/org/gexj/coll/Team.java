@@ -42,6 +42,8 @@ public final class Team implements AutoCloseable {
     private TreeShape[] flat;
     private volatile TeamAm am;
     private volatile TeamRma rma;
+    /** The collectives' flow control on this team: the delivery thread's alone ({@link CollEngine}). */
+    final CollFlow flow;
 
     Team(Coll coll, int id, int rank, int[] jobRanks) {
         this.coll = coll;
@@ -49,6 +51,7 @@ public final class Team implements AutoCloseable {
         this.rank = rank;
         this.jobRanks = jobRanks;
         this.size = jobRanks == null ? coll.client().size() : jobRanks.length;
+        this.flow = new CollFlow(size);
         if (jobRanks == null) {
             this.teamRanks = null;
         } else {

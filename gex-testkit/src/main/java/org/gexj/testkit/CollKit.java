@@ -353,7 +353,7 @@ public abstract class CollKit extends ConduitKit {
             }
             coll.barrier(job);
             final Map<String, Integer> nothing = Map.of("started", 0, "early", 0, "active", 0, "notices", 0,
-                "queued", 0);
+                "queued", 0, "flow messages", 0);
             final long deadline = System.nanoTime() + 10_000_000_000L;
             Map<String, Integer> held = held(coll);
             while (!nothing.equals(held) && System.nanoTime() < deadline) {
@@ -367,7 +367,7 @@ public abstract class CollKit extends ConduitKit {
 
     /** {@code Coll.held()}: package-private, for tests only; null while another thread holds delivery. */
     @SuppressWarnings("unchecked")
-    private static Map<String, Integer> held(Coll coll) {
+    static Map<String, Integer> held(Coll coll) {
         try {
             final Method held = Coll.class.getDeclaredMethod("held");
             held.setAccessible(true);

@@ -15,7 +15,8 @@ package org.gexj.coll.wire;
  * Phases: a barrier's round; 0 for data going up a tree (reductions), 1 for data coming down (broadcasts);
  * {@link #PHASE_UP_AT} for a reduction's value left in the sender's segment, where a parent that maps it reads it in
  * place (offset: where it lies in that segment), and {@link #PHASE_READ} for the parent's answer that it has read it;
- * {@link #PHASE_FAILED} for a notice that the sender found the collective's arguments differ.
+ * {@link #PHASE_FAILED} for a notice that the sender found the collective's arguments differ; {@link #PHASE_ASK} and
+ * {@link #PHASE_ANSWER}, of kind 0, for the team's flow control (how far the receiver has gone; no collective).
  */
 public final class CollArgs {
     public static final int COUNT = 5;
@@ -29,6 +30,10 @@ public final class CollArgs {
     public static final int PHASE_DOWN = 1;
     public static final int PHASE_UP_AT = 2;
     public static final int PHASE_READ = 3;
+    /** A sender's ask of how far the receiver has gone (sequence: what the sender knew; kind 0). */
+    public static final int PHASE_ASK = 61;
+    /** The answer: sequence is the receiver's next collective to start on the team (kind 0). */
+    public static final int PHASE_ANSWER = 62;
     public static final int PHASE_FAILED = 63;
     /** The largest root a word holds: teams of up to 2^22 ranks. */
     public static final int MAX_ROOT = (1 << 22) - 1;

@@ -1,0 +1,174 @@
+package org.gexj.testkit;
+
+import org.gexj.Client;
+import org.gexj.Event;
+import org.gexj.coll.Coll;
+import org.gexj.coll.ReduceOp;
+import org.gexj.coll.Team;
+import org.gexj.rma.AtomicType;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Map;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The collectives' flow control on every conduit: a rank whose collectives need nothing from a member (a
+ * reduce-to-one's leaf, a broadcast's root) runs at most a window of collectives ahead of it, so that the member keeps
+ * pieces for that many and no more; and programs whose members issue the same collectives with different amounts of
+ * non-blocking overlap, as GASNet-EX allows, complete.
+ */
+public abstract class CollFlowKit extends ConduitKit {
+    /** {@code CollFlow.WINDOW}: collectives of a team a rank runs ahead of a member, at most. */
+    private static final int WINDOW = 64;
+    private static final int AHEAD = 5 * WINDOW;
+
+    /**
+     * Rank 0 issues {@link #AHEAD} reduce-to-ones to rank 1, then broadcasts from itself, non-blocking, while rank 1
+     * only polls: rank 0's reduce-to-ones complete as far as the window and no further, and rank 1 keeps the pieces
+     * of exactly a window of collectives (rank 1 polls until rank 0 has counted). Then rank 1 issues its calls, and
+     * every result is right.
+     */
+    @Test
+    void aRankRunningAheadIsHeldToAWindow() {
+        exactJob(2, client -> {
+            final Coll coll = Coll.of(client);
+            final Team job = Team.job(client);
+            final boolean ahead = client.rank() == 0;
+            final MemorySegment src = Arena.ofAuto().allocate(8L * AHEAD);
+            final MemorySegment dst = Arena.ofAuto().allocate(8L * AHEAD);
+            final MemorySegment got = Arena.ofAuto().allocate(8L * AHEAD);
+            for (int i = 0; i < AHEAD; i++) {
+                src.setAtIndex(ValueLayout.JAVA_LONG, i, (client.rank() + 1L) * 1000 + i);
+            }
+            final Event[] events = new Event[2 * AHEAD];
+            if (ahead) {
+                issue(coll, job, events, src, dst, got);
+                pollAWhile(client, 300);
+                int done = 0;
+                for (int i = 0; i < AHEAD && events[i].test(); i++) {
+                    events[i] = null;
+                    done++;
+                }
+                assertEquals(WINDOW, done, "reduce-to-ones done at the leaf while the root started none");
+                signals().post("counted", done);
+            } else {
+                final long end = System.nanoTime() + 60_000_000_000L;
+                while (!signals().posted("counted") && System.nanoTime() < end) {
+                    client.poll(); // takes the leaf's pieces and its ask, and starts nothing
+                }
+                Map<String, Integer> held;
+                while ((held = CollKit.held(coll)) == null) {
+                    Thread.onSpinWait(); // another thread holds the delivery for a moment
+                }
+                assertEquals(WINDOW, held.get("early"), "collectives the root keeps pieces for");
+                issue(coll, job, events, src, dst, got);
+            }
+            for (Event e : events) {
+                if (e != null) {
+                    e.await();
+                }
+            }
+            for (int i = 0; i < AHEAD; i++) {
+                if (!ahead) {
+                    assertEquals(1000 + i + 2000 + i, dst.getAtIndex(ValueLayout.JAVA_LONG, i), "reduce-to-one " + i);
+                }
+                assertEquals(1000 + i, got.getAtIndex(ValueLayout.JAVA_LONG, i), "broadcast " + i);
+            }
+        });
+    }
+
+    /** {@link #AHEAD} reduce-to-ones to rank 1 (into dst), then as many broadcasts from rank 0 (into got). */
+    private static void issue(Coll coll, Team job, Event[] events, MemorySegment src, MemorySegment dst,
+                              MemorySegment got) {
+        for (int i = 0; i < AHEAD; i++) {
+            events[i] = coll.reduceToOneNb(job, 1, dst.asSlice(8L * i, 8), src.asSlice(8L * i, 8), AtomicType.INT64, 1,
+                ReduceOp.ADD);
+        }
+        for (int i = 0; i < AHEAD; i++) {
+            events[AHEAD + i] = coll.broadcastNb(job, 0, got.asSlice(8L * i, 8), src.asSlice(8L * i, 8), 8);
+        }
+    }
+
+    /**
+     * Members issue the same mixed collectives, several windows of them, with different overlap: rank 0 issues them
+     * all before waiting for any, rank 1 waits for each before the next, the others wait in a random order after
+     * random batches, and ranks pause at random. GASNet-EX allows this (as blocking barriers they would not deadlock),
+     * so it completes, with every result right, at 2 and 3 ranks; on a split team too, whose first collectives come
+     * before some members have started any collective on it.
+     */
+    @Test
+    void membersOverlappingDifferentlyAllComplete() {
+        for (int ranks = 2; ranks <= 3; ranks++) {
+            exactJob(ranks, client -> {
+                final Coll coll = Coll.of(client);
+                final Team job = Team.job(client);
+                final Team half = job.split(job.rank() < 2 ? 0 : 1, job.rank()); // ranks 0 and 1 together
+                if (client.rank() == 1) {
+                    pollAWhile(client, 100); // the others' first pieces and asks come before this rank's first call
+                }
+                run(client, coll, half, new Random(seed() + client.rank()));
+                run(client, coll, job, new Random(seed() * 31 + client.rank()));
+                half.close();
+            });
+        }
+    }
+
+    private static void run(Client client, Coll coll, Team team, Random random) {
+        final int count = 3 * WINDOW;
+        final int n = team.size();
+        final MemorySegment src = Arena.ofAuto().allocate(8L * count);
+        final MemorySegment dst = Arena.ofAuto().allocate(8L * count);
+        for (int i = 0; i < count; i++) {
+            src.setAtIndex(ValueLayout.JAVA_LONG, i, team.rank() * 100_000L + i);
+        }
+        final Event[] events = new Event[count];
+        final int me = client.rank();
+        int awaited = 0;
+        for (int i = 0; i < count; i++) {
+            final MemorySegment d = dst.asSlice(8L * i, 8);
+            final MemorySegment s = src.asSlice(8L * i, 8);
+            events[i] = switch (i % 4) {
+                case 0 -> coll.reduceToOneNb(team, (i / 4) % n, d, s, AtomicType.INT64, 1, ReduceOp.ADD);
+                case 1 -> coll.broadcastNb(team, (i / 4) % n, d, s, 8);
+                case 2 -> coll.reduceToAllNb(team, d, s, AtomicType.INT64, 1, ReduceOp.MAX);
+                default -> coll.barrierNb(team);
+            };
+            if (me == 1) {
+                events[i].await();
+                awaited = i + 1;
+            } else if (me > 1 && random.nextInt(8) == 0) {
+                for (int k = i; k >= awaited; k--) { // newest first
+                    events[k].await();
+                }
+                awaited = i + 1;
+            }
+            if (random.nextInt(32) == 0) {
+                pollAWhile(client, 2);
+            }
+        }
+        for (int i = awaited; i < count; i++) {
+            events[i].await();
+        }
+        for (int i = 0; i < count; i++) {
+            final int root = (i / 4) % n;
+            final long got = dst.getAtIndex(ValueLayout.JAVA_LONG, i);
+            switch (i % 4) {
+                case 0 -> {
+                    if (team.rank() == root) {
+                        assertEquals(100_000L * n * (n - 1) / 2 + (long) n * i, got, "reduce-to-one " + i);
+                    }
+                }
+                case 1 -> assertEquals(root * 100_000L + i, got, "broadcast " + i);
+                case 2 -> assertEquals((n - 1) * 100_000L + i, got, "reduce-to-all " + i);
+                default -> {
+                    // a barrier has no result; that it completed is the check
+                }
+            }
+        }
+    }
+}
