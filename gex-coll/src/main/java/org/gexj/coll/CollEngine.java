@@ -77,6 +77,11 @@ final class CollEngine implements ClientProgress {
     private final Long2ObjectHashMap<ArrayList<Early>> early = new Long2ObjectHashMap<>();
     private final ArrayDeque<Early> freeEarly = new ArrayDeque<>();
     private final ArrayDeque<ArrayList<Early>> freeLists = new ArrayDeque<>();
+    /**
+     * The operations a poll should advance: started, or woken by a piece, or held by a full path or the window. One
+     * that waits for pieces leaves it until a piece comes ({@link #wake}): 1000 non-blocking broadcasts in flight took
+     * a poll through all 1000 each time.
+     */
     private final ArrayList<CollOperation> active = new ArrayList<>();
     /** Failure notices still to send: team id, sequence, word, reason, job rank. */
     private final ArrayDeque<int[]> notices = new ArrayDeque<>();
@@ -141,12 +146,17 @@ final class CollEngine implements ClientProgress {
         }
         for (int i = 0; i < active.size(); ) {
             op = active.get(i);
-            if (op.advance(this)) {
+            op.sendHeld = false;
+            final boolean done = op.advance(this);
+            if (!done && op.sendHeld) {
+                i++; // a full path or the window: the next poll tries again
+                continue;
+            }
+            op.awake = false;
+            active.set(i, active.get(active.size() - 1));
+            active.remove(active.size() - 1);
+            if (done) {
                 finish(op);
-                active.set(i, active.get(active.size() - 1));
-                active.remove(active.size() - 1);
-            } else {
-                i++;
             }
         }
         sendNotices();
@@ -170,6 +180,7 @@ final class CollEngine implements ClientProgress {
         if (flow.askerCount() > 0) {
             answerAsks(op.team);
         }
+        op.awake = true;
         active.add(op);
         work++;
         final ArrayList<Early> before = early.remove(op.key());
@@ -227,6 +238,14 @@ final class CollEngine implements ClientProgress {
                 break;
             }
             work++;
+        }
+    }
+
+    /** Makes the next poll advance {@code op}, to which something came. */
+    private void wake(CollOperation op) {
+        if (!op.awake) {
+            op.awake = true;
+            active.add(op);
         }
     }
 
@@ -319,6 +338,7 @@ final class CollEngine implements ClientProgress {
         }
         final int from = op.team.teamRankUnchecked(token.sourceRank());
         op.team.flow.heard(from, sequence);
+        wake(op);
         if (CollArgs.phase(word) == CollArgs.PHASE_FAILED) {
             op.failedElsewhere(from, offset);
             return;
@@ -384,6 +404,7 @@ final class CollEngine implements ClientProgress {
                 queueControl(op.team.id, op.team.jobRank(to), CollArgs.PHASE_ASK, flow.knownNext(to));
             }
             if (ahead >= CollFlow.WINDOW) {
+                op.sendHeld = true;
                 return false; // held until the member answers: see CollFlow
             }
         }
@@ -395,6 +416,7 @@ final class CollEngine implements ClientProgress {
         final int code = am.requestMedium(op.team.jobRank(to), HANDLER, data, offset, bytes, Lc.NOW, Flags.IMMEDIATE,
             args, CollArgs.COUNT);
         if (code != Am.OK) {
+            op.sendHeld = true;
             return false;
         }
         work++;

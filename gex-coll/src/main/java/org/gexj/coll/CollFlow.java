@@ -24,7 +24,7 @@ package org.gexj.coll;
  */
 final class CollFlow {
     /** Collectives of a team a rank runs ahead of a member, at most. */
-    static final int WINDOW = 64;
+    static final int WINDOW = 256;
     static final int HALF = WINDOW / 2;
 
     /** The sequence of the next collective this rank will start on the team; sequences compare wrap-safe. */

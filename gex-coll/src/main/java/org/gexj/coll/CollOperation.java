@@ -42,6 +42,10 @@ final class CollOperation {
     int root;
     /** Bytes of every message of this collective: the data, or 0 for a barrier. */
     int length;
+    /** In the engine's list of operations its polls advance ({@link CollEngine}: the delivery thread's). */
+    boolean awake;
+    /** The last advance stopped at a send that a full path or the window held, not for a piece to come. */
+    boolean sendHeld;
     private MemorySegment dst;
     private MemorySegment src;
     private ReduceFunction combine;

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 public abstract class CollFlowKit extends ConduitKit {
     /** {@code CollFlow.WINDOW}: collectives of a team a rank runs ahead of a member, at most. */
-    private static final int WINDOW = 64;
+    private static final int WINDOW = 256;
     private static final int AHEAD = 5 * WINDOW;
 
     /**
