@@ -90,8 +90,7 @@ final class CollEngine implements ClientProgress {
     private final int flatMaxRanks;
     /**
      * The least reduction a leaf leaves in its segment for its parent to read in place, where segments are cross-mapped
-     * ({@code GEX_COLL_IN_PLACE_MIN}: by default 1024, or none where the job has more ranks than this host has cores);
-     * {@code Integer.MAX_VALUE} where they are not.
+     * ({@code GEX_COLL_IN_PLACE_MIN}); {@code Integer.MAX_VALUE} where they are not.
      */
     private final int inPlaceMin;
     /** Every rank's segment as this process maps it, once attached (in-place reductions only). */
@@ -104,20 +103,10 @@ final class CollEngine implements ClientProgress {
         this.am = Am.of(client);
         this.flatBelowBytes = (int) client.config().getLong("GEX_COLL_FLAT_BELOW", 4096, 0, Integer.MAX_VALUE);
         this.flatMaxRanks = (int) client.config().getLong("GEX_COLL_FLAT_RANKS", 4, 2, Integer.MAX_VALUE);
-        final int min = (int) client.config().getLong("GEX_COLL_IN_PLACE_MIN",
-            defaultInPlaceMin(client.size(), Runtime.getRuntime().availableProcessors()), 0, Integer.MAX_VALUE);
+        final int min = (int) client.config().getLong("GEX_COLL_IN_PLACE_MIN", 1024, 0, Integer.MAX_VALUE);
         this.inPlaceMin = client.capabilities().crossMapped() ? min : Integer.MAX_VALUE;
         AmAccess.get().registerSystem(am, HANDLER, AmHandler.mediumRequest(CollArgs.COUNT, this::onPiece)
             .named("coll"));
-    }
-
-    /**
-     * {@code GEX_COLL_IN_PLACE_MIN}'s default for a job of {@code ranks} on a host of {@code cores}: 1024, or none
-     * ({@code Integer.MAX_VALUE}) where ranks share cores. A leaf read in place waits for its parent's answer, which on
-     * shared cores cost a turn of the scheduler per reduction: 3 ranks on 2 cores took 35 us for 1 KiB instead of 2.
-     */
-    static int defaultInPlaceMin(int ranks, int cores) {
-        return ranks <= cores ? 1024 : Integer.MAX_VALUE;
     }
 
     /** An operation object to {@link CollOperation#init}: a pooled one, or a new one. */

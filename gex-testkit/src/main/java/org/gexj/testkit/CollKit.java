@@ -547,8 +547,7 @@ public abstract class CollKit extends ConduitKit {
     @Test
     void reductionsOfSegmentSourcesMatchTheModel() {
         for (int n : new int[] {2, 5}) {
-            // given, so that 5 ranks read in place on fewer cores too (by default only ranks with a core each do)
-            job(n, Map.of("GEX_COLL_IN_PLACE_MIN", "1024"), client -> {
+            job(n, client -> {
                 final MemorySegment segment = client.attachSegment(1 << 20).memory();
                 final Coll coll = Coll.of(client);
                 final Team job = Team.job(client);
