@@ -104,7 +104,10 @@ public final class Client implements AutoCloseable {
         this.config = config;
         this.maxSegmentSize = config.getLong("GEX_MAX_SEGSIZE", 1L << 34, PAGE_SIZE, Long.MAX_VALUE);
         this.registrations = new RegistrationTable(rank, conduit.registeredAccess());
-        final WaitSettings wait = WaitSettings.of(config, conduit.yieldsWhileWaiting());
+        // a conduit that cross-maps every peer's segment has the whole job on this host
+        final boolean sharedCores = conduit.capabilities().crossMapped()
+            && size > Runtime.getRuntime().availableProcessors();
+        final WaitSettings wait = WaitSettings.of(config, conduit.yieldsWhileWaiting(), sharedCores);
         this.idle = ThreadLocal.withInitial(() -> wait.newIdleStrategy(conduit));
         this.amBarrier = DisseminationBarrier.conduitsInstead(config, conduit.capabilities()) ? null
             : new DisseminationBarrier(conduit, rank, size);

@@ -5,13 +5,13 @@ import org.gexj.spi.Conduit;
 
 /**
  * How a thread waits inside GEX/J (barriers, events, a send waiting for room): spin with the CPU's pause hint
- * ({@code GEX_WAIT_SPINS}, default 1000), then {@code sched_yield} ({@code GEX_WAIT_YIELDS}, default 20000, or 0 where
- * the conduit gains nothing from them: {@link Conduit#yieldsWhileWaiting}), which is free while no other thread wants
- * the core, and only then park, from {@code GEX_WAIT_PARK_US} (default 10)
- * doubling up to {@code GEX_WAIT_PARK_MAX_US} (default 1000), because waking a parked core costs about 25 us on small
- * VMs. The park is the conduit's {@link Conduit#awaitActivity}, which may end early ({@link ConduitIdleStrategy}).
- * Where a yield is not free (an emulated guest, a core shared with a peer or the JIT) other counts may be faster:
- * hence settable.
+ * ({@code GEX_WAIT_SPINS}, default 1000, or 0 where the host's ranks share its cores), then {@code sched_yield}
+ * ({@code GEX_WAIT_YIELDS}, default 20000, or 0 where the conduit gains nothing from them:
+ * {@link Conduit#yieldsWhileWaiting}), which is free while no other thread wants the core, and only then park, from
+ * {@code GEX_WAIT_PARK_US} (default 10) doubling up to {@code GEX_WAIT_PARK_MAX_US} (default 1000), because waking a
+ * parked core costs about 25 us on small VMs. The park is the conduit's {@link Conduit#awaitActivity}, which may end
+ * early ({@link ConduitIdleStrategy}). Where a yield is not free (an emulated guest, a core shared with a peer or the
+ * JIT) other counts may be faster: hence settable.
  *
  * @param spins     busy spins before yielding, [0, 10^9]
  * @param yields    yields before parking, [0, 10^9]
@@ -36,7 +36,16 @@ public record WaitSettings(long spins, long yields, long parkMinNs, long parkMax
      * gain nothing from them ({@link Conduit#yieldsWhileWaiting}).
      */
     public static WaitSettings of(Config config, boolean yieldByDefault) {
-        final long spins = config.getLong(SPINS, 1000, 0, MAX_COUNT);
+        return of(config, yieldByDefault, false);
+    }
+
+    /**
+     * As {@link #of(Config, boolean)}, with no spins unless {@code GEX_WAIT_SPINS} is given where this host's ranks
+     * share its cores: a spinning rank then holds a core that the rank it waits for needs, and yielding at once is
+     * what lets that one run (4 smp ranks on 2 cores: a reduce-to-all took 70 us with 1000 spins, 2.6 with none).
+     */
+    public static WaitSettings of(Config config, boolean yieldByDefault, boolean sharedCores) {
+        final long spins = config.getLong(SPINS, sharedCores ? 0 : 1000, 0, MAX_COUNT);
         final long yields = config.getLong(YIELDS, yieldByDefault ? 20_000 : 0, 0, MAX_COUNT);
         final long parkMax = config.getLong(PARK_MAX, 1000, 1, MAX_PARK_US);
         final long park = config.getLong(PARK, Math.min(10, parkMax), 1, parkMax);

@@ -26,6 +26,15 @@ class WaitSettingsTest {
     }
 
     @Test
+    void ranksSharingCoresYieldWithoutSpinningUnlessSpinsAreGiven() {
+        assertEquals(new WaitSettings(0, 20_000, 10_000, 1_000_000), WaitSettings.of(Config.of(Map.of()), true, true));
+        assertEquals(new WaitSettings(30, 20_000, 10_000, 1_000_000),
+            WaitSettings.of(Config.of(Map.of("GEX_WAIT_SPINS", "30")), true, true));
+        assertEquals(new WaitSettings(1000, 20_000, 10_000, 1_000_000), WaitSettings.of(Config.of(Map.of()), true,
+            false));
+    }
+
+    @Test
     void settingsAreTakenAsGivenWithParkTimesInMicroseconds() {
         assertEquals(new WaitSettings(50_000, 0, 5_000, 200_000), WaitSettings.of(Config.of(Map.of("GEX_WAIT_SPINS",
             "50000", "GEX_WAIT_YIELDS", "0", "GEX_WAIT_PARK_US", "5", "GEX_WAIT_PARK_MAX_US", "200"))));
