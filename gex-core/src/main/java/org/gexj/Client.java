@@ -92,8 +92,9 @@ public final class Client implements AutoCloseable {
     private final AtomicInteger regionThreads = new AtomicInteger();
     private final ThreadLocal<Event[]> region = ThreadLocal.withInitial(() -> new Event[1]);
 
+    /** @param hostRanks the job's ranks on this host, this one included ({@link HostRanks}) */
     Client(String name, int rank, int size, String jobId, Conduit conduit, Bootstrap bootstrap, JobHealth health,
-           Config config) {
+           Config config, int hostRanks) {
         this.name = name;
         this.rank = rank;
         this.size = size;
@@ -104,9 +105,7 @@ public final class Client implements AutoCloseable {
         this.config = config;
         this.maxSegmentSize = config.getLong("GEX_MAX_SEGSIZE", 1L << 34, PAGE_SIZE, Long.MAX_VALUE);
         this.registrations = new RegistrationTable(rank, conduit.registeredAccess());
-        // a conduit that cross-maps every peer's segment has the whole job on this host
-        final boolean sharedCores = conduit.capabilities().crossMapped()
-            && size > Runtime.getRuntime().availableProcessors();
+        final boolean sharedCores = hostRanks > Runtime.getRuntime().availableProcessors();
         final WaitSettings wait = WaitSettings.of(config, conduit.yieldsWhileWaiting(), sharedCores);
         this.idle = ThreadLocal.withInitial(() -> wait.newIdleStrategy(conduit));
         this.amBarrier = DisseminationBarrier.conduitsInstead(config, conduit.capabilities()) ? null

@@ -68,7 +68,8 @@ public final class Gex {
             final String conduitName = config.get("GEX_CONDUIT", Conduits.DEFAULT);
             conduit = Conduits.find(conduitName)
                 .open(new ConduitContext(rank, size, jobId, bootstrap, config, health));
-            final Client client = new Client(clientName, rank, size, jobId, conduit, bootstrap, health, config);
+            final Client client = new Client(clientName, rank, size, jobId, conduit, bootstrap, health, config,
+                HostRanks.count(bootstrap));
             // library handlers are registered on every rank before any rank leaves init (see ClientLayer)
             for (ClientLayer layer : ClientLayer.all()) {
                 layer.open(client);
