@@ -2,6 +2,7 @@ package org.gexj.benchutil;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
+import java.util.function.LongUnaryOperator;
 
 /**
  * For benchmarks after their warm-up: with two cores, a JIT compiler thread still busy takes a core from a spinning
@@ -18,6 +19,26 @@ public final class JitQuiescence {
     public static long compileMillis() {
         final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+    }
+
+    /**
+     * Runs a silent warm-up pass again while the last one still compiled: a deoptimised loop recompiled during the
+     * timed pass, or left in the first tiers, costs its rows. Collective: every rank runs the same passes.
+     *
+     * @param pass         one silent pass (collective)
+     * @param maxOverRanks the largest of the ranks' values (collective)
+     * @param maxPasses    at most this many passes
+     * @param quietMs      a pass in which no rank compiled longer than this ends it
+     */
+    public static void repeatWhileCompiling(Runnable pass, LongUnaryOperator maxOverRanks, int maxPasses,
+                                            long quietMs) {
+        for (int done = 0; done < maxPasses; done++) {
+            final long before = compileMillis();
+            pass.run();
+            if (maxOverRanks.applyAsLong(compileMillis() - before) <= quietMs) {
+                return;
+            }
+        }
     }
 
     /** Returns once the JIT has compiled nothing for 200 ms, or after 10 s, or at once without JIT accounting. */

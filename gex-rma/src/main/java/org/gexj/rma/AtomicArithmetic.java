@@ -29,6 +29,30 @@ final class AtomicArithmetic {
      * @return the value it held before, as bits (for non-fetching operations too)
      */
     static long apply(AtomicType type, AtomicOp op, long address, long a, long b) {
+        return type.integer() ? applyInteger(type, op, address, a, b) : applyFloating(type, op, address, a, b);
+    }
+
+    /**
+     * {@link #apply} for an integer type. Callers that know the type's kind call this or {@link #applyFloating}: each
+     * then keeps a profile of its own kind's operations, and the JIT compiles no other's into the caller.
+     */
+    static long applyInteger(AtomicType type, AtomicOp op, long address, long a, long b) {
+        if (op.adds()) {
+            // the commonest (counters), first: a switch of every operation compiles too large for the JIT to inline
+            // the caller's direct path into its loop
+            return type.bytes() == 4 ? extend(type, UnsafeApi.getAndAddInt(null, address, (int) op.addend(a)))
+                : UnsafeApi.getAndAddLong(null, address, op.addend(a));
+        }
+        return type.bytes() == 4 ? apply32(type, op, address, (int) a, (int) b) : apply64(type, op, address, a, b);
+    }
+
+    /** {@link #apply} for a floating-point type. */
+    static long applyFloating(AtomicType type, AtomicOp op, long address, long a, long b) {
+        if (op.adds()) {
+            // first, as in applyInteger: a compare-and-exchange loop that adds, smaller than the general one
+            return type.bytes() == 4 ? addFloat(address, op.addend((double) Float.intBitsToFloat((int) a)))
+                : addDouble(address, op.addend(Double.longBitsToDouble(a)));
+        }
         return type.bytes() == 4 ? apply32(type, op, address, (int) a, (int) b) : apply64(type, op, address, a, b);
     }
 
@@ -38,38 +62,60 @@ final class AtomicArithmetic {
     }
 
     private static long apply32(AtomicType type, AtomicOp op, long at, int a, int b) {
-        final boolean integer = type.integer();
         final int old = switch (op) {
             case GET -> UnsafeApi.getIntVolatile(null, at);
             case SET, SWAP -> UnsafeApi.getAndSetInt(null, at, a);
             case CAS, FCAS -> UnsafeApi.compareAndExchangeInt(null, at, a, b);
-            case ADD, FADD -> integer ? UnsafeApi.getAndAddInt(null, at, a) : loop32(type, op, at, a);
-            case SUB, FSUB -> integer ? UnsafeApi.getAndAddInt(null, at, -a) : loop32(type, op, at, a);
-            case INC, FINC -> integer ? UnsafeApi.getAndAddInt(null, at, 1) : loop32(type, op, at, a);
-            case DEC, FDEC -> integer ? UnsafeApi.getAndAddInt(null, at, -1) : loop32(type, op, at, a);
             case AND, FAND -> UnsafeApi.getAndBitwiseAndInt(null, at, a);
             case OR, FOR -> UnsafeApi.getAndBitwiseOrInt(null, at, a);
             case XOR, FXOR -> UnsafeApi.getAndBitwiseXorInt(null, at, a);
-            case MULT, FMULT, MIN, FMIN, MAX, FMAX -> loop32(type, op, at, a);
+            // the add family here is floating point's (apply took the integers'); the rest is a loop for either
+            case ADD, FADD, SUB, FSUB, INC, FINC, DEC, FDEC, MULT, FMULT, MIN, FMIN, MAX, FMAX ->
+                loop32(type, op, at, a);
         };
         return extend(type, old);
     }
 
     private static long apply64(AtomicType type, AtomicOp op, long at, long a, long b) {
-        final boolean integer = type.integer();
         return switch (op) {
             case GET -> UnsafeApi.getLongVolatile(null, at);
             case SET, SWAP -> UnsafeApi.getAndSetLong(null, at, a);
             case CAS, FCAS -> UnsafeApi.compareAndExchangeLong(null, at, a, b);
-            case ADD, FADD -> integer ? UnsafeApi.getAndAddLong(null, at, a) : loop64(type, op, at, a);
-            case SUB, FSUB -> integer ? UnsafeApi.getAndAddLong(null, at, -a) : loop64(type, op, at, a);
-            case INC, FINC -> integer ? UnsafeApi.getAndAddLong(null, at, 1L) : loop64(type, op, at, a);
-            case DEC, FDEC -> integer ? UnsafeApi.getAndAddLong(null, at, -1L) : loop64(type, op, at, a);
             case AND, FAND -> UnsafeApi.getAndBitwiseAndLong(null, at, a);
             case OR, FOR -> UnsafeApi.getAndBitwiseOrLong(null, at, a);
             case XOR, FXOR -> UnsafeApi.getAndBitwiseXorLong(null, at, a);
-            case MULT, FMULT, MIN, FMIN, MAX, FMAX -> loop64(type, op, at, a);
+            case ADD, FADD, SUB, FSUB, INC, FINC, DEC, FDEC, MULT, FMULT, MIN, FMIN, MAX, FMAX ->
+                loop64(type, op, at, a);
         };
+    }
+
+    /**
+     * Adds {@code d} to the float at {@code at}, in double and rounded once to float: for a float operand (or 1)
+     * exactly float's own sum. @return the float's previous bits, zero-extended
+     */
+    private static long addFloat(long at, double d) {
+        int old = UnsafeApi.getIntVolatile(null, at);
+        while (true) {
+            final int sum = Float.floatToRawIntBits((float) (Float.intBitsToFloat(old) + d));
+            final int witness = UnsafeApi.compareAndExchangeInt(null, at, old, sum);
+            if (witness == old) {
+                return old & 0xffff_ffffL;
+            }
+            old = witness;
+        }
+    }
+
+    /** Adds {@code d} to the double at {@code at}. @return its previous bits */
+    private static long addDouble(long at, double d) {
+        long old = UnsafeApi.getLongVolatile(null, at);
+        while (true) {
+            final long sum = Double.doubleToRawLongBits(Double.longBitsToDouble(old) + d);
+            final long witness = UnsafeApi.compareAndExchangeLong(null, at, old, sum);
+            if (witness == old) {
+                return old;
+            }
+            old = witness;
+        }
     }
 
     private static int loop32(AtomicType type, AtomicOp op, long at, int a) {

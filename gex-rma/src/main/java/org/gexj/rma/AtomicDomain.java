@@ -77,6 +77,8 @@ public final class AtomicDomain implements AutoCloseable {
     /** Never started: a probe for result segments confined to one thread. */
     private static final Thread ANOTHER_THREAD = Thread.ofVirtual().unstarted(() -> { });
     private static final int CREATE_FLAGS = FAVOR_MY_RANK | FAVOR_MY_NBRHD | FAVOR_REMOTE;
+    /** The span of the operands a 32-bit type takes, [Integer.MIN_VALUE, 0xffff_ffff], less its minimum. */
+    private static final long NARROW_SPAN = 0xffff_ffffL - Integer.MIN_VALUE;
 
     private final Client client;
     private final Rma rma;
@@ -92,11 +94,23 @@ public final class AtomicDomain implements AutoCloseable {
     private final int cpuRank;
     private final boolean integer;
     private final int width;
-    /** Built on first use: the segments may be attached after the domain is created. */
-    private Targets targets;
+    /** -1 for a 32-bit type, whose operands {@link #checkOperands} range-checks, else 0. */
+    private final long narrow;
+    /** The bits of an operand the type keeps. */
+    private final long valueMask;
+    /** {@link Targets#NONE} until the first operation: the segments may be attached after the domain is created. */
+    private Targets targets = Targets.NONE;
     private final ThreadLocal<Event> blocking;
     private final ThreadLocal<MemorySegment> blockingResult;
     private volatile boolean closed;
+    /**
+     * The operations {@code opLong} and its forms accept (bit i for {@code AtomicOp.values()[i]}): the set on an
+     * integer domain, none on a floating-point one, none once closed; {@link #check} tests the operation, the form
+     * and {@link #closed} with one load.
+     */
+    private volatile int longOps;
+    /** As {@link #longOps}, for {@code opDouble} and its forms. */
+    private volatile int doubleOps;
 
     private AtomicDomain(Client client, AtomicType type, Set<AtomicOp> ops, int flags) {
         this.client = client;
@@ -116,6 +130,10 @@ public final class AtomicDomain implements AutoCloseable {
         this.cpuRank = byNic ? -1 : client.rank();
         this.integer = type.integer();
         this.width = type.bytes();
+        this.narrow = width == 4 ? -1 : 0;
+        this.valueMask = width == 4 ? 0xffff_ffffL : -1;
+        this.longOps = integer ? bits : 0;
+        this.doubleOps = integer ? 0 : bits;
         this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
         this.blockingResult = ThreadLocal.withInitial(() -> java.lang.foreign.Arena.ofAuto().allocate(8, 8));
     }
@@ -173,6 +191,8 @@ public final class AtomicDomain implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        longOps = 0;
+        doubleOps = 0;
     }
 
     // ------------------------------------------------------------------------------------------ integer types
@@ -188,8 +208,15 @@ public final class AtomicDomain implements AutoCloseable {
      *         zero-extended for UINT32), else 0
      */
     public long opLong(int rank, long offset, AtomicOp op, long operand1, long operand2, int flags) {
-        check(rank, offset, op, flags, true);
-        return run(rank, offset, op, longBits(op, operand1, 1), longBits(op, operand2, 2), flags);
+        final long at = check(longOps, rank, offset, op, flags, true);
+        checkOperands(op, operand1, operand2);
+        final long a = longBits(op, operand1, 1);
+        final long b = longBits(op, operand2, 2);
+        if (at != 0) {
+            final long old = AtomicArithmetic.applyInteger(type, op, at, a, b);
+            return op.fetching() ? old : 0;
+        }
+        return run(rank, offset, op, a, b, flags);
     }
 
     /**
@@ -201,10 +228,16 @@ public final class AtomicDomain implements AutoCloseable {
      */
     public Event opLongNb(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long operand1,
                           long operand2, int flags) {
-        check(rank, offset, op, flags, true);
+        final long at = check(longOps, rank, offset, op, flags, true);
         checkResult(op, result, resultOffset);
-        return startNb(result, resultOffset, rank, offset, op, longBits(op, operand1, 1), longBits(op, operand2, 2),
-            flags);
+        checkOperands(op, operand1, operand2);
+        final long a = longBits(op, operand1, 1);
+        final long b = longBits(op, operand2, 2);
+        if (at != 0) {
+            applyAt(at, result, resultOffset, op, a, b, true);
+            return Event.DONE;
+        }
+        return startNb(result, resultOffset, rank, offset, op, a, b, flags);
     }
 
     /**
@@ -214,34 +247,51 @@ public final class AtomicDomain implements AutoCloseable {
      */
     public int opLongNbi(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long operand1,
                          long operand2, int flags) {
-        check(rank, offset, op, flags, true);
+        final long at = check(longOps, rank, offset, op, flags, true);
         checkResult(op, result, resultOffset);
-        return startNbi(result, resultOffset, rank, offset, op, longBits(op, operand1, 1), longBits(op, operand2, 2),
-            flags);
+        checkOperands(op, operand1, operand2);
+        final long a = longBits(op, operand1, 1);
+        final long b = longBits(op, operand2, 2);
+        if (at != 0) {
+            applyAt(at, result, resultOffset, op, a, b, true);
+            return 0;
+        }
+        return startNbi(result, resultOffset, rank, offset, op, a, b, flags);
     }
 
     // ------------------------------------------------------------------------------------------ floating point
 
     /** Blocking operation on a floating-point domain; otherwise as {@link #opLong}. */
     public double opDouble(int rank, long offset, AtomicOp op, double operand1, double operand2, int flags) {
-        check(rank, offset, op, flags, false);
-        final long bits = run(rank, offset, op, doubleBits(operand1), doubleBits(operand2), flags);
+        final long at = check(doubleOps, rank, offset, op, flags, false);
+        final long a = doubleBits(operand1);
+        final long b = doubleBits(operand2);
+        final long bits = at != 0 ? AtomicArithmetic.applyFloating(type, op, at, a, b)
+            : run(rank, offset, op, a, b, flags);
         return op.fetching() ? toDouble(bits) : 0;
     }
 
     /** Non-blocking operation on a floating-point domain; otherwise as {@link #opLongNb}. */
     public Event opDoubleNb(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op,
                             double operand1, double operand2, int flags) {
-        check(rank, offset, op, flags, false);
+        final long at = check(doubleOps, rank, offset, op, flags, false);
         checkResult(op, result, resultOffset);
+        if (at != 0) {
+            applyAt(at, result, resultOffset, op, doubleBits(operand1), doubleBits(operand2), false);
+            return Event.DONE;
+        }
         return startNb(result, resultOffset, rank, offset, op, doubleBits(operand1), doubleBits(operand2), flags);
     }
 
     /** Implicit-handle operation on a floating-point domain; otherwise as {@link #opLongNbi}. */
     public int opDoubleNbi(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op,
                            double operand1, double operand2, int flags) {
-        check(rank, offset, op, flags, false);
+        final long at = check(doubleOps, rank, offset, op, flags, false);
         checkResult(op, result, resultOffset);
+        if (at != 0) {
+            applyAt(at, result, resultOffset, op, doubleBits(operand1), doubleBits(operand2), false);
+            return 0;
+        }
         return startNbi(result, resultOffset, rank, offset, op, doubleBits(operand1), doubleBits(operand2), flags);
     }
 
@@ -273,7 +323,7 @@ public final class AtomicDomain implements AutoCloseable {
             VarHandle.releaseFence();
         }
         if (crossMapped || rank == cpuRank) {
-            applyHere(result, resultOffset, rank, offset, op, a, b);
+            applyAt(targets.base[rank] + offset, result, resultOffset, op, a, b, integer);
             return Event.DONE;
         }
         return startNbRemote(result, resultOffset, rank, offset, op, a, b, flags);
@@ -293,7 +343,7 @@ public final class AtomicDomain implements AutoCloseable {
             VarHandle.releaseFence();
         }
         if (crossMapped || rank == cpuRank) {
-            applyHere(result, resultOffset, rank, offset, op, a, b);
+            applyAt(targets.base[rank] + offset, result, resultOffset, op, a, b, integer);
             return 0;
         }
         return startNbiRemote(result, resultOffset, rank, offset, op, a, b, flags);
@@ -309,9 +359,11 @@ public final class AtomicDomain implements AutoCloseable {
      * The CPU's atomic on memory this process maps, the previous value stored if it fetches: by raw address where the
      * result is native ({@link #checkResult} found it alive and shared), as {@link AtomicArithmetic} applies.
      */
-    private void applyHere(MemorySegment result, long resultOffset, int rank, long offset, AtomicOp op, long a,
-                           long b) {
-        final long old = AtomicArithmetic.apply(type, op, targets.base[rank] + offset, a, b);
+    private void applyAt(long at, MemorySegment result, long resultOffset, AtomicOp op, long a, long b,
+                         boolean integerForm) {
+        // a constant where the public methods inline this: the JIT compiles only their kind's arithmetic
+        final long old = integerForm ? AtomicArithmetic.applyInteger(type, op, at, a, b)
+            : AtomicArithmetic.applyFloating(type, op, at, a, b);
         if (op.fetching()) {
             if (result.isNative()) {
                 if (width == 4) {
@@ -339,23 +391,36 @@ public final class AtomicDomain implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------ conversions
 
-    /** An integer operand as the bits the target takes; 32-bit types take either signed or unsigned values. */
+    /**
+     * An integer operand as the bits the target takes (0 for one {@code op} ignores); 32-bit types take either signed
+     * or unsigned values, which {@link #checkOperands} checked.
+     */
     private long longBits(AtomicOp op, long operand, int which) {
-        if (which > op.operands()) {
-            return 0;
-        }
-        if (width == 4) {
-            if (operand < Integer.MIN_VALUE || operand > 0xffff_ffffL) {
-                throw operandTooWide(op, operand, which);
-            }
-            return operand & 0xffff_ffffL;
-        }
-        return operand;
+        return operand & reads(op, which) & valueMask;
     }
 
-    private IllegalArgumentException operandTooWide(AtomicOp op, long operand, int which) {
-        return new IllegalArgumentException("operand " + which + " of " + op + ", " + operand + ", does not fit "
-            + type + ": allowed [" + Integer.MIN_VALUE + ", " + 0xffff_ffffL + "]");
+    /** -1 if {@code op} reads its operand {@code which} (1 or 2), else 0: without a branch, as in {@link #check}. */
+    private static long reads(AtomicOp op, int which) {
+        return (which - op.operands() - 1) >> 31;
+    }
+
+    /** Negative if a 32-bit type cannot hold {@code operand}. */
+    private long tooWide(long operand) {
+        final long fromMin = operand - Integer.MIN_VALUE;
+        return (fromMin | NARROW_SPAN - fromMin) & narrow;
+    }
+
+    /** Refuses an operand {@code op} reads that the type cannot hold; one branch for both, as in {@link #check}. */
+    private void checkOperands(AtomicOp op, long operand1, long operand2) {
+        if ((tooWide(operand1) & reads(op, 1) | tooWide(operand2) & reads(op, 2)) < 0) {
+            throw operandTooWide(op, operand1, operand2);
+        }
+    }
+
+    private IllegalArgumentException operandTooWide(AtomicOp op, long operand1, long operand2) {
+        final int which = (tooWide(operand1) & reads(op, 1)) < 0 ? 1 : 2;
+        return new IllegalArgumentException("operand " + which + " of " + op + ", " + (which == 1 ? operand1
+            : operand2) + ", does not fit " + type + ": allowed [" + Integer.MIN_VALUE + ", " + 0xffff_ffffL + "]");
     }
 
     private long doubleBits(double operand) {
@@ -376,6 +441,9 @@ public final class AtomicDomain implements AutoCloseable {
         /** The largest offset at which a value of the type fits in the rank's segment. */
         final long[] limit;
 
+        /** Reaches no rank: sends the first operation to the full checks, which build the real ones. */
+        static final Targets NONE = new Targets(new long[0], new long[0]);
+
         Targets(long[] base, long[] limit) {
             this.base = base;
             this.limit = limit;
@@ -385,7 +453,7 @@ public final class AtomicDomain implements AutoCloseable {
     /** @throws IllegalStateException if no segment is attached yet */
     private Targets targets() {
         Targets t = targets;
-        if (t == null) {
+        if (t == Targets.NONE) {
             final Segment segment = client.segment();
             final long[] base = new long[client.size()];
             final long[] limit = new long[base.length];
@@ -400,17 +468,43 @@ public final class AtomicDomain implements AutoCloseable {
     }
 
     /**
-     * The checks of every operation, in one test for the common case; {@link #checkFully} names what is wrong. The
+     * The checks of every operation, in two tests for the common case; {@link #checkFully} names what is wrong. The
      * locality assertions always take the full checks.
+     *
+     * @return the value's address where the calling thread applies the operation now with the CPU's atomic and
+     *         without flags (the direct path, kept small enough for the JIT to inline into the caller's loop), else 0
      */
-    private void check(int rank, long offset, AtomicOp op, int flags, boolean integerForm) {
+    private long check(int accepted, int rank, long offset, AtomicOp op, int flags, boolean integerForm) {
         CORE.checkOpenAndNotRestricted(client, "a remote atomic");
-        final long[] limit = targets().limit;
-        if (closed || op == null || integerForm != integer || (opBits >>> op.ordinal() & 1) == 0
-            || (flags & ~(Flags.IMMEDIATE | ACQ | REL)) != 0 || rank < 0 || rank >= limit.length || offset < 0
-            || offset > limit[rank] || (offset & (width - 1)) != 0) {
-            checkFully(rank, offset, op, flags, integerForm);
+        final Targets t = targets;
+        final long[] limit = t.limit;
+        // a null op fails at op.ordinal() below, an implicit check that costs no code here
+        if ((rank | limit.length - 1 - rank) < 0) {
+            return checkSlowly(rank, offset, op, flags, integerForm);
         }
+        // The rest as one sign, without a branch per test: each branch the JIT never saw taken costs an exit of
+        // some 60 bytes of code, and together they made the method too large to inline into the caller's loop.
+        // (x | -x) is negative exactly when x is not 0.
+        final long misaligned = offset & (width - 1);
+        final int otherFlags = flags & ~(Flags.IMMEDIATE | ACQ | REL);
+        if (((accepted >>> op.ordinal() & 1) - 1 | offset | limit[rank] - offset | misaligned | -misaligned
+            | otherFlags | -otherFlags) < 0) {
+            return checkSlowly(rank, offset, op, flags, integerForm);
+        }
+        return directAddress(t.base[rank], offset, flags);
+    }
+
+    /** {@link #check}'s answer after {@link #checkFully}, which throws or accepts a locality flag. */
+    private long checkSlowly(int rank, long offset, AtomicOp op, int flags, boolean integerForm) {
+        checkFully(rank, offset, op, flags, integerForm);
+        return directAddress(targets().base[rank], offset, flags);
+    }
+
+    /** {@code base + offset} where the segment is mapped here ({@code base} not 0) and no flag is given, else 0. */
+    private static long directAddress(long base, long offset, int flags) {
+        // branch-free as in check: -1 keeps the address
+        final long keep = ~(long) ((flags | -flags) >> 31) & (base | -base) >> 63;
+        return base + offset & keep;
     }
 
     private void checkFully(int rank, long offset, AtomicOp op, int flags, boolean integerForm) {
@@ -452,7 +546,7 @@ public final class AtomicDomain implements AutoCloseable {
      * thread stores it) and alive (a target in this process stores it now, by raw address).
      */
     private void checkResult(AtomicOp op, MemorySegment result, long resultOffset) {
-        if (op.fetching() && (result == null || resultOffset < 0 || resultOffset > result.byteSize() - width
+        if (op.fetching() && (result == null || (resultOffset | result.byteSize() - width - resultOffset) < 0
             || result.isReadOnly() || !result.isAccessibleBy(ANOTHER_THREAD) || !result.scope().isAlive())) {
             refuseResult(op, result, resultOffset);
         }

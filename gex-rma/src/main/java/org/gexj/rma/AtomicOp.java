@@ -43,12 +43,29 @@ public enum AtomicOp {
     private final boolean fetching;
     private final boolean bitwise;
     private final int category;
+    /** For the add family (ADD, SUB, INC, DEC and twins), what the operand is multiplied by; else 0. */
+    private final int addScale;
+    /** For INC and DEC and their twins, what is added (1 or -1); else 0. */
+    private final int addConstant;
+    /** True for the add family: a field, not a test, so that callers' {@code &} makes one branch. */
+    private final boolean adds;
 
     AtomicOp(int operands, boolean fetching, boolean bitwise, int category) {
         this.operands = operands;
         this.fetching = fetching;
         this.bitwise = bitwise;
         this.category = category;
+        this.addScale = switch (name()) {
+            case "ADD", "FADD" -> 1;
+            case "SUB", "FSUB" -> -1;
+            default -> 0;
+        };
+        this.addConstant = switch (name()) {
+            case "INC", "FINC" -> 1;
+            case "DEC", "FDEC" -> -1;
+            default -> 0;
+        };
+        this.adds = (addScale | addConstant) != 0;
     }
 
     /** How many operands it reads: 0, 1 or 2. */
@@ -93,6 +110,22 @@ public enum AtomicOp {
             case GET -> throw new IllegalArgumentException("GET has no non-fetching form");
             default -> VALUES[ordinal() - 1];
         };
+    }
+
+    /** True for ADD, SUB, INC, DEC and their fetching twins: on an integer, one locked add of {@link #addend}. */
+    boolean adds() {
+        return adds;
+    }
+
+    /** What an operation of the add family adds, for the operand {@code a}; wraps as the integer type does. */
+    long addend(long a) {
+        return addScale * a + addConstant;
+    }
+
+    /** As {@link #addend(long)}, for a floating-point operand: {@code a}, {@code -a}, 1 or -1, each exact. */
+    double addend(double a) {
+        // not addScale * a + addConstant: that turns -0.0 into +0.0, and 0 * a is NaN for an infinite a INC ignores
+        return addScale != 0 ? addScale * a : addConstant;
     }
 
     static AtomicOp of(int ordinal) {

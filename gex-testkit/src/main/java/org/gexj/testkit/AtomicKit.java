@@ -249,6 +249,34 @@ public abstract class AtomicKit extends ConduitKit {
         });
     }
 
+    /**
+     * Floating-point adds follow Java's arithmetic at its edges, on this rank's values and the peer's: adding -0.0 to
+     * -0.0 leaves -0.0, subtracting +0.0 too; INC ignores its operand, even an infinite one.
+     */
+    @Test
+    void floatingPointAddsKeepSignedZeros() {
+        job(2, client -> {
+            client.attachSegment(SEGMENT).memory().fill((byte) 0);
+            final AtomicDomain doubles = AtomicDomain.create(client, AtomicType.FLOAT64, EnumSet.of(AtomicOp.SET,
+                AtomicOp.FADD, AtomicOp.FSUB, AtomicOp.FINC, AtomicOp.GET), domainFlags());
+            final AtomicDomain floats = AtomicDomain.create(client, AtomicType.FLOAT32, EnumSet.of(AtomicOp.SET,
+                AtomicOp.FADD, AtomicOp.FSUB, AtomicOp.FINC, AtomicOp.GET), domainFlags());
+            client.barrier();
+            final long at = 16L * client.rank();
+            for (int target : new int[] {client.rank(), (client.rank() + 1) % 2}) {
+                for (AtomicDomain d : new AtomicDomain[] {doubles, floats}) {
+                    final long where = at + (d == floats ? 8 : 0) + 32L * target;
+                    d.opDouble(target, where, AtomicOp.SET, -0.0, 0, 0);
+                    assertEquals(-0.0, d.opDouble(target, where, AtomicOp.FADD, -0.0, 0, 0));
+                    assertEquals(-0.0, d.opDouble(target, where, AtomicOp.FSUB, 0.0, 0, 0));
+                    assertEquals(-0.0, d.opDouble(target, where, AtomicOp.FINC, Double.POSITIVE_INFINITY, 0, 0));
+                    assertEquals(1.0, d.opDouble(target, where, AtomicOp.GET, 0, 0, 0), d.type().toString());
+                }
+            }
+            client.barrier();
+        });
+    }
+
     /** Bad input: each call throws naming the bad value, and the target's memory is unchanged. */
     @Test
     void badInputIsRefusedAndChangesNothing() {
@@ -280,6 +308,15 @@ public abstract class AtomicKit extends ConduitKit {
             message(() -> AtomicDomain.create(client, AtomicType.INT32, EnumSet.noneOf(AtomicOp.class), 0), "empty");
             message(() -> AtomicDomain.create(client, AtomicType.INT32, EnumSet.of(AtomicOp.ADD), 1), "0x1");
             assertThrows(NullPointerException.class, () -> ints.opLongNb(null, 0, peer, 0, AtomicOp.FADD, 1, 0, 0));
+            assertThrows(NullPointerException.class, () -> ints.opLong(peer, 0, null, 1, 0, 0));
+            // a 32-bit type takes [Integer.MIN_VALUE, 0xffff_ffff] for each operand its operation reads, and ignores
+            // the others (the CAS below compares 0x07070707 and so stores nothing)
+            final AtomicDomain cas = AtomicDomain.create(client, AtomicType.UINT32, EnumSet.of(AtomicOp.CAS,
+                AtomicOp.GET), domainFlags());
+            message(() -> cas.opLong(peer, 0, AtomicOp.CAS, 0, 0x1_0000_0000L, 0), "operand 2");
+            message(() -> cas.opLong(peer, 0, AtomicOp.CAS, Integer.MIN_VALUE - 1L, 0, 0), "operand 1");
+            cas.opLong(peer, 0, AtomicOp.CAS, 0xffff_ffffL, Integer.MIN_VALUE, 0);
+            assertEquals(0x0707_0707L, cas.opLong(peer, 0, AtomicOp.GET, Long.MAX_VALUE, Long.MIN_VALUE, 0));
             try (Arena confined = Arena.ofConfined()) {
                 final MemorySegment mineOnly = confined.allocate(8, 8);
                 message(() -> ints.opLongNbi(mineOnly, 0, peer, 0, AtomicOp.FADD, 1, 0, 0), "confined");

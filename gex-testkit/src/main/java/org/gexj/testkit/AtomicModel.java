@@ -70,7 +70,7 @@ final class AtomicModel {
         return model;
     }
 
-    /** Small values, the ends of the type's range, and anything. */
+    /** Small values, the ends of the type's range, -0.0, and anything. */
     static long operand(AtomicType type, Random random) {
         final int kind = random.nextInt(8);
         return switch (type) {
@@ -80,8 +80,10 @@ final class AtomicModel {
                 ? random.nextInt() & 0xffff_ffffL : random.nextInt(17);
             case INT64, UINT64 -> kind == 0 ? Long.MIN_VALUE : kind == 1 ? Long.MAX_VALUE : kind == 2
                 ? random.nextLong() : random.nextInt(17) - 8;
-            case FLOAT32 -> Float.floatToRawIntBits((random.nextInt(17) - 8) / 2f) & 0xffff_ffffL;
-            case FLOAT64 -> Double.doubleToRawLongBits(kind == 2 ? random.nextDouble() : (random.nextInt(17) - 8) / 2d);
+            // -0.0 too: adding it keeps a -0.0 where adding +0.0 would not
+            case FLOAT32 -> Float.floatToRawIntBits(kind == 0 ? -0f : (random.nextInt(17) - 8) / 2f) & 0xffff_ffffL;
+            case FLOAT64 -> Double.doubleToRawLongBits(kind == 0 ? -0d : kind == 2 ? random.nextDouble()
+                : (random.nextInt(17) - 8) / 2d);
         };
     }
 

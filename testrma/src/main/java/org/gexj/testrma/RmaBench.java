@@ -7,6 +7,10 @@ import org.gexj.benchutil.JitQuiescence;
 import org.gexj.benchutil.TimerGranularity;
 import org.gexj.benchutil.WarmupFinish;
 import org.gexj.benchutil.WarmupIters;
+import org.gexj.coll.Coll;
+import org.gexj.coll.ReduceOp;
+import org.gexj.coll.Team;
+import org.gexj.rma.AtomicType;
 import org.gexj.rma.Rma;
 
 import java.io.BufferedOutputStream;
@@ -17,6 +21,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Locale;
 
 /**
@@ -383,6 +388,14 @@ abstract class RmaBench {
             events[i].await();
             events[i] = null;
         }
+    }
+
+    /** The largest of the job's ranks' {@code mine} (collective): for warm-ups that all ranks end together. */
+    static long maxOverRanks(Client client, long mine) {
+        final MemorySegment in = MemorySegment.ofArray(new long[] {mine});
+        final MemorySegment most = MemorySegment.ofArray(new long[1]);
+        Coll.of(client).reduceToAllNb(Team.job(client), most, in, AtomicType.INT64, 1, ReduceOp.MAX).await();
+        return most.get(ValueLayout.JAVA_LONG, 0);
     }
 
     /** Microseconds, as GASNet's TIME(). */

@@ -267,16 +267,8 @@ public final class TestCollPerf {
         primeLoops();
         // more passes while the last one still compiled: C2 compiling the verification between timed loops (a
         // large method, tens of ms of a core) during the timed pass cost a row 20-90 us per collective
-        for (int extra = 0; extra < MAX_EXTRA_PASSES; extra++) {
-            final long before = JitQuiescence.compileMillis();
-            pass(sink, Math.min(warmup, performanceIters), 1);
-            final MemorySegment mine = MemorySegment.ofArray(new long[] {JitQuiescence.compileMillis() - before});
-            final MemorySegment most = MemorySegment.ofArray(new long[1]);
-            coll.reduceToAllNb(team, most, mine, AtomicType.INT64, 1, ReduceOp.MAX).await();
-            if (most.get(ValueLayout.JAVA_LONG, 0) <= QUIET_PASS_MS) {
-                break;
-            }
-        }
+        JitQuiescence.repeatWhileCompiling(() -> pass(sink, Math.min(warmup, performanceIters), 1),
+            ms -> RmaBench.maxOverRanks(client, ms), MAX_EXTRA_PASSES, QUIET_PASS_MS);
         final WarmupFinish finish = WarmupFinish.scaled(warmup, WARMUP);
         finish.betweenRows(i -> {
             barrier();

@@ -3,6 +3,7 @@ package org.gexj.testrma;
 import org.gexj.Client;
 import org.gexj.Ec;
 import org.gexj.Event;
+import org.gexj.benchutil.JitQuiescence;
 import org.gexj.benchutil.WarmupFinish;
 import org.gexj.rma.AtomicDomain;
 import org.gexj.rma.AtomicOp;
@@ -28,10 +29,16 @@ public final class TestFaddPerf {
         + "  The -c option enables cross-machine pairing, default is nearest neighbor.\n"
         + "  The -f option enables 'first/last' mode, where the first/last\n"
         + "   nodes communicate with each other, while all other nodes sit idle.\n"
-        + "  The '-warmup N' option (GEX/J; default 20000, 0 = off) first runs two silent\n"
-        + "   passes of every section with N iterations, so that the JIT has compiled them.";
+        + "  The '-warmup N' option (GEX/J; default 20000, 0 = off) first runs silent passes\n"
+        + "   of every section with N iterations (two, and more while the JIT still compiles),\n"
+        + "   so that the JIT has compiled them.";
     /** The default of {@code -warmup}: the JIT's last tier wants some 10 000 calls of each loop. */
     static final int WARMUP = 20_000;
+    /** Silent passes after the first, at most, until one in which no rank's JIT compiled more than this. */
+    private static final int MAX_EXTRA_PASSES = 8;
+    private static final long QUIET_PASS_MS = 5;
+    /** The iterations of each call of a section's loop in the warm-up passes. */
+    private static final int WARMUP_CALL = 4;
 
     private final Client client;
     private final PrintStream out;
@@ -155,10 +162,11 @@ public final class TestFaddPerf {
     }
 
     private void all(int warmup) {
-        for (int pass = 0; pass < 2 && warmup > 0; pass++) {
-            types(warmup);
-        }
         if (warmup > 0) {
+            types(warmup);
+            // each new type or operation deoptimises the loops it reaches; they recompile in later passes
+            JitQuiescence.repeatWhileCompiling(() -> types(warmup), ms -> RmaBench.maxOverRanks(client, ms),
+                MAX_EXTRA_PASSES, QUIET_PASS_MS);
             WarmupFinish.scaled(warmup, WARMUP).finish(client.rank(), client::barrier);
         }
         timed = true;
@@ -231,17 +239,18 @@ public final class TestFaddPerf {
         client.barrier();
         long elapsed = 0;
         if (sender) {
-            final long begin = System.nanoTime();
-            if (type.integer()) {
-                for (int i = 0; i < iters; i++) {
-                    ad.opLongNb(result, 0, peer, 0, op, i & 15, 9999, 0).await();
-                }
+            if (timed) {
+                final long begin = System.nanoTime();
+                latencyLoop(ad, type.integer(), op, result, peer, iters);
+                elapsed = System.nanoTime() - begin;
             } else {
-                for (int i = 0; i < iters; i++) {
-                    ad.opDoubleNb(result, 0, peer, 0, op, i & 15, 9999, 0).await();
+                // in short calls, so that the JIT compiles the loop itself, not only what it calls: the timed run's
+                // one long call would otherwise run in the first tiers, whose profiling counters are stores that
+                // each next locked instruction waits for
+                for (int done = 0; done < iters; done += WARMUP_CALL) {
+                    latencyLoop(ad, type.integer(), op, result, peer, Math.min(WARMUP_CALL, iters - done));
                 }
             }
-            elapsed = System.nanoTime() - begin;
         }
         client.barrier();
         if (sender && timed) {
@@ -252,20 +261,66 @@ public final class TestFaddPerf {
         }
     }
 
+    /**
+     * The latency sections' loop: {@code n} NB operations, each awaited. One method per form, as GASNet's macros make
+     * one function per type: in one, the two loops' values spilled to the stack.
+     */
+    private static void latencyLoop(AtomicDomain ad, boolean integer, AtomicOp op, MemorySegment result, int peer,
+                                    int n) {
+        if (integer) {
+            latencyLongs(ad, op, result, peer, n);
+        } else {
+            latencyDoubles(ad, op, result, peer, n);
+        }
+    }
+
+    private static void latencyLongs(AtomicDomain ad, AtomicOp op, MemorySegment result, int peer, int n) {
+        for (int i = 0; i < n; i++) {
+            ad.opLongNb(result, 0, peer, 0, op, i & 15, 9999, 0).await();
+        }
+    }
+
+    private static void latencyDoubles(AtomicDomain ad, AtomicOp op, MemorySegment result, int peer, int n) {
+        for (int i = 0; i < n; i++) {
+            ad.opDoubleNb(result, 0, peer, 0, op, i & 15, 9999, 0).await();
+        }
+    }
+
+    /** The throughput sections' loop: NBI operations {@code first} to {@code first + n - 1}, each its own result. */
+    private static void throughputLoop(AtomicDomain ad, AtomicType type, AtomicOp op, MemorySegment results, int peer,
+                                       int first, int n) {
+        if (type.integer()) {
+            throughputLongs(ad, type.bytes(), op, results, peer, first, n);
+        } else {
+            throughputDoubles(ad, type.bytes(), op, results, peer, first, n);
+        }
+    }
+
+    private static void throughputLongs(AtomicDomain ad, int width, AtomicOp op, MemorySegment results, int peer,
+                                        int first, int n) {
+        for (int i = first; i < first + n; i++) {
+            ad.opLongNbi(results, (long) i * width, peer, 0, op, i & 15, 9999, 0);
+        }
+    }
+
+    private static void throughputDoubles(AtomicDomain ad, int width, AtomicOp op, MemorySegment results, int peer,
+                                          int first, int n) {
+        for (int i = first; i < first + n; i++) {
+            ad.opDoubleNbi(results, (long) i * width, peer, 0, op, i & 15, 9999, 0);
+        }
+    }
+
     private void throughput(AtomicDomain ad, AtomicType type, AtomicOp op, Arena arena, int iters) {
         final MemorySegment results = arena.allocate((long) iters * type.bytes(), 8);
         client.barrier();
         long elapsed = 0;
         if (sender) {
             final long begin = System.nanoTime();
-            final int width = type.bytes();
-            if (type.integer()) {
-                for (int i = 0; i < iters; i++) {
-                    ad.opLongNbi(results, (long) i * width, peer, 0, op, i & 15, 9999, 0);
-                }
+            if (timed) {
+                throughputLoop(ad, type, op, results, peer, 0, iters);
             } else {
-                for (int i = 0; i < iters; i++) {
-                    ad.opDoubleNbi(results, (long) i * width, peer, 0, op, i & 15, 9999, 0);
+                for (int done = 0; done < iters; done += WARMUP_CALL) {
+                    throughputLoop(ad, type, op, results, peer, done, Math.min(WARMUP_CALL, iters - done));
                 }
             }
             client.nbiWait(Ec.RMW);
