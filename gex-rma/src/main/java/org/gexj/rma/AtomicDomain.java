@@ -98,7 +98,11 @@ public final class AtomicDomain implements AutoCloseable {
     private final long narrow;
     /** The bits of an operand the type keeps. */
     private final long valueMask;
-    /** {@link Targets#NONE} until the first operation: the segments may be attached after the domain is created. */
+    /**
+     * Built at creation where the segments are attached, else {@link Targets#NONE} until the first operation. Built
+     * early, the first operation does not take {@link #checkSlowly}: a path taken once is a call the JIT keeps in the
+     * caller's loop, and the values it keeps across that call cost stores in every iteration.
+     */
     private Targets targets = Targets.NONE;
     private final ThreadLocal<Event> blocking;
     private final ThreadLocal<MemorySegment> blockingResult;
@@ -136,6 +140,9 @@ public final class AtomicDomain implements AutoCloseable {
         this.doubleOps = integer ? 0 : bits;
         this.blocking = ThreadLocal.withInitial(() -> CORE.newEvent(client));
         this.blockingResult = ThreadLocal.withInitial(() -> java.lang.foreign.Arena.ofAuto().allocate(8, 8));
+        if (client.hasSegment()) {
+            targets();
+        }
     }
 
     /**

@@ -37,6 +37,9 @@ public final class TestFaddPerf {
     /** Silent passes after the first, at most, until one in which no rank's JIT compiled more than this. */
     private static final int MAX_EXTRA_PASSES = 8;
     private static final long QUIET_PASS_MS = 5;
+    /** Calls of every loop with every type in {@link #primeLoops}, and the iterations of each call. */
+    private static final int PRIME_CALLS = 2500;
+    private static final int PRIME_ITERS = 4;
     /** The iterations of each call of a section's loop in the warm-up passes. */
     private static final int WARMUP_CALL = 4;
 
@@ -163,6 +166,7 @@ public final class TestFaddPerf {
 
     private void all(int warmup) {
         if (warmup > 0) {
+            primeLoops((int) ((long) PRIME_CALLS * warmup / WARMUP));
             types(warmup);
             // each new type or operation deoptimises the loops it reaches; they recompile in later passes
             JitQuiescence.repeatWhileCompiling(() -> types(warmup), ms -> RmaBench.maxOverRanks(client, ms),
@@ -171,6 +175,40 @@ public final class TestFaddPerf {
         }
         timed = true;
         types(iters);
+    }
+
+    /**
+     * Calls each timed loop with every type and operation in turn, a few iterations a call, so that its profile holds
+     * all of them before C2 compiles it. GASNet's macros make a function per type; here one loop serves four types,
+     * and a loop compiled while one type ran keeps the others' paths as calls, whose live values then cost stores in
+     * every iteration. Collective.
+     */
+    private void primeLoops(int calls) {
+        final AtomicType[] types = {AtomicType.UINT32, AtomicType.UINT64, AtomicType.FLOAT32, AtomicType.FLOAT64};
+        final AtomicOp[] ops = {AtomicOp.FADD, AtomicOp.ADD};
+        final AtomicDomain[] domains = new AtomicDomain[types.length * ops.length];
+        for (int d = 0; d < domains.length; d++) {
+            domains[d] = AtomicDomain.create(client, types[d / ops.length], EnumSet.of(ops[d % ops.length]), 0);
+        }
+        client.barrier();
+        if (sender) {
+            try (Arena arena = Arena.ofShared()) {
+                final MemorySegment results = arena.allocate(8L * PRIME_ITERS, 8);
+                for (int k = 0; k < calls; k++) {
+                    for (int d = 0; d < domains.length; d++) {
+                        final AtomicType type = types[d / ops.length];
+                        final AtomicOp op = ops[d % ops.length];
+                        latencyLoop(domains[d], type.integer(), op, results, peer, PRIME_ITERS);
+                        throughputLoop(domains[d], type, op, results, peer, 0, PRIME_ITERS);
+                    }
+                }
+                client.nbiWait(Ec.RMW);
+            }
+        }
+        client.barrier();
+        for (AtomicDomain d : domains) {
+            d.close();
+        }
     }
 
     /** Every section in GASNet's order, each loop {@code n} iterations. */
