@@ -1,6 +1,7 @@
 package org.gexj.testrma;
 
 import org.gexj.Client;
+import org.gexj.benchutil.JitQuiescence;
 import org.gexj.benchutil.TimerGranularity;
 import org.gexj.benchutil.WarmupFinish;
 import org.gexj.rma.Vis;
@@ -29,9 +30,10 @@ import java.util.Locale;
  * {@link Client#maxSegmentSize()}; arguments that are not numbers, negative sizes, {@code -sl} or
  * {@code -densitysteps} below 1 are usage errors (GASNet's atol/atoi would read 0, or its loops would misbehave);
  * the NB events are allocated before the timed loop, not in it. The GEX/J-only {@code -warmup N} first runs every
- * enabled section silently ({@link #WARMUP_PASSES} passes, each cell with N iterations, at most
- * {@link #WARMUP_BYTES} bytes' worth but at least one), then {@link WarmupFinish}, so that the JIT has compiled the
- * loops before the first timed cell. Nothing of GASNet's test is missing from GEX/J.
+ * enabled section silently (each cell with N iterations, at most {@link #WARMUP_BYTES} bytes' worth but at least
+ * one, in calls of {@link #WARMUP_CALL} iterations; two passes, and more while the JIT still compiles, at most
+ * {@link #MAX_PASSES}), then {@link WarmupFinish}, so that the JIT has compiled the loops before the first timed
+ * cell. Nothing of GASNet's test is missing from GEX/J.
  */
 public final class TestVisPerf {
     static final String USAGE = "Usage: testvisperf [options] (iters) (test_sections)\n"
@@ -54,14 +56,25 @@ public final class TestVisPerf {
         + "            nodes communicate with each other, while all other nodes sit idle.\n"
         + "  -nbi      use NBI-mode synchronization (default)\n"
         + "  -nb       use NB-mode synchronization\n"
-        + "  -warmup N (GEX/J) first runs every enabled section silently, twice, each cell with N\n"
-        + "            iterations (at most 1 MiB's worth, at least 1); default 100, 0 = off.";
+        + "  -warmup N (GEX/J) first runs every enabled section silently, twice and more while the\n"
+        + "            JIT compiles, each cell with N iterations (at most 1 MiB's worth, at least 1);\n"
+        + "            default 100, 0 = off.";
     /** The default of {@code -warmup}: iterations per cell of the silent passes. */
     static final int WARMUP = 100;
     /** Data per cell of a warm-up pass at most (a cell runs at least one operation, besides GASNet's warm-up one). */
     static final long WARMUP_BYTES = 1L << 20;
-    /** Silent passes: the second starts with the loops compiled and runs what the timed pass will. */
-    static final int WARMUP_PASSES = 2;
+    /**
+     * Silent passes at most: two, and more while one still compiled more than {@link #QUIET_PASS_MS} on some rank. Two
+     * fixed ones left the strided loops in C1's code, compiled by C2 during the first timed rows (5-40 times GASNet's
+     * time for small transfers).
+     */
+    static final int MAX_PASSES = 8;
+    private static final long QUIET_PASS_MS = 5;
+    /**
+     * Iterations of each call of a cell's loop in the warm-up: short calls, so that the loops are called often enough
+     * for C2 to compile them whole, not only on-stack in a long call.
+     */
+    static final int WARMUP_CALL = 4;
     /** TEST_ASI_BANKS. */
     private static final int ASI_BANKS = 10;
     private static final long MIB = 1024 * 1024;
@@ -343,10 +356,12 @@ public final class TestVisPerf {
         final PrintStream sink = new PrintStream(OutputStream.nullOutputStream(), false, out.charset());
         print = sink;
         warmIters = warmup;
-        for (int k = 0; k < WARMUP_PASSES; k++) {
+        pass();
+        client.barrier();
+        JitQuiescence.repeatWhileCompiling(() -> {
             pass();
             client.barrier();
-        }
+        }, ms -> RmaBench.maxOverRanks(client, ms), MAX_PASSES - 1, QUIET_PASS_MS);
         final WarmupFinish finish = WarmupFinish.scaled(warmup, WARMUP);
         finish.betweenRows(i -> {
             client.barrier();
@@ -435,7 +450,9 @@ public final class TestVisPerf {
                     n = Math.max(1, Math.min(warmIters, WARMUP_BYTES / data));
                     op.prepare(n);
                     final long begin = System.nanoTime();
-                    op.run(n);
+                    for (long done = 0; done < n; done += WARMUP_CALL) {
+                        op.run(Math.min(WARMUP_CALL, n - done));
+                    }
                     elapsed = System.nanoTime() - begin;
                 } else if (asiNs > 0) {
                     final int bank = Math.min(di, ASI_BANKS - 1); // TEST_ASI_BEGIN
