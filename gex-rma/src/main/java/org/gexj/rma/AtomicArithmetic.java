@@ -50,7 +50,7 @@ final class AtomicArithmetic {
     static long applyFloating(AtomicType type, AtomicOp op, long address, long a, long b) {
         if (op.adds()) {
             // first, as in applyInteger: a compare-and-exchange loop that adds, smaller than the general one
-            return type.bytes() == 4 ? addFloat(address, op.addend((double) Float.intBitsToFloat((int) a)))
+            return type.bytes() == 4 ? addFloat(address, (float) op.addend((double) Float.intBitsToFloat((int) a)))
                 : addDouble(address, op.addend(Double.longBitsToDouble(a)));
         }
         return type.bytes() == 4 ? apply32(type, op, address, (int) a, (int) b) : apply64(type, op, address, a, b);
@@ -90,13 +90,15 @@ final class AtomicArithmetic {
     }
 
     /**
-     * Adds {@code d} to the float at {@code at}, in double and rounded once to float: for a float operand (or 1)
-     * exactly float's own sum. @return the float's previous bits, zero-extended
+     * Adds {@code d} to the float at {@code at}, in float: no conversions in the loop's dependency chain (the general
+     * path's sum in double, rounded once, is the same for the add family's float operands).
+     *
+     * @return the float's previous bits, zero-extended
      */
-    private static long addFloat(long at, double d) {
+    private static long addFloat(long at, float d) {
         int old = UnsafeApi.getIntVolatile(null, at);
         while (true) {
-            final int sum = Float.floatToRawIntBits((float) (Float.intBitsToFloat(old) + d));
+            final int sum = Float.floatToRawIntBits(Float.intBitsToFloat(old) + d);
             final int witness = UnsafeApi.compareAndExchangeInt(null, at, old, sum);
             if (witness == old) {
                 return old & 0xffff_ffffL;
