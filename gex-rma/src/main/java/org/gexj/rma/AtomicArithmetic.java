@@ -69,9 +69,8 @@ final class AtomicArithmetic {
             case AND, FAND -> UnsafeApi.getAndBitwiseAndInt(null, at, a);
             case OR, FOR -> UnsafeApi.getAndBitwiseOrInt(null, at, a);
             case XOR, FXOR -> UnsafeApi.getAndBitwiseXorInt(null, at, a);
-            // the add family here is floating point's (apply took the integers'); the rest is a loop for either
-            case ADD, FADD, SUB, FSUB, INC, FINC, DEC, FDEC, MULT, FMULT, MIN, FMIN, MAX, FMAX ->
-                loop32(type, op, at, a);
+            case MULT, FMULT, MIN, FMIN, MAX, FMAX -> loop32(type, op, at, a);
+            case ADD, FADD, SUB, FSUB, INC, FINC, DEC, FDEC -> throw addFamily(op);
         };
         return extend(type, old);
     }
@@ -84,9 +83,14 @@ final class AtomicArithmetic {
             case AND, FAND -> UnsafeApi.getAndBitwiseAndLong(null, at, a);
             case OR, FOR -> UnsafeApi.getAndBitwiseOrLong(null, at, a);
             case XOR, FXOR -> UnsafeApi.getAndBitwiseXorLong(null, at, a);
-            case ADD, FADD, SUB, FSUB, INC, FINC, DEC, FDEC, MULT, FMULT, MIN, FMIN, MAX, FMAX ->
-                loop64(type, op, at, a);
+            case MULT, FMULT, MIN, FMIN, MAX, FMAX -> loop64(type, op, at, a);
+            case ADD, FADD, SUB, FSUB, INC, FINC, DEC, FDEC -> throw addFamily(op);
         };
+    }
+
+    /** The add family never reaches the switches: applyInteger and applyFloating take it first. */
+    private static IllegalStateException addFamily(AtomicOp op) {
+        return new IllegalStateException(op + " is applied before the switch");
     }
 
     /**
@@ -142,10 +146,10 @@ final class AtomicArithmetic {
         }
     }
 
-    /** The value {@code op} leaves where {@code old} was: the arithmetic the loops need. */
-    static int next32(AtomicType type, AtomicOp op, int old, int a) {
+    /** The value MULT, MIN or MAX (or their fetching twins) leaves where {@code old} was: what the loops need. */
+    private static int next32(AtomicType type, AtomicOp op, int old, int a) {
         if (type == AtomicType.FLOAT32) {
-            // in double, then rounded once to float: for +, - and * of floats exactly float's own result
+            // in double, then rounded once to float: for * of floats exactly float's own product
             return Float.floatToRawIntBits((float) floating(op, Float.intBitsToFloat(old), Float.intBitsToFloat(a)));
         }
         final boolean signed = type.signed();
@@ -158,7 +162,7 @@ final class AtomicArithmetic {
     }
 
     /** As {@link #next32}, for 64-bit types. */
-    static long next64(AtomicType type, AtomicOp op, long old, long a) {
+    private static long next64(AtomicType type, AtomicOp op, long old, long a) {
         if (type == AtomicType.FLOAT64) {
             return Double.doubleToRawLongBits(floating(op, Double.longBitsToDouble(old), Double.longBitsToDouble(a)));
         }
@@ -174,10 +178,6 @@ final class AtomicArithmetic {
     /** The floating-point arithmetic of {@code op} on the old value {@code x} and the operand {@code y}. */
     private static double floating(AtomicOp op, double x, double y) {
         return switch (op) {
-            case ADD, FADD -> x + y;
-            case SUB, FSUB -> x - y;
-            case INC, FINC -> x + 1;
-            case DEC, FDEC -> x - 1;
             case MULT, FMULT -> x * y;
             case MIN, FMIN -> y < x ? y : x;
             case MAX, FMAX -> y > x ? y : x;
