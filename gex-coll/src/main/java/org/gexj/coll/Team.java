@@ -4,19 +4,24 @@ import org.gexj.Client;
 import org.gexj.am.Am;
 import org.gexj.am.TeamAm;
 import org.gexj.am.internal.AmAccess;
+import org.gexj.rma.AtomicDomain;
+import org.gexj.rma.AtomicOp;
 import org.gexj.rma.AtomicType;
 import org.gexj.rma.Rma;
+import org.gexj.rma.Vis;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Queue;
+import java.util.Set;
 
 /**
  * A team ({@code gex_TM_t}): an ordered subset of the job's ranks, the scope of collectives. The job team holds every
  * rank in job order ({@link #job}); {@link #split} makes sub-teams. Ranks given to {@link Coll}'s collectives are
- * ranks of the team; {@link #jobRank} and {@link #teamRank} translate. {@link Am} and {@link Rma} take job ranks;
- * {@link #am()} and {@link #rma()} take the team's, as GASNet-EX's calls take a team and a rank in it.
+ * ranks of the team; {@link #jobRank} and {@link #teamRank} translate. {@link Am}, {@link Rma}, {@link Vis} and
+ * {@link AtomicDomain} take job ranks; {@link #am()}, {@link #rma()}, {@link #vis()} and {@link #atomicDomain} take
+ * the team's, as GASNet-EX's calls take a team and a rank in it.
  *
  * <p>Thread-safe. A team's collectives must be issued in the same order on every member (GASNet's rule); a rank's
  * splits run one at a time.
@@ -42,6 +47,7 @@ public final class Team implements AutoCloseable {
     private TreeShape[] flat;
     private volatile TeamAm am;
     private volatile TeamRma rma;
+    private volatile TeamVis vis;
     /** The collectives' flow control on this team: the delivery thread's alone ({@link CollEngine}). */
     final CollFlow flow;
 
@@ -118,6 +124,30 @@ public final class Team implements AutoCloseable {
             rma = r;
         }
         return r;
+    }
+
+    /**
+     * Non-contiguous puts and gets to and from the team's ranks ({@code gex_VIS_*(tm, rank, ...)}), addressed by team
+     * rank.
+     */
+    public TeamVis vis() {
+        TeamVis v = vis;
+        if (v == null) {
+            v = new TeamVis(this, Vis.of(client()));
+            vis = v;
+        }
+        return v;
+    }
+
+    /**
+     * An atomic domain over the team ({@code gex_AD_Create(&ad, tm, dt, ops, flags)}): its operations name team ranks.
+     * As {@link AtomicDomain#create}, whose checks it makes; each call makes a new domain, which the caller closes.
+     *
+     * @throws IllegalStateException if the team is closed
+     */
+    public TeamAtomicDomain atomicDomain(AtomicType type, Set<AtomicOp> ops, int flags) {
+        checkOpen();
+        return new TeamAtomicDomain(this, AtomicDomain.create(client(), type, ops, flags));
     }
 
     private int[] allJobRanks() {

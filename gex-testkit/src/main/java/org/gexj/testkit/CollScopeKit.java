@@ -1,5 +1,6 @@
 package org.gexj.testkit;
 
+import org.gexj.Ec;
 import org.gexj.Event;
 import org.gexj.Lc;
 import org.gexj.am.Am;
@@ -8,7 +9,10 @@ import org.gexj.am.TeamAm;
 import org.gexj.coll.Coll;
 import org.gexj.coll.ReduceOp;
 import org.gexj.coll.Team;
+import org.gexj.coll.TeamAtomicDomain;
 import org.gexj.coll.TeamRma;
+import org.gexj.coll.TeamVis;
+import org.gexj.rma.AtomicOp;
 import org.gexj.rma.AtomicType;
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +21,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 
 import static org.gexj.testkit.CollKit.assertMentions;
@@ -24,11 +29,12 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What a team scopes besides its collectives, on every conduit: AM and RMA addressed by team rank, reductions that
- * read sources in the segment in place (smp), and teams of one rank, whose collectives are done at the call. The
- * collectives themselves are {@link CollKit}'s, their flow control {@link CollFlowKit}'s.
+ * What a team scopes besides its collectives, on every conduit: AM, RMA, atomic domains and VIS addressed by team
+ * rank, reductions that read sources in the segment in place (smp), and teams of one rank, whose collectives are
+ * done at the call. The collectives themselves are {@link CollKit}'s, their flow control {@link CollFlowKit}'s.
  */
 public abstract class CollScopeKit extends ConduitKit {
     /**
@@ -106,6 +112,110 @@ public abstract class CollScopeKit extends ConduitKit {
             coll.barrier(team);
             assertEquals(3 * team.size(), got.size(), "handlers that ran: " + got);
             team.close();
+            client.barrier();
+        });
+    }
+
+    /**
+     * Atomic domains and VIS by team rank ({@code gex_AD_Create(&ad, tm, ...)}, {@code gex_VIS_*(tm, rank)}): on a team
+     * of the odd or the even ranks in reverse order, every member adds to a counter at every team rank (blocking, NB
+     * and NBI, integer and floating point), and puts its values into every team rank's segment with indexed, strided
+     * and vector puts, then reads them back with the gets. Each lands at the job rank the team names. A rank outside
+     * the team is refused naming it and the range, and nothing moves; a closed team makes no domain.
+     */
+    @Test
+    void atomicsAndVisTakeTeamRanks() {
+        job(5, client -> {
+            final MemorySegment mine = client.attachSegment(64 * 1024).memory();
+            mine.fill((byte) 0);
+            final int me = client.rank();
+            final Team team = Team.job(client).split(me % 2, -me);
+            final TeamAtomicDomain longs = team.atomicDomain(AtomicType.INT64, EnumSet.of(AtomicOp.ADD,
+                AtomicOp.FADD), 0);
+            final TeamAtomicDomain doubles = team.atomicDomain(AtomicType.FLOAT64, EnumSet.of(AtomicOp.FADD), 0);
+            assertSame(team, longs.team());
+            assertEquals(AtomicType.INT64, longs.type());
+            assertEquals(EnumSet.of(AtomicOp.ADD, AtomicOp.FADD), longs.ops());
+            final TeamVis vis = team.vis();
+            assertSame(vis, team.vis());
+            final MemorySegment result = Arena.ofAuto().allocate(64);
+            final MemorySegment values = Arena.ofAuto().allocate(64);
+            for (int i = 0; i < 4; i++) {
+                values.setAtIndex(ValueLayout.JAVA_LONG, i, 100L * me + i);
+            }
+            final long slot = 64L * team.rank(); // where this rank's values go in each member's segment
+            client.barrier();
+            for (int r = 0; r < team.size(); r++) {
+                final long old = longs.opLong(r, 0, AtomicOp.FADD, 1 + me, 0, 0);
+                assertTrue(old >= 0, "team rank " + r + "'s counter before this rank's add: " + old);
+                longs.opLongNb(result, 0, r, 0, AtomicOp.ADD, 1000L * (1 + me), 0, 0).await();
+                longs.opLongNbi(result, 0, r, 0, AtomicOp.FADD, 1_000_000L * (1 + me), 0, 0);
+                doubles.opDoubleNb(result, 8, r, 8, AtomicOp.FADD, 0.5, 0, 0).await();
+                doubles.opDoubleNbi(result, 8, r, 8, AtomicOp.FADD, 0.25, 0, 0);
+                vis.putIndexed(r, 2, new long[] {1024 + slot, 1024 + slot + 16}, 8, values, 2, new long[] {0, 8}, 8);
+                vis.putStridedNb(r, 2048 + slot, new long[] {8, 16}, values, 16, new long[] {8, 16}, 8,
+                    new long[] {2, 1}, 2).await();
+                vis.putVectorNbi(r, 1, new long[] {4096 + slot}, new long[] {32}, values, 2, new long[] {0, 16},
+                    new long[] {16, 16});
+            }
+            client.nbiWait(Ec.RMW);
+            client.nbiWait(Ec.PUT);
+            final Coll coll = Coll.of(client);
+            coll.barrier(team);
+            long added = 0;
+            for (int r = 0; r < team.size(); r++) {
+                added += 1 + team.jobRank(r);
+                final long from = 100L * team.jobRank(r);
+                final long at = 64L * r;
+                assertEquals(from, mine.get(ValueLayout.JAVA_LONG, 1024 + at), "team rank " + r + "'s indexed put");
+                assertEquals(from + 1, mine.get(ValueLayout.JAVA_LONG, 1024 + at + 16), "its second piece");
+                assertEquals(from + 2, mine.get(ValueLayout.JAVA_LONG, 2048 + at), "team rank " + r + "'s strided put");
+                assertEquals(from + 3, mine.get(ValueLayout.JAVA_LONG, 2048 + at + 8), "its second element");
+                for (int i = 0; i < 4; i++) {
+                    assertEquals(from + i, mine.get(ValueLayout.JAVA_LONG, 4096 + at + 8L * i),
+                        "team rank " + r + "'s vector put, element " + i);
+                }
+            }
+            assertEquals(1_001_001L * added, mine.get(ValueLayout.JAVA_LONG, 0), "the counter the team added to");
+            assertEquals(0.75 * team.size(), mine.get(ValueLayout.JAVA_DOUBLE, 8), "the floating-point counter");
+            final MemorySegment back = Arena.ofAuto().allocate(64);
+            for (int r = 0; r < team.size(); r++) {
+                back.fill((byte) 0);
+                vis.getIndexed(back, 1, new long[] {0}, 16, r, 2, new long[] {1024 + slot, 1024 + slot + 16}, 8);
+                vis.getStridedNb(back, 16, new long[] {8, 16}, r, 2048 + slot, new long[] {8, 16}, 8,
+                    new long[] {2, 1}, 2).await();
+                vis.getVectorNbi(back, 1, new long[] {32}, new long[] {32}, r, 1, new long[] {4096 + slot},
+                    new long[] {32});
+                client.nbiWait(Ec.GET);
+                for (int i = 0; i < 4; i++) {
+                    assertEquals(100L * me + i, back.getAtIndex(ValueLayout.JAVA_LONG, i),
+                        "what this rank put at team rank " + r + ", read back, element " + i);
+                    assertEquals(100L * me + i, back.getAtIndex(ValueLayout.JAVA_LONG, 4 + i),
+                        "the vector get from team rank " + r + ", element " + i);
+                }
+            }
+            coll.barrier(team);
+            final int outside = team.size();
+            assertMentions(assertThrows(IllegalArgumentException.class,
+                () -> longs.opLong(outside, 0, AtomicOp.FADD, 1, 0, 0)), "team rank " + outside, "[0, " + outside
+                + ")");
+            assertMentions(assertThrows(IllegalArgumentException.class,
+                () -> doubles.opDoubleNb(result, 8, -1, 8, AtomicOp.FADD, 1, 0, 0)), "team rank -1");
+            assertMentions(assertThrows(IllegalArgumentException.class,
+                () -> vis.putIndexed(outside, 1, new long[] {0}, 8, values, 1, new long[] {0}, 8)),
+                "team rank " + outside);
+            assertMentions(assertThrows(IllegalArgumentException.class,
+                () -> vis.getVector(back, 1, new long[] {0}, new long[] {8}, -1, 1, new long[] {0}, new long[] {8})),
+                "team rank -1");
+            coll.barrier(team);
+            assertEquals(1_001_001L * added, mine.get(ValueLayout.JAVA_LONG, 0), "the counter after refused adds");
+            assertEquals(0.75 * team.size(), mine.get(ValueLayout.JAVA_DOUBLE, 8), "the floating-point counter");
+            longs.close();
+            assertThrows(IllegalStateException.class, () -> longs.opLong(0, 0, AtomicOp.FADD, 1, 0, 0));
+            doubles.close();
+            team.close();
+            assertMentions(assertThrows(IllegalStateException.class,
+                () -> team.atomicDomain(AtomicType.INT64, EnumSet.of(AtomicOp.ADD), 0)), "closed");
             client.barrier();
         });
     }
