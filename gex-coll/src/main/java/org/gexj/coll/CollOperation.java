@@ -33,6 +33,10 @@ final class CollOperation {
     private static final int DONE = 2;
     /** A leaf whose value its parent reads in place waits for the parent's answer that it has (reduce-to-one). */
     private static final int READ_WAIT = 3;
+    /** A non-commutative reduce-to-one's tree top (team rank 0) sends the result to the root. */
+    private static final int FORWARD = 4;
+    /** A non-commutative reduce-to-one's root, not the tree's top, waits for the result from team rank 0. */
+    private static final int AWAIT = 5;
     private static final MemorySegment NOTHING = MemorySegment.ofArray(new byte[0]);
 
     Team team;
@@ -50,6 +54,15 @@ final class CollOperation {
     private MemorySegment src;
     private ReduceFunction combine;
     private long elementSize;
+    /**
+     * A non-commutative operator ({@code GEX_OP_USER_NC}): the tree is rooted at team rank 0, where every subtree is a
+     * run of consecutive ranks, and each node folds its own value and its children's in rank order.
+     */
+    private boolean inRankOrder;
+    /** The team rank this rank sends the result to (FORWARD), or -1. */
+    private int resultTo;
+    /** The team rank this rank takes the result from (AWAIT), or -1. */
+    private int resultFrom;
 
     private int stage;
     private Throwable failure;
@@ -96,6 +109,7 @@ final class CollOperation {
         this.src = src;
         this.combine = combine;
         this.elementSize = elementSize;
+        this.inRankOrder = combine != null && !combine.commutative();
         this.event = event;
         failure = null;
         round = 0;
@@ -139,7 +153,10 @@ final class CollOperation {
     /** Sizes the state, on the delivery thread when the collective starts; {@code radix} shapes its tree. */
     void start(int radix) {
         final boolean goesUp = kind == REDUCE || kind == REDUCE_ALL;
-        final TreeShape shape = kind == BARRIER ? null : team.shape(root, radix);
+        final TreeShape shape = kind == BARRIER ? null : team.shape(inRankOrder ? 0 : root, radix);
+        final boolean forwarded = inRankOrder && kind == REDUCE && root != 0;
+        resultTo = forwarded && team.rank() == 0 ? root : -1;
+        resultFrom = forwarded && team.rank() == root ? 0 : -1;
         up = goesUp ? shape : null;
         down = kind == BROADCAST || kind == REDUCE_ALL ? shape : null;
         stage = goesUp ? UP : down != null ? DOWN : DONE; // a barrier has no stages
@@ -249,7 +266,7 @@ final class CollOperation {
                     }
                 }
                 // the root combines straight into its result; the others into a buffer of their own for the parent
-                value = fold(engine, up.parent < 0 ? dst : null);
+                value = fold(engine, up.parent < 0 && resultTo < 0 ? dst : null);
             }
             // a reduce-to-one's children read in place wait for this; a reduce-to-all's for the data coming down
             while (kind == REDUCE && readsSent < up.children.length) {
@@ -271,12 +288,24 @@ final class CollOperation {
                 }
             }
             if (stage == UP) {
-                stage = kind == REDUCE_ALL ? DOWN : DONE;
+                stage = kind == REDUCE_ALL ? DOWN : afterUp();
             }
         }
         if (stage == READ_WAIT) {
             if (!readSeen) {
                 return false; // the source may be reused only once the parent has read it
+            }
+            stage = afterUp();
+        }
+        if (stage == FORWARD) {
+            if (!sendAll(engine, resultTo, CollArgs.PHASE_DOWN, value)) {
+                return false;
+            }
+            stage = DONE;
+        }
+        if (stage == AWAIT) {
+            if (!parentSeen || parentBytes != length) {
+                return false;
             }
             stage = DONE;
         }
@@ -299,9 +328,16 @@ final class CollOperation {
         return true;
     }
 
+    /** Where a reduce-to-one goes once this rank's value is up. */
+    private int afterUp() {
+        return resultTo >= 0 ? FORWARD : resultFrom >= 0 ? AWAIT : DONE;
+    }
+
     /**
      * This rank's value combined with its children's, in the children's order, in {@code into} (the root's result), or
-     * else in the accumulator, or, with no children, the source itself.
+     * else in the accumulator, or, with no children, the source itself. In rank order, the children (consecutive runs
+     * of ranks above this one, in increasing order) are folded from the last, as {@code inOut = in op inOut} takes the
+     * lower ranks' value as {@code in}: {@code v op (c1 op (c2 op ... ck))}.
      */
     private MemorySegment fold(CollEngine engine, MemorySegment into) {
         final int c = up.children.length;
@@ -315,12 +351,24 @@ final class CollOperation {
             accumulator = room(accumulator, length);
             acc = accumulator;
         }
-        MemorySegment.copy(src, 0, acc, 0, length);
         final long count = length / elementSize;
+        if (inRankOrder && c > 0) {
+            MemorySegment.copy(child(engine, c - 1), 0, acc, 0, length);
+            for (int i = c - 2; i >= 0; i--) {
+                combine.combine(child(engine, i), acc, count);
+            }
+            combine.combine(src, acc, count);
+            return acc;
+        }
+        MemorySegment.copy(src, 0, acc, 0, length);
         for (int i = 0; i < c; i++) {
-            combine.combine(childAt[i] >= 0 ? view(engine, i) : childData[i], acc, count);
+            combine.combine(child(engine, i), acc, count);
         }
         return acc;
+    }
+
+    private MemorySegment child(CollEngine engine, int i) {
+        return childAt[i] >= 0 ? view(engine, i) : childData[i];
     }
 
     /** Child {@code i}'s value in its segment, as this process maps it; the view is kept for the next collective. */
@@ -391,7 +439,7 @@ final class CollOperation {
         } else if (phase == CollArgs.PHASE_READ && up != null && from == up.parent && upSent) {
             readSeen = true;
             return NOTHING;
-        } else if (phase == CollArgs.PHASE_DOWN && down != null && from == down.parent) {
+        } else if (phase == CollArgs.PHASE_DOWN && (down != null && from == down.parent || from == resultFrom)) {
             parentSeen = true;
             parentBytes += (int) bytes;
             return dst;

@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -401,6 +402,87 @@ public abstract class CollKit extends ConduitKit {
         } else if (!launchesProcesses()) {
             final PeerFailedException failed = assertInstanceOf(PeerFailedException.class, waiter.get());
             assertEquals(1, failed.rank(), failed.getMessage());
+        }
+    }
+
+    /**
+     * A non-commutative operator ({@code GEX_OP_USER_NC}: 2x2 matrix products, wrapping) folds the members' values in
+     * team rank order, {@code M0 x M1 x ... x M(n-1)}, at 2, 3 and 5 ranks: on the job team and on a team in reversed
+     * job order, to all and to every root, flat (32 and 320 bytes) and binomial (6400 bytes, sources in the segment:
+     * read in place on smp).
+     */
+    @Test
+    void nonCommutativeOperatorsFoldInRankOrder() {
+        final ReduceFunction product = ReduceFunction.nonCommutative(CollKit::matrixProducts);
+        assertFalse(product.commutative());
+        assertTrue(SUM_AND_MAX.commutative());
+        for (int n : new int[] {2, 3, 5}) {
+            job(n, client -> {
+                final MemorySegment segment = client.attachSegment(1 << 16).memory();
+                final Coll coll = Coll.of(client);
+                final Team job = Team.job(client);
+                final Team reversed = job.split(0, -client.rank());
+                final MemorySegment dst = Arena.ofAuto().allocate(32 * 200);
+                int step = 0;
+                for (Team team : List.of(job, reversed)) {
+                    for (int count : new int[] {1, 10, 200}) {
+                        for (int root = -1; root < team.size(); root++) {
+                            step++;
+                            final MemorySegment src = segment.asSlice(8192L * (step % 3), 32L * count);
+                            for (int i = 0; i < count; i++) {
+                                matrix(client.rank(), step, i).put(src, i);
+                            }
+                            dst.fill((byte) 0);
+                            (root < 0 ? coll.reduceToAllNb(team, dst, src, 32, count, product)
+                                : coll.reduceToOneNb(team, root, dst, src, 32, count, product)).await();
+                            if (root < 0 || root == team.rank()) {
+                                for (int i = 0; i < count; i++) {
+                                    Matrix expected = matrix(team.jobRank(0), step, i);
+                                    for (int t = 1; t < team.size(); t++) {
+                                        expected = expected.times(matrix(team.jobRank(t), step, i));
+                                    }
+                                    assertEquals(expected, Matrix.at(dst, i), (root < 0 ? "to all" : "to root "
+                                        + root) + " on " + team + ", " + count + " elements, element " + i);
+                                }
+                            }
+                            coll.barrier(team); // the sources are rewritten next step: none may be read after
+                        }
+                    }
+                }
+                reversed.close();
+            });
+        }
+    }
+
+    /** A 2x2 matrix of longs, multiplied modulo 2^64: associative, not commutative. */
+    record Matrix(long a, long b, long c, long d) {
+        Matrix times(Matrix o) {
+            return new Matrix(a * o.a + b * o.c, a * o.b + b * o.d, c * o.a + d * o.c, c * o.b + d * o.d);
+        }
+
+        static Matrix at(MemorySegment m, long i) {
+            return new Matrix(m.get(ValueLayout.JAVA_LONG_UNALIGNED, 32 * i), m.get(ValueLayout.JAVA_LONG_UNALIGNED,
+                32 * i + 8), m.get(ValueLayout.JAVA_LONG_UNALIGNED, 32 * i + 16), m.get(ValueLayout.JAVA_LONG_UNALIGNED,
+                32 * i + 24));
+        }
+
+        void put(MemorySegment m, long i) {
+            m.set(ValueLayout.JAVA_LONG_UNALIGNED, 32 * i, a);
+            m.set(ValueLayout.JAVA_LONG_UNALIGNED, 32 * i + 8, b);
+            m.set(ValueLayout.JAVA_LONG_UNALIGNED, 32 * i + 16, c);
+            m.set(ValueLayout.JAVA_LONG_UNALIGNED, 32 * i + 24, d);
+        }
+    }
+
+    private static Matrix matrix(int jobRank, int step, int i) {
+        return new Matrix(1 + (jobRank * 7 + step * 3 + i) % 5, (jobRank + i) % 3 + step, (jobRank * 2 + step) % 4,
+            1 + (jobRank + 2 * i) % 3 + jobRank);
+    }
+
+    /** {@code inOut[i] = in[i] x inOut[i]}: {@code in} holds the lower ranks' product. */
+    private static void matrixProducts(MemorySegment in, MemorySegment inOut, long count) {
+        for (long i = 0; i < count; i++) {
+            Matrix.at(in, i).times(Matrix.at(inOut, i)).put(inOut, i);
         }
     }
 
