@@ -40,8 +40,13 @@ final class ClientAccess extends CoreAccess {
     }
 
     @Override
+    public BufferDescriptor registrationDescriptor(Client client, int handle) {
+        return client.registrations.descriptor(handle);
+    }
+
+    @Override
     public void setProgress(Client client, org.gexj.internal.ClientProgress progress) {
-        client.progress.set(progress);
+        client.progress.add(progress);
     }
 
     @Override

@@ -3,9 +3,10 @@ package org.gexj;
 import org.gexj.internal.ClientProgress;
 
 /**
- * A layer's work in the client's polls ({@link ClientProgress}, the collectives'): unset until a layer needs it, so
- * that other jobs' polls skip it with one load. Run by the thread holding delivery, once at a time: a poll the work
- * makes itself (a request's poll on its way out) does not run it again.
+ * The layers' work in the client's polls ({@link ClientProgress}: the collectives', the AM layer's rendezvous pulls by
+ * RDMA): unset until a layer needs it, so that other jobs' polls skip it with one load; a second layer's runs after
+ * the first's. Run by the thread holding delivery, once at a time: a poll the work makes itself (a request's poll on
+ * its way out) does not run it again.
  */
 final class LayerProgress {
     private volatile ClientProgress work;
@@ -16,11 +17,9 @@ final class LayerProgress {
         return work != null;
     }
 
-    synchronized void set(ClientProgress w) {
-        if (work != null) {
-            throw new IllegalStateException("a progress function is set already");
-        }
-        work = w;
+    synchronized void add(ClientProgress w) {
+        final ClientProgress first = work;
+        work = first == null ? w : () -> first.progress() + w.progress();
     }
 
     /** @return what the work did, or 0 where it is unset or running already */

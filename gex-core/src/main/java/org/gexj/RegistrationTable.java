@@ -147,6 +147,14 @@ final class RegistrationTable {
         return r.memory();
     }
 
+    /** The descriptor of the open registration {@code handle} (as {@link #memory} finds it), else null. */
+    BufferDescriptor descriptor(int handle) {
+        final AtomicReferenceArray<Registration> s = slots;
+        final int slot = handle & SLOT_MASK;
+        final Registration r = slot < s.length() ? s.get(slot) : null;
+        return r == null || r.handle() != handle || !r.isOpen() ? null : r.descriptor();
+    }
+
     /**
      * The handle of an open registration that holds {@code [address, address + length)}, or 0 (no handle is 0: its
      * generation is at least 1). No lock, no allocation; a scan of the slots, for sends large enough to pay for it.

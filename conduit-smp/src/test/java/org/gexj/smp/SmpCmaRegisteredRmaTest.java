@@ -18,6 +18,11 @@ class SmpCmaRegisteredRmaTest extends RegisteredRmaKit {
         return Map.of("GEX_CONDUIT", "smp", "GEX_SMP_CMA", "on", "GEX_SMP_CMA_MIN", "0");
     }
 
+    @Override
+    protected boolean pullsRendezvous() {
+        return true;
+    }
+
     /** The kit's setting sends even a small registered put and get through CMA, not the rings. */
     @Test
     void smallRegisteredOperationsTakeCrossMemoryAttach() {

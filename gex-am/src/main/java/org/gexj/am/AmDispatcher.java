@@ -18,7 +18,7 @@ import java.lang.foreign.MemorySegment;
  * <p>A frame that is malformed, names an unregistered handler or disagrees with its registration is counted,
  * reported on stderr (the first few) and dropped; it never reaches a handler.
  */
-final class AmDispatcher implements ConduitListener {
+final class AmDispatcher implements ConduitListener, AmRendezvousPulls.Delivery {
     private static final CoreAccess CORE = CoreAccess.get();
     private static final int REPORTED_DROPS = 10;
     private static final String[] CONTEXT = {"an AM request handler", "an AM reply handler"};
@@ -35,6 +35,10 @@ final class AmDispatcher implements ConduitListener {
     private final AmLongEngine longEngine;
     /** Pulls the payloads of rendezvous Longs; null where the conduit reaches no peer's registered memory. */
     private final AmRendezvous rendezvous;
+    /** Pulls them by RDMA read where the NIC reads peers' registrations by key (ofi, ibv), else null. */
+    private final AmRendezvousPulls pulls;
+    /** Whether the client's progress delivers {@link #pulls}' finished envelopes yet (set at the first pull). */
+    private boolean pullProgress;
     private final AmStats stats;
     /** The top bit of the conduit's immediates: set for AM Long payloads, clear for {@link #otherWrites}'. */
     private final long longPayloadBit;
@@ -47,6 +51,11 @@ final class AmDispatcher implements ConduitListener {
         this.client = client;
         this.longEngine = longEngine;
         this.rendezvous = rendezvous;
+        this.pulls = rendezvous == null || rendezvous.nic() == null ? null
+            : new AmRendezvousPulls(rendezvous.nic(), this);
+        if (pulls != null) {
+            CORE.setRmaSink(client, CoreAccess.OWNER_AM_PULL, pulls);
+        }
         this.tokens = new Token[] {new Token(am), new Token(am)};
         final int bits = client.capabilities().immediateBits();
         this.longPayloadBit = bits == 0 ? 0 : 1L << (bits - 1);
@@ -77,7 +86,32 @@ final class AmDispatcher implements ConduitListener {
                 return; // stored until its payload lands, or a duplicate the table counted
             }
         }
-        dispatch(channel, frame, handler);
+        if (frame.isRendezvous() && pulls != null) {
+            startPull(channel, frame, handler);
+            return;
+        }
+        dispatch(channel, frame, handler, NOT_PULLED);
+    }
+
+    /** Starts the RDMA read of a rendezvous Long's payload; its envelope is dispatched once the read is done. */
+    private void startPull(int channel, AmFrameFlyweight frame, AmHandler handler) {
+        if (!pullProgress) {
+            pullProgress = true;
+            CORE.setProgress(client, () -> pulls.progress(am.localSegment()));
+        }
+        final int code = pulls.start(frame, am.localSegment());
+        if (code != AmRendezvousPulls.PULLING) {
+            rendezvous.count(code);
+            dispatch(channel, frame, handler, code); // refused at once: answered, no handler
+        }
+    }
+
+    /** A rendezvous Long whose read finished ({@link AmRendezvousPulls#progress}, outside handlers). */
+    @Override
+    public void deliverPulled(DirectBuffer envelope, int length, int code) {
+        final AmFrameFlyweight frame = frames[Conduit.REQUEST].wrap(envelope, 0, length);
+        rendezvous.count(code);
+        dispatch(Conduit.REQUEST, frame, am.handler(frame.handler()), code); // checked when it arrived
     }
 
     /**
@@ -104,7 +138,7 @@ final class AmDispatcher implements ConduitListener {
             final AmFrameFlyweight frame = frames[channel].wrap(longEngine.readyEnvelope(channel), 0,
                 longEngine.readyLength(channel));
             // checked when it arrived
-            dispatch(channel, frame, am.handler(frame.handler()));
+            dispatch(channel, frame, am.handler(frame.handler()), NOT_PULLED);
         }
     }
 
@@ -139,8 +173,11 @@ final class AmDispatcher implements ConduitListener {
     /**
      * Runs the handler of a checked frame. A request that holds a credit slot gets a reply whatever the handler does:
      * its own, or the implicit one sent here; a reply that carries one of this rank's slots frees it once handled.
+     *
+     * @param pulledAlready for a rendezvous Long whose payload was read already (by RDMA), the pull's
+     *                      {@code RegisteredAccess} code; else {@code NOT_PULLED}
      */
-    private void dispatch(int channel, AmFrameFlyweight frame, AmHandler handler) {
+    private void dispatch(int channel, AmFrameFlyweight frame, AmHandler handler, int pulledAlready) {
         final boolean request = frame.isRequest();
         final int category = frame.category();
         final int index = frame.handler();
@@ -152,7 +189,10 @@ final class AmDispatcher implements ConduitListener {
             payload.wrapMedium(buffer, frame.payloadIndex(), (int) frame.payloadLength());
         } else if (category == AmFrameFlyweight.CATEGORY_LONG) {
             if (frame.isRendezvous()) {
-                pulled = pull(frame, payload);
+                pulled = pulledAlready == NOT_PULLED ? pull(frame, payload) : pulledAlready;
+                if (pulledAlready == RegisteredAccess.OK) {
+                    payload.wrapLong(am.localSegment(), frame.dest(), frame.payloadLength());
+                }
             } else if (!deliverLong(channel, frame, payload)) {
                 return;
             }

@@ -1,5 +1,6 @@
 package org.gexj.am;
 
+import org.gexj.BufferDescriptor;
 import org.gexj.Client;
 import org.gexj.Ec;
 import org.gexj.Event;
@@ -11,6 +12,7 @@ import org.gexj.internal.OperationSlots;
 import org.gexj.spi.Claim;
 import org.gexj.spi.Conduit;
 import org.gexj.spi.RegisteredAccess;
+import org.gexj.spi.RegisteredRmaTransport;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
@@ -19,13 +21,15 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The rendezvous AM Long, Charm++'s zero-copy entry method: a Long request of at least {@value #SETTING} bytes whose
  * source lies in memory this rank registered ({@code Client.register}) sends only its envelope, naming the
- * registration. The target pulls the payload from there into its segment ({@link RegisteredAccess#pull}: Cross Memory
- * Attach on smp, one copy, done by the target's core), answers, and runs the handler; the answer tells the sender that
- * the source may be reused, which completes the send's local completion.
+ * registration. The target pulls the payload from there into its segment, answers, and runs the handler; the answer
+ * tells the sender that the source may be reused, which completes the send's local completion. The pull is Cross
+ * Memory Attach on smp ({@link RegisteredAccess#pull}: one copy by the target's core, at once), an RDMA read with the
+ * registration's NIC key on ofi and ibv ({@link AmRendezvousPulls}: the handler runs once it completed).
  *
- * <p>Where: conduits whose peers pull registered memory directly ({@link RegisteredAccess#pullable}); elsewhere,
- * and for sources outside any registration, smaller payloads, replies and sends to this rank, the Long travels as it
- * would without the setting. Off unless {@value #SETTING} is set.
+ * <p>Where: conduits whose peers pull registered memory directly ({@link RegisteredAccess#pullable}) or read it by
+ * key ({@link RegisteredRmaTransport}, registrations whose descriptor is keyed); elsewhere (udp), and for sources
+ * outside any registration, smaller payloads, replies and sends to this rank, the Long travels as it would without the
+ * setting. Off unless {@value #SETTING} is set.
  *
  * <p>Local completion is the answer: {@link Lc#NOW} waits for it (running handlers), an event option completes with
  * it, {@link Lc#GROUP} counts in the thread's NBI AM event. If the target cannot pull (the registration was closed or
@@ -43,6 +47,8 @@ final class AmRendezvous {
     private final Client client;
     private final AmClaims claims;
     private final RegisteredAccess access;
+    /** The NIC that reads peers' registrations by key, or null (smp: Cross Memory Attach). */
+    private final RegisteredRmaTransport nic;
     private final int rank;
     private final long min;
     private final long timeoutNs;
@@ -61,10 +67,12 @@ final class AmRendezvous {
     private final LongAdder pulled = new LongAdder();
     private final LongAdder refused = new LongAdder();
 
-    private AmRendezvous(Client client, AmClaims claims, RegisteredAccess access, long min, long timeoutNs) {
+    private AmRendezvous(Client client, AmClaims claims, RegisteredAccess access, RegisteredRmaTransport nic, long min,
+                         long timeoutNs) {
         this.client = client;
         this.claims = claims;
         this.access = access;
+        this.nic = nic;
         this.rank = client.rank();
         this.min = min;
         this.timeoutNs = timeoutNs;
@@ -89,7 +97,13 @@ final class AmRendezvous {
         final long min = setting.equals("off") ? Long.MAX_VALUE
             : client.config().getLong(SETTING, Long.MAX_VALUE, 1, Long.MAX_VALUE);
         final RegisteredAccess access = conduit.registeredAccess();
-        return access == null ? null : new AmRendezvous(client, claims, access, min, timeoutNs);
+        final RegisteredRmaTransport nic = conduit.rma() instanceof RegisteredRmaTransport t ? t : null;
+        return access == null ? null : new AmRendezvous(client, claims, access, nic, min, timeoutNs);
+    }
+
+    /** The NIC that reads peers' registrations by key, or null where pulls are Cross Memory Attach. */
+    RegisteredRmaTransport nic() {
+        return nic;
     }
 
     /** The least payload sent as rendezvous: {@code Long.MAX_VALUE} when off here. */
@@ -106,7 +120,12 @@ final class AmRendezvous {
             return 0;
         }
         final int handle = CORE.registrationOf(client, src.address() + srcOffset, nbytes);
-        return handle != 0 && access.pullable(handle) ? handle : 0;
+        return handle != 0 && (access.pullable(handle) || nic != null && keyed(handle)) ? handle : 0;
+    }
+
+    private boolean keyed(int handle) {
+        final BufferDescriptor d = CORE.registrationDescriptor(client, handle);
+        return d != null && d.keyed();
     }
 
     /**
@@ -156,7 +175,10 @@ final class AmRendezvous {
         }
         AmFrameFlyweight.encodeHeader(claim.buffer(), claim.offset(), AmFrameFlyweight.CATEGORY_LONG
             | AmFrameFlyweight.TYPE_REQUEST | AmFrameFlyweight.TYPE_RENDEZVOUS, handler, nargs, rank, nbytes, dest);
-        AmFrameFlyweight.encodeRendezvous(claim.buffer(), claim.offset(), nargs, offset, handle, op);
+        // a registration closed since handleFor has no descriptor: the target's read is refused, the send fails
+        final BufferDescriptor d = nic == null ? null : CORE.registrationDescriptor(client, handle);
+        AmFrameFlyweight.encodeRendezvous(claim.buffer(), claim.offset(), nargs, offset, handle, op,
+            d == null ? 0 : d.key(), d == null ? 0 : d.address());
         awaitAfterCommit.get()[0] = lc == null || lc == Lc.NOW ? local : null;
         if (lc != null && lc.isEvent()) {
             CORE.setLastEvent(lc, local);
@@ -198,8 +220,13 @@ final class AmRendezvous {
         }
         final int code = access.pull(local, dest, frame.source(), frame.rendezvousHandle(), frame.rendezvousOffset(),
             nbytes);
-        (code == RegisteredAccess.OK ? pulled : refused).increment();
+        count(code);
         return code;
+    }
+
+    /** Counts a pull's outcome ({@code am.rendezvous.pulled} or {@code .refused}). */
+    void count(int code) {
+        (code == RegisteredAccess.OK ? pulled : refused).increment();
     }
 
     /**
@@ -245,7 +272,7 @@ final class AmRendezvous {
         return switch (code) {
             case RegisteredAccess.NOT_REGISTERED -> "no open registration there (closed before the pull?)";
             case RegisteredAccess.OUT_OF_RANGE -> "the range lies outside the registration or the target's segment";
-            case RegisteredAccess.FAULT -> "its memory could not be read (its arena closed?)";
+            case RegisteredAccess.FAULT -> "its memory could not be read (its arena or registration closed?)";
             case RegisteredAccess.ELSEWHERE -> "the target cannot reach it directly";
             default -> "code " + code;
         };

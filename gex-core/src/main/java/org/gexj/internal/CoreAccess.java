@@ -51,7 +51,7 @@ public abstract class CoreAccess {
 
     /**
      * Makes every poll of {@code client} that may send requests (not inside a handler or NPAM pair) also run
-     * {@code progress}; once, for good (a second one is refused).
+     * {@code progress}, for good, after what other layers set.
      */
     public abstract void setProgress(Client client, ClientProgress progress);
 
@@ -72,6 +72,9 @@ public abstract class CoreAccess {
      */
     public abstract int registrationOf(Client client, long address, long length);
 
+    /** The descriptor of this rank's open registration {@code handle} (its NIC key, if keyed), else null. */
+    public abstract org.gexj.BufferDescriptor registrationDescriptor(Client client, int handle);
+
     /** The AM layer installs the listener of inbound frames and remote writes. */
     public abstract void setListener(Client client, ConduitListener listener);
 
@@ -79,7 +82,7 @@ public abstract class CoreAccess {
     public abstract void addStats(Client client, java.util.function.Supplier<java.util.Map<String, Long>> counters);
 
     /** How many layers can own RMA operations: the top byte of an operation id names its owner. */
-    public static final int OWNERS = 5;
+    public static final int OWNERS = 6;
     public static final int OWNER_SHIFT = 56;
     /** RMA operations of the RMA layer. */
     public static final int OWNER_RMA = 1;
@@ -89,6 +92,8 @@ public abstract class CoreAccess {
     public static final int OWNER_PWC = 3;
     /** Remote atomics the conduit's NIC performs ({@code RmaTransport#atomic}). */
     public static final int OWNER_AD = 4;
+    /** RDMA reads of rendezvous AM Long payloads, which the target starts (the AM layer). */
+    public static final int OWNER_AM_PULL = 5;
 
     /** RMA completions of operations whose id has {@code owner} in its top byte go to {@code sink}. */
     public abstract void setRmaSink(Client client, int owner, ConduitListener sink);

@@ -41,8 +41,17 @@ public abstract class RegisteredRmaKit extends PwcKit {
     }
 
     /**
+     * Whether peers pull this conduit's registrations, so that Longs from them travel as rendezvous: where they are
+     * keyed (an RDMA read) by default; subclasses with Cross Memory Attach say so.
+     */
+    protected boolean pullsRendezvous() {
+        return keyedRegistrations();
+    }
+
+    /**
      * Long requests from registered memory with {@code GEX_AMLONG_RENDEZVOUS_MIN} set: where the conduit lets peers
-     * pull registrations (smp with Cross Memory Attach) they travel as rendezvous, elsewhere as any Long; either way
+     * pull registrations (smp with Cross Memory Attach, keyed registrations by RDMA read: {@link #pullsRendezvous})
+     * they travel as rendezvous, each payload pulled, elsewhere as any Long; either way
      * each payload is in place before its handler runs, and each local completion (NOW, an event, GROUP) leaves the
      * source free to be rewritten at once.
      */
@@ -94,6 +103,12 @@ public abstract class RegisteredRmaKit extends PwcKit {
             assertEquals(sends, handled.get(), "handlers run");
             assertEquals(java.util.List.of(), errors);
             assertEquals(0L, client.stats().getOrDefault("am.rendezvous.refused", 0L), client.stats().toString());
+            final long pulled = client.stats().getOrDefault("am.rendezvous.pulled", 0L);
+            if (pullsRendezvous()) {
+                assertEquals(sends, pulled, "payloads pulled: " + client.stats());
+            } else {
+                assertTrue(pulled == 0 || pulled == sends, "payloads pulled: " + client.stats());
+            }
         });
     }
 

@@ -30,8 +30,10 @@ import org.agrona.MutableDirectBuffer;
  *        bit 4 reassembly (Long, not inline: the payload lands by a remote write tagged with the credit slot, in
  *        either order with this envelope; else it was in place before the envelope was sent),
  *        bit 5 rendezvous (a Long request whose payload the target pulls from the sender's registered memory, named
- *        by a 16-byte trailer where an inline payload would start: offset in the registration (int64), the
- *        registration's handle (int32), the sender's operation (int32), which the target's answer carries back).
+ *        by a 32-byte trailer where an inline payload would start: offset in the registration (int64), the
+ *        registration's handle (int32), the sender's operation (int32), which the target's answer carries back,
+ *        the registration's NIC key (int64; 0 where the target pulls by Cross Memory Attach) and its address
+ *        (int64), for an RDMA read).
  *  The header is 16 bytes, and only a Long carries a destination: on smp (records on 64-byte lines, a 16-byte record
  *  header) a Medium with no args carries up to 32 payload bytes in its record's first line, the line that holds the
  *  record's tag and that the reader polls; a second line costs a ping-pong 60-90 ns more in the VM's fast mode
@@ -46,7 +48,7 @@ import org.agrona.MutableDirectBuffer;
  * writes in place; decoding uses a wrapped instance owned by the receiving thread.
  */
 public final class AmFrameFlyweight {
-    public static final byte VERSION = 3;
+    public static final byte VERSION = 4;
     public static final int VERSION_OFFSET = 0;
     public static final int TYPE_OFFSET = 1;
     public static final int HANDLER_OFFSET = 2;
@@ -70,7 +72,7 @@ public final class AmFrameFlyweight {
     public static final int TYPE_REASSEMBLY = 16;
     public static final int TYPE_RENDEZVOUS = 32;
     /** Bytes a rendezvous Long's trailer adds to its frame. */
-    public static final int RENDEZVOUS_TRAILER = 16;
+    public static final int RENDEZVOUS_TRAILER = 32;
 
     private DirectBuffer buffer;
     private int offset;
@@ -111,11 +113,13 @@ public final class AmFrameFlyweight {
 
     /** Writes a rendezvous Long's trailer (see the diagram) after its header and args. */
     public static void encodeRendezvous(MutableDirectBuffer b, int at, int nargs, long offset, int handle,
-                                        int operation) {
+                                        int operation, long key, long address) {
         final int trailer = at + payloadOffset(CATEGORY_LONG, nargs);
         b.putLong(trailer, offset);
         b.putInt(trailer + Long.BYTES, handle);
         b.putInt(trailer + Long.BYTES + Integer.BYTES, operation);
+        b.putLong(trailer + 2 * Long.BYTES, key);
+        b.putLong(trailer + 3 * Long.BYTES, address);
     }
 
     /** Stamps the nonce of a reassembled Long, the one its payload's tag carries. */
@@ -248,6 +252,16 @@ public final class AmFrameFlyweight {
     /** A rendezvous Long's operation at the sender, which the target's answer names. */
     public int rendezvousOperation() {
         return buffer.getInt(payloadIndex() + Long.BYTES + Integer.BYTES);
+    }
+
+    /** A rendezvous Long's registration NIC key at the sender (0 where it has none). */
+    public long rendezvousKey() {
+        return buffer.getLong(payloadIndex() + 2 * Long.BYTES);
+    }
+
+    /** A rendezvous Long's registration address at the sender. */
+    public long rendezvousAddress() {
+        return buffer.getLong(payloadIndex() + 3 * Long.BYTES);
     }
 
     /** The reassembly nonce (see the diagram). */

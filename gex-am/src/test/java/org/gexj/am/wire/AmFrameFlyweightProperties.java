@@ -64,6 +64,40 @@ class AmFrameFlyweightProperties {
     private static final byte SENTINEL = (byte) 0xA5;
 
     /**
+     * A rendezvous Long's 32-byte trailer reads back what was written (offset, handle, operation, key, address), for
+     * every arg count and any values, validates, and writes nothing past the frame.
+     */
+    @Test
+    void rendezvousTrailersRoundTrip() {
+        qt().forAll(integers().between(0, AmFrameFlyweight.MAX_ARGS), longs().all(), integers().all(),
+                longs().all().zip(longs().all(), (k, a) -> new long[] {k, a}))
+            .checkAssert((nargs, offset, handle, keyAndAddress) -> {
+                final long key = keyAndAddress[0];
+                final long address = keyAndAddress[1];
+                final int length = AmFrameFlyweight.frameLength(AmFrameFlyweight.CATEGORY_LONG, nargs,
+                    AmFrameFlyweight.RENDEZVOUS_TRAILER);
+                final UnsafeBuffer buffer = new UnsafeBuffer(new byte[length + 16]);
+                buffer.setMemory(0, length + 16, SENTINEL);
+                AmFrameFlyweight.encodeHeader(buffer, 0, AmFrameFlyweight.CATEGORY_LONG | AmFrameFlyweight.TYPE_REQUEST
+                    | AmFrameFlyweight.TYPE_RENDEZVOUS, 7, nargs, 3, 1 << 20, 4096);
+                for (int i = 0; i < nargs; i++) {
+                    buffer.putInt(AmFrameFlyweight.ARGS_OFFSET + 4 * i, i);
+                }
+                AmFrameFlyweight.encodeRendezvous(buffer, 0, nargs, offset, handle, ~handle, key, address);
+                final AmFrameFlyweight f = new AmFrameFlyweight().wrap(buffer, 0, length);
+                assertNull(f.validate());
+                assertEquals(offset, f.rendezvousOffset());
+                assertEquals(handle, f.rendezvousHandle());
+                assertEquals(~handle, f.rendezvousOperation());
+                assertEquals(key, f.rendezvousKey());
+                assertEquals(address, f.rendezvousAddress());
+                for (int i = length; i < length + 16; i++) {
+                    assertEquals(SENTINEL, buffer.getByte(i), "byte " + i + " past the frame");
+                }
+            });
+    }
+
+    /**
      * Only a Long carries a destination: a Short's or Medium's args and payload follow the 16-byte header, so that on
      * smp a Medium of up to 32 bytes with no args rides in its ring record's first cache line (after the 16-byte record
      * header), the line its reader polls.
