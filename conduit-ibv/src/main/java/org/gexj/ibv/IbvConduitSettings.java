@@ -18,9 +18,16 @@ import org.gexj.Config;
  * @param maxInline     {@code GEX_IBV_INLINE}: bytes a QP is asked to send inline (credit messages need 16)
  * @param timeoutNanos  {@code GEX_IBV_TIMEOUT} (seconds): how long a send may find the send queue full, or a peer that
  *                      owes this rank credits or RMA completions stay silent, before the peer is declared unreachable
+ * @param peerKeys      {@code GEX_IBV_PEER_KEYS}: {@code off} (the default) or {@code on}: whether memory a program
+ *                      registers ({@code Client.register}) is registered with the device for peers' RDMA, its key in
+ *                      the descriptor, so that peers put, get, put and get with completion and pull rendezvous Longs
+ *                      by RDMA. On, the program promises never to use a descriptor past its registration, its range
+ *                      or its access, as GASNet-EX requires of bound memory: a refused access is a remote access
+ *                      error, which moves the queue pair to the error state and ends the job naming the peer. Off,
+ *                      peers reach registrations over messages, and the owner refuses alone.
  */
 record IbvConduitSettings(String connect, int frameLength, int credits, int sendBuffers, int rmaOperations,
-                          int maxInline, long timeoutNanos) {
+                          int maxInline, long timeoutNanos, boolean peerKeys) {
     /** Whether every peer's QP is connected at open. */
     boolean connectsStatically() {
         return connect.equals(STATIC);
@@ -33,6 +40,7 @@ record IbvConduitSettings(String connect, int frameLength, int credits, int send
     static final String RMA_OPS = "GEX_IBV_RMA_OPS";
     static final String INLINE = "GEX_IBV_INLINE";
     static final String TIMEOUT = "GEX_IBV_TIMEOUT";
+    static final String PEER_KEYS = "GEX_IBV_PEER_KEYS";
     static final String STATIC = "static";
     static final String ONDEMAND = "ondemand";
 
@@ -49,6 +57,11 @@ record IbvConduitSettings(String connect, int frameLength, int credits, int send
         final int rma = config.getInt(RMA_OPS, 256, 4, 1 << 16);
         final int inline = config.getInt(INLINE, 64, 16, 1024);
         final long timeout = config.getLong(TIMEOUT, 30, 1, 3600);
-        return new IbvConduitSettings(connect, frame, credits, send, rma, inline, timeout * 1_000_000_000L);
+        final String keys = config.get(PEER_KEYS, "off").toLowerCase(java.util.Locale.ROOT);
+        if (!keys.equals("on") && !keys.equals("off")) {
+            throw new IllegalArgumentException(PEER_KEYS + "=" + keys + " is not one of: off, on");
+        }
+        return new IbvConduitSettings(connect, frame, credits, send, rma, inline, timeout * 1_000_000_000L,
+            keys.equals("on"));
     }
 }

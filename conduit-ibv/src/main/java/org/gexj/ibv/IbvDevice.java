@@ -210,6 +210,17 @@ final class IbvDevice implements AutoCloseable {
         return mr;
     }
 
+    /**
+     * Registers a program's memory for peers' RDMA ({@code GEX_IBV_PEER_KEYS=on}): remote reads, and remote writes and
+     * atomics (where the device has them) unless it is read-only; released by {@link #deregister}.
+     */
+    MemorySegment registerForPeers(MemorySegment memory, boolean writable) {
+        final int access = writable ? Verbs.IBV_ACCESS_LOCAL_WRITE | Verbs.IBV_ACCESS_REMOTE_WRITE
+            | Verbs.IBV_ACCESS_REMOTE_READ | (atomics ? Verbs.IBV_ACCESS_REMOTE_ATOMIC : 0)
+            : Verbs.IBV_ACCESS_REMOTE_READ;
+        return Verbs.regMr(pd, memory, access);
+    }
+
     static void deregister(MemorySegment mr) {
         Verbs.deregMr(mr);
     }

@@ -12,6 +12,7 @@ import org.gexj.ibv.wire.IbvConnectionCodec;
 import org.gexj.rdma.RdmaCompletions;
 import org.gexj.rdma.RdmaErrorEntry;
 import org.gexj.rdma.RdmaNic;
+import org.gexj.rdma.RdmaPeerRegistering;
 import org.gexj.rdma.RdmaRegion;
 import org.gexj.spi.AtomicCodes;
 import org.gexj.spi.Bootstrap;
@@ -41,7 +42,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *
  * <p>Threads: not thread-safe; the engine makes every call under its lock.
  */
-final class IbvNic implements RdmaNic, AutoCloseable {
+final class IbvNic implements RdmaPeerRegistering, AutoCloseable {
     private static final int SIGNALED = Verbs.IBV_SEND_SIGNALED;
     private static final int INLINE = Verbs.IBV_SEND_SIGNALED | Verbs.IBV_SEND_INLINE;
     /**
@@ -60,6 +61,8 @@ final class IbvNic implements RdmaNic, AutoCloseable {
     private final JobHealth health;
     private final int rank;
     private final int maxInline;
+    /** {@code GEX_IBV_PEER_KEYS}: registrations are registered with the device for peers, their keys in descriptors. */
+    private final boolean peerKeys;
     private final int sendQueueDepth;
     private final VerbsOps ops;
     private final MemorySegment cq;
@@ -94,6 +97,7 @@ final class IbvNic implements RdmaNic, AutoCloseable {
         this.health = health;
         this.rank = rank;
         this.maxInline = settings.maxInline();
+        this.peerKeys = settings.peerKeys();
         // every frame, RMA chunk and credit message toward one peer may be in its queue at once
         this.sendQueueDepth = (int) Math.min(device.maxQpWr,
             settings.sendBuffers() + settings.rmaOperations() + 4L * settings.credits() + 64);
@@ -318,6 +322,19 @@ final class IbvNic implements RdmaNic, AutoCloseable {
         };
         return new RdmaRegion(Integer.toUnsignedLong(Verbs.lkey(mr)), Integer.toUnsignedLong(Verbs.rkey(mr)),
             release);
+    }
+
+    /** {@code GEX_IBV_PEER_KEYS}: see {@link IbvConduitSettings#peerKeys}. */
+    @Override
+    public boolean registersForPeers() {
+        return peerKeys;
+    }
+
+    @Override
+    public RdmaRegion registerForPeers(MemorySegment memory, boolean writable) {
+        final MemorySegment mr = device.registerForPeers(memory, writable);
+        return new RdmaRegion(Integer.toUnsignedLong(Verbs.lkey(mr)), Integer.toUnsignedLong(Verbs.rkey(mr)),
+            () -> IbvDevice.deregister(mr));
     }
 
     @Override

@@ -27,6 +27,14 @@ class IbvConduitSettingsTest {
         assertEquals(16 << 10, s.frameLength());
         assertEquals(64, s.maxInline());
         assertEquals(30_000_000_000L, s.timeoutNanos());
+        assertEquals(false, s.peerKeys());
+    }
+
+    @Test
+    void peerKeysAreOffUnlessAskedFor() {
+        assertEquals(true, read(Map.of("GEX_IBV_PEER_KEYS", "ON")).peerKeys());
+        assertEquals(false, read(Map.of("GEX_IBV_PEER_KEYS", "off")).peerKeys());
+        assertEquals("GEX_IBV_PEER_KEYS=yes is not one of: off, on", refused(Map.of("GEX_IBV_PEER_KEYS", "yes")));
     }
 
     @Test
