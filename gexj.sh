@@ -192,6 +192,7 @@ guest_tests() {
   # IbvKillMidFloodOnDevice already starts ibv jobs through gexrun.
   local classes=IbvLoopbackOnDevice,IbvUdOnDevice,IbvConnectOnDevice,IbvAmKitOnDevice,IbvRmaKitOnDevice,IbvAtomicsOnDevice
   classes+=,IbvRobustnessKitOnDevice,IbvBarrierKitOnDevice,IbvKillMidFloodOnDevice,IbvQpErrorOnDevice,IbvRendezvousLongOnDevice
+  classes+=,IbvPwcByKeyOnDevice
   # C1 only, in the test JVM and in the ranks gexrun starts there: under TCG a C2 compilation costs tens of times
   # what it does on the host, and these JVMs live minutes (the guest's tests took 502 s with C1, 700 s with C2)
   RXE_VM_JAVA_OPTS="-XX:TieredStopAtLevel=1" \
