@@ -21,8 +21,6 @@ import java.util.function.IntPredicate;
 final class UdpLossRecovery {
     /** How often a poll looks for timeouts ({@link #tick}). */
     private static final long TICK_NANOS = 20_000;
-    /** Acknowledgements with progress, with no duplicate reported, after which a grown reorder window halves. */
-    private static final int REORDER_DECAY_ACKS = 1 << 16;
     /** What {@link #ackSlot} returns for a fragment acknowledged first but sent more than once. */
     private static final long RESENT = Long.MIN_VALUE + 1;
 
@@ -86,10 +84,7 @@ final class UdpLossRecovery {
         }
         if (newest != Long.MIN_VALUE) {
             s.progressAt = now;
-            if (++s.acksSinceDuplicate >= REORDER_DECAY_ACKS) {
-                s.acksSinceDuplicate = 0;
-                s.reorderNanos = Math.max(settings.rtoNanos() / 8, s.reorderNanos / 2);
-            }
+            s.cleanAcknowledgement(settings.rtoNanos() / 8);
             if (newest > RESENT && newest > s.deliveredSentAt) {
                 s.deliveredSentAt = newest;
             }
@@ -115,13 +110,13 @@ final class UdpLossRecovery {
     }
 
     /**
-     * Loss detection by time (RACK, RFC 8985, simplified), with a reorder window that starts at
-     * {@code GEX_UDP_RTO_US / 8}, grows when the peer reports duplicates and shrinks back after
-     * {@value #REORDER_DECAY_ACKS} clean acknowledgements. A fragment is lost when it was sent more than the window
-     * before one that has since arrived (this repairs what was sent before a timeout's resend came back); or when the
-     * peer holds fragments after it and it was sent, once, more than the window ago: a hole in a burst, whose
-     * fragments were sent at the same time, is repaired by this timer (RACK's reorder timer) and not one timeout at a
-     * time. Called on acknowledgements and from {@link #tick} while there are holes.
+     * Loss detection by time (RACK, RFC 8985, simplified), with a reorder window that starts at {@code GEX_UDP_RTO_US /
+     * 8}, grows when the peer reports duplicates and shrinks back after {@value UdpSendStream#REORDER_DECAY_ACKS} clean
+     * acknowledgements. A fragment is lost when it was sent more than the window before one that has since arrived
+     * (this repairs what was sent before a timeout's resend came back); or when the peer holds fragments after it and
+     * it was sent, once, more than the window ago: a hole in a burst, whose fragments were sent at the same time, is
+     * repaired by this timer (RACK's reorder timer) and not one timeout at a time. Called on acknowledgements and from
+     * {@link #tick} while there are holes.
      */
     private void resendOvertaken(UdpSendStream s, long now) {
         // MIN_VALUE: only resent fragments were acknowledged yet, no send time to measure against (and - w wraps)

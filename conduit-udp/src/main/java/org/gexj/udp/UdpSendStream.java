@@ -49,6 +49,9 @@ final class UdpSendStream {
     int frames;
     long bytes;
 
+    /** Acknowledgements with progress, with no duplicate reported, after which a grown reorder window halves. */
+    static final int REORDER_DECAY_ACKS = 1 << 16;
+
     UdpSendStream(int peer, int channel, int window, long reorderNanos) {
         this.peer = peer;
         this.channel = channel;
@@ -61,6 +64,20 @@ final class UdpSendStream {
         slotRetries = new int[window];
         slotAcked = new boolean[window];
         queue = new UdpBuffer[window];
+    }
+
+    /**
+     * Counts an acknowledgement with progress and, at every {@value #REORDER_DECAY_ACKS}th since a duplicate, halves
+     * the reorder window down to {@code floorNanos}; without a branch: C2 made the rare halving an uncommon trap, first
+     * taken in a benchmark's timed pass (testam's section B on udp), where the deoptimisation and recompilation of the
+     * acknowledgement's handling slowed a row by 30%.
+     */
+    void cleanAcknowledgement(long floorNanos) {
+        final int acks = acksSinceDuplicate + 1;
+        final int keep = (acks - REORDER_DECAY_ACKS) >> 31; // -1 below the count, 0 at it
+        acksSinceDuplicate = acks & keep;
+        final long halved = Math.max(floorNanos, reorderNanos / 2);
+        reorderNanos = reorderNanos & keep | halved & ~(long) keep;
     }
 
     boolean unacknowledged() {
