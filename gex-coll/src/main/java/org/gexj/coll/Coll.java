@@ -15,7 +15,10 @@ import java.util.Objects;
  * member calls the same collectives on a team in the same order, with the same root and size; many may be in flight
  * at once, on one team or several. On a team of one rank a collective is done before its call returns
  * ({@link Event#DONE}). A member whose call differs fails its event with a message naming the difference,
- * and tells the others, whose events fail too: nothing waits for ever. A dead member fails every wait, naming it.
+ * and tells the others, whose events fail too: nothing waits for ever. Where no message would show the difference (a
+ * reduction's members naming two roots, each group's tree complete but for the other's ranks), a collective that has
+ * heard nothing for {@code GEX_COLL_PROBE_MS} (1000) asks the other members, once, to compare their calls; a member
+ * that is only late fails nothing. A dead member fails every wait, naming it.
  *
  * <p>Over AM, on every conduit: a dissemination barrier; broadcasts and reductions along a tree, flat (the root talks
  * to every rank) for data up to {@code GEX_COLL_FLAT_BELOW} bytes (4096) on teams of up to {@code GEX_COLL_FLAT_RANKS}

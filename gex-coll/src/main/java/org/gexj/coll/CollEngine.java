@@ -37,6 +37,13 @@ import java.util.Map;
  * a team's collectives start here in sequence order, so one below the next to start that is not running is done.
  * Every send is a try: a full path leaves the rest for the next poll, so progress never waits. How many collectives
  * a rank keeps pieces for is bounded: a sender runs at most {@link CollFlow#WINDOW} collectives ahead of a member.
+ *
+ * <p>Members whose calls differ find it where a piece reaches a rank whose own call expects another. Where none does
+ * (a reduce-to-one whose ranks 0 and 1 name root 0 and rank 2 itself: each tree waits for a child that sends to
+ * another parent), a collective that has heard nothing for {@code GEX_COLL_PROBE_MS} asks every member, once, to
+ * compare its call ({@link CollArgs#PHASE_PROBE}). A member running it or finished with it (the last
+ * {@link CollFlow#REMEMBERED}) answers a difference with a failure notice; one that has not started it keeps the
+ * probe as an early piece. A member that is merely late never fails anyone, and a job in step sends no probe.
  */
 final class CollEngine implements ClientProgress {
     static final int HANDLER = 96;
@@ -61,6 +68,8 @@ final class CollEngine implements ClientProgress {
     private static final int QUEUED = 1024;
     /** {@link #asksBefore}'s answer for no ask. */
     private static final long NONE = Long.MIN_VALUE;
+    /** Polls, while a collective runs, between looks at the clock for stalled ones. */
+    private static final int POLLS_PER_LOOK = 256;
 
 
     private final Client client;
@@ -83,7 +92,7 @@ final class CollEngine implements ClientProgress {
      * a poll through all 1000 each time.
      */
     private final ArrayList<CollOperation> active = new ArrayList<>();
-    /** Failure notices still to send: team id, sequence, word, reason, job rank. */
+    /** Failure notices and probes still to send: team id, sequence, word, reason, job rank, total. */
     private final ArrayDeque<int[]> notices = new ArrayDeque<>();
     private final int[] args = new int[CollArgs.COUNT];
     private final int flatBelowBytes;
@@ -96,7 +105,11 @@ final class CollEngine implements ClientProgress {
     /** Every rank's segment as this process maps it, once attached (in-place reductions only). */
     private MemorySegment[] peerSegments;
     private volatile boolean hooked;
-        private int work;
+    private int work;
+    /** How long a collective hears nothing before it probes its members ({@code GEX_COLL_PROBE_MS}). */
+    private final long probeAfterNanos;
+    private int pollsSinceLook;
+    private long lastLook = System.nanoTime();
 
     CollEngine(Client client) {
         this.client = client;
@@ -105,6 +118,7 @@ final class CollEngine implements ClientProgress {
         this.flatMaxRanks = (int) client.config().getLong("GEX_COLL_FLAT_RANKS", 4, 2, Integer.MAX_VALUE);
         final int min = (int) client.config().getLong("GEX_COLL_IN_PLACE_MIN", 1024, 0, Integer.MAX_VALUE);
         this.inPlaceMin = client.capabilities().crossMapped() ? min : Integer.MAX_VALUE;
+        this.probeAfterNanos = client.config().getLong("GEX_COLL_PROBE_MS", 1000, 1, 3_600_000) * 1_000_000L;
         AmAccess.get().registerSystem(am, HANDLER, AmHandler.mediumRequest(CollArgs.COUNT, this::onPiece)
             .named("coll"));
     }
@@ -136,6 +150,10 @@ final class CollEngine implements ClientProgress {
 
     @Override
     public int progress() {
+        if (!started.isEmpty() && ++pollsSinceLook >= POLLS_PER_LOOK) {
+            pollsSinceLook = 0;
+            lookForStalls();
+        }
         if (active.isEmpty() && notices.isEmpty() && submitted.isEmpty() && control.isEmpty()) {
             return 0; // idle: four loads (a queued collective is seen by the next poll, as it is queued first)
         }
@@ -162,6 +180,26 @@ final class CollEngine implements ClientProgress {
         sendNotices();
         sendControl();
         return work;
+    }
+
+    /**
+     * Once every {@link #probeAfterNanos}: a collective that heard nothing since the last look (so for one to two
+     * periods) and waits for pieces, not for a path, probes its members.
+     */
+    private void lookForStalls() {
+        final long now = System.nanoTime();
+        if (now - lastLook < probeAfterNanos) {
+            return;
+        }
+        lastLook = now;
+        for (final CollOperation op : started.values()) {
+            if (op.looked && op.heard == op.heardAtLook && !op.probed && !op.awake && op.failure() == null) {
+                op.probed = true;
+                queueToOthers(op, CollArgs.word(op.kind, CollArgs.PHASE_PROBE, op.root), 0, op.length);
+            }
+            op.looked = true;
+            op.heardAtLook = op.heard;
+        }
     }
 
     private void start(CollOperation op) {
@@ -255,8 +293,11 @@ final class CollEngine implements ClientProgress {
             final Early e = before.get(i);
             final int from = op.team.teamRankUnchecked(e.fromJob);
             op.team.flow.heard(from, op.sequence);
+            op.heard++;
             if (CollArgs.phase(e.word) == CollArgs.PHASE_FAILED) {
                 op.failedElsewhere(from, e.offset);
+            } else if (CollArgs.phase(e.word) == CollArgs.PHASE_PROBE) {
+                op.agrees(this, from, e.word, e.total);
             } else {
                 final MemorySegment to = op.accept(this, from, e.word, e.offset, e.total, e.length);
                 if (to != null && e.length > 0) {
@@ -308,6 +349,7 @@ final class CollEngine implements ClientProgress {
     private void finish(CollOperation op) {
         work++;
         started.remove(op.key());
+        op.team.flow.finished(op.sequence, CollArgs.word(op.kind, 0, op.root), op.length);
         final org.gexj.Event event = op.event;
         final Throwable failure = op.failure();
         op.clear();
@@ -333,14 +375,21 @@ final class CollEngine implements ClientProgress {
         if (op == null) {
             if (!finishedHere(team, sequence)) {
                 keep(key, token.sourceRank(), word, offset, a.get(CollArgs.TOTAL), payload);
+            } else if (CollArgs.phase(word) == CollArgs.PHASE_PROBE) {
+                answerProbe(teams.get(team), sequence, word, a.get(CollArgs.TOTAL), token.sourceRank());
             }
             return;
         }
         final int from = op.team.teamRankUnchecked(token.sourceRank());
         op.team.flow.heard(from, sequence);
+        op.heard++;
         wake(op);
         if (CollArgs.phase(word) == CollArgs.PHASE_FAILED) {
             op.failedElsewhere(from, offset);
+            return;
+        }
+        if (CollArgs.phase(word) == CollArgs.PHASE_PROBE) {
+            op.agrees(this, from, word, a.get(CollArgs.TOTAL));
             return;
         }
         final MemorySegment to = op.accept(this, from, word, offset, a.get(CollArgs.TOTAL), payload.length());
@@ -361,6 +410,18 @@ final class CollEngine implements ClientProgress {
             asksBefore.put((long) teamId << 32 | fromJob, sequence);
         } else if (team.flow.asked(team.teamRankUnchecked(fromJob), sequence)) {
             answer(team, team.teamRankUnchecked(fromJob));
+        }
+    }
+
+    /**
+     * A probe for collective {@code sequence}, finished here: where the prober's call differs from the one this rank
+     * finished, a failure notice to it alone (the others learn it from their own probes or from the prober).
+     */
+    private void answerProbe(Team team, int sequence, int word, int total, int fromJob) {
+        final int reason = team.flow.finishedDifferently(sequence, word, total);
+        if (reason != 0) {
+            notices.add(new int[] {team.id, sequence, CollArgs.word(CollArgs.kind(word), CollArgs.PHASE_FAILED,
+                CollArgs.root(word)), reason | CollOperation.FINISHED_THERE, fromJob, 0});
         }
     }
 
@@ -430,10 +491,14 @@ final class CollEngine implements ClientProgress {
 
     /** Tells every other member of {@code op}'s team that it failed here, so that none waits for this rank. */
     void notifyFailure(CollOperation op, int reason) {
+        queueToOthers(op, CollArgs.word(op.kind, CollArgs.PHASE_FAILED, op.root), reason, 0);
+    }
+
+    /** Queues a notice or a probe of {@code op} for every other member of its team (control path: allocates). */
+    private void queueToOthers(CollOperation op, int word, int offset, int total) {
         for (int r = 0; r < op.team.size(); r++) {
             if (r != op.team.rank()) {
-                notices.add(new int[] {op.team.id, op.sequence, CollArgs.word(op.kind, CollArgs.PHASE_FAILED, op.root),
-                    reason, op.team.jobRank(r)});
+                notices.add(new int[] {op.team.id, op.sequence, word, offset, op.team.jobRank(r), total});
             }
         }
     }
@@ -444,7 +509,7 @@ final class CollEngine implements ClientProgress {
             args[CollArgs.SEQUENCE] = n[1];
             args[CollArgs.WORD] = n[2];
             args[CollArgs.OFFSET] = n[3];
-            args[CollArgs.TOTAL] = 0;
+            args[CollArgs.TOTAL] = n[5];
             if (am.requestMedium(n[4], HANDLER, null, 0, 0, Lc.NOW, Flags.IMMEDIATE, args, CollArgs.COUNT) != Am.OK) {
                 break;
             }

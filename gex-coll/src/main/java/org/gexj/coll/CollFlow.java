@@ -1,5 +1,7 @@
 package org.gexj.coll;
 
+import org.gexj.coll.wire.CollArgs;
+
 /**
  * How far this rank's collectives on one team may run ahead of each member, and what the members asked of it: the
  * bound on what a receiver keeps for collectives it has not started yet.
@@ -26,6 +28,8 @@ final class CollFlow {
     /** Collectives of a team a rank runs ahead of a member, at most. */
     static final int WINDOW = 256;
     static final int HALF = WINDOW / 2;
+    /** Collectives finished here whose calls are remembered, for members' probes ({@link #finished}). */
+    static final int REMEMBERED = 2 * WINDOW;
 
     /** The sequence of the next collective this rank will start on the team; sequences compare wrap-safe. */
     int nextStart;
@@ -41,6 +45,14 @@ final class CollFlow {
     /** The members whose asks wait for an answer, in {@code askers[0, askerCount)}. */
     private final int[] askers;
     private int askerCount;
+    /**
+     * The last {@link #REMEMBERED} collectives finished here, by sequence modulo their number: the sequence, its kind
+     * and root as a message's word holds them (phase 0), and its size.
+     */
+    private final int[] finishedSequence = new int[REMEMBERED];
+    private final int[] finishedWord = new int[REMEMBERED];
+    private final int[] finishedLength = new int[REMEMBERED];
+    private final boolean[] finishedKept = new boolean[REMEMBERED];
 
     CollFlow(int size) {
         knownNext = new int[size];
@@ -121,5 +133,33 @@ final class CollFlow {
             }
         }
         return -1;
+    }
+
+    /** Remembers the call of collective {@code sequence}, finished here (failed or not), for {@link #finished}. */
+    void finished(int sequence, int word, int length) {
+        final int slot = sequence & (REMEMBERED - 1);
+        finishedSequence[slot] = sequence;
+        finishedWord[slot] = word;
+        finishedLength[slot] = length;
+        finishedKept[slot] = true;
+    }
+
+    /**
+     * How collective {@code sequence}, finished here, differs from a member's call of it ({@code word}, {@code
+     * length}): a {@code CollOperation.MISMATCHED_*} reason, or 0 where it agrees or is no longer remembered.
+     */
+    int finishedDifferently(int sequence, int word, int length) {
+        final int slot = sequence & (REMEMBERED - 1);
+        if (!finishedKept[slot] || finishedSequence[slot] != sequence) {
+            return 0;
+        }
+        final int mine = finishedWord[slot];
+        if (CollArgs.kind(mine) != CollArgs.kind(word)) {
+            return CollOperation.MISMATCHED_KIND;
+        }
+        if (CollArgs.root(mine) != CollArgs.root(word)) {
+            return CollOperation.MISMATCHED_ROOT;
+        }
+        return finishedLength[slot] != length ? CollOperation.MISMATCHED_LENGTH : 0;
     }
 }

@@ -27,6 +27,8 @@ final class CollOperation {
     static final int MISMATCHED_ROOT = 2;
     static final int MISMATCHED_LENGTH = 3;
     static final int COMBINE_FAILED = 4;
+    /** With a reason: the member had finished the collective when this rank's probe found that their calls differ. */
+    static final int FINISHED_THERE = 0x100;
 
     private static final int UP = 0;
     private static final int DOWN = 1;
@@ -50,6 +52,13 @@ final class CollOperation {
     boolean awake;
     /** The last advance stopped at a send that a full path or the window held, not for a piece to come. */
     boolean sendHeld;
+    /** Pieces and probes that came for it, counted for {@link CollEngine}'s looks for stalled collectives. */
+    int heard;
+    /** {@link #heard} at the engine's last look, and whether it has looked. */
+    int heardAtLook;
+    boolean looked;
+    /** Its members have been asked to compare their calls ({@link CollArgs#PHASE_PROBE}): once is enough. */
+    boolean probed;
     private MemorySegment dst;
     private MemorySegment src;
     private ReduceFunction combine;
@@ -112,6 +121,9 @@ final class CollOperation {
         this.inRankOrder = combine != null && !combine.commutative();
         this.event = event;
         failure = null;
+        heard = 0;
+        looked = false;
+        probed = false;
         round = 0;
         roundSent = false;
         parentBytes = 0;
@@ -403,25 +415,16 @@ final class CollOperation {
      * (then this collective has failed, with a message naming both).
      */
     MemorySegment accept(CollEngine engine, int from, int word, int offset, int total, long bytes) {
-        if (failure != null) {
+        if (!agrees(engine, from, word, total)) {
             return null;
         }
-        final int theirKind = CollArgs.kind(word);
         final int phase = CollArgs.phase(word);
-        if (theirKind != kind) {
-            return mismatch(engine, MISMATCHED_KIND, "team rank " + from + " sent its " + NAMES[Math.min(theirKind, 4)]
-                + " where this rank called " + name());
-        }
-        if (CollArgs.root(word) != root) {
-            return mismatch(engine, MISMATCHED_ROOT, "team rank " + from + " called it with root " + CollArgs.root(word)
-                + ", this rank with root " + root);
-        }
-        if (phase == CollArgs.PHASE_UP_AT && total == length && up != null) {
+        if (phase == CollArgs.PHASE_UP_AT && up != null) {
             return acceptInPlace(engine, from, offset);
         }
-        if (total != length || offset < 0 || offset + bytes > length) {
-            return mismatch(engine, MISMATCHED_LENGTH, "team rank " + from + " sent " + total + " bytes where this rank"
-                + " expects " + length);
+        if (offset < 0 || offset + bytes > length) {
+            return mismatch(engine, MISMATCHED_LENGTH, "team rank " + from + " sent bytes " + offset + "-"
+                + (offset + bytes) + " of a message this rank expects " + length + " bytes of");
         }
         if (kind == BARRIER) {
             if (phase < rounds && from == Math.floorMod(team.rank() - (1 << phase), team.size())) {
@@ -446,6 +449,33 @@ final class CollOperation {
         }
         return mismatch(engine, MISMATCHED_ROOT, "team rank " + from + " sent phase " + phase + " data this rank's"
             + " tree does not expect from it (the team's collectives are out of step, or its members' roots differ)");
+    }
+
+    /**
+     * Whether team rank {@code from}'s call, as its piece or probe describes it ({@code word}, {@code total}), is this
+     * rank's; where it is not, this collective fails, with a message naming both.
+     */
+    boolean agrees(CollEngine engine, int from, int word, int total) {
+        if (failure != null) {
+            return false;
+        }
+        final int theirKind = CollArgs.kind(word);
+        if (theirKind != kind) {
+            mismatch(engine, MISMATCHED_KIND, "team rank " + from + " sent its " + NAMES[Math.min(theirKind, 4)]
+                + " where this rank called " + name());
+            return false;
+        }
+        if (CollArgs.root(word) != root) {
+            mismatch(engine, MISMATCHED_ROOT, "team rank " + from + " called it with root " + CollArgs.root(word)
+                + ", this rank with root " + root);
+            return false;
+        }
+        if (total != length) {
+            mismatch(engine, MISMATCHED_LENGTH, "team rank " + from + " sent " + total + " bytes where this rank"
+                + " expects " + length);
+            return false;
+        }
+        return true;
     }
 
     /** A child's value left at {@code at} in its segment, read in place at the fold. */
@@ -473,11 +503,15 @@ final class CollOperation {
         return null;
     }
 
-    /** A member reported that it failed this collective. */
+    /**
+     * A member reported that it failed this collective, or ({@code reason} with {@link #FINISHED_THERE}) that it
+     * finished it with a call that differs from this rank's, as this rank's probe found.
+     */
     void failedElsewhere(int from, int reason) {
         if (failure == null) {
-            fail(new IllegalStateException(name() + " #" + sequence + " on " + team + ": team rank " + from
-                + " failed it (" + reasonText(reason) + "), so it cannot complete here"));
+            final String what = (reason & FINISHED_THERE) != 0 ? " finished it with another call" : " failed it";
+            fail(new IllegalStateException(name() + " #" + sequence + " on " + team + ": team rank " + from + what
+                + " (" + reasonText(reason & ~FINISHED_THERE) + "), so it cannot complete here"));
         }
     }
 

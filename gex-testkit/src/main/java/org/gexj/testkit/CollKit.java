@@ -279,9 +279,8 @@ public abstract class CollKit extends ConduitKit {
     /**
      * Members whose calls differ (a broadcast's size, a reduction's count, a barrier against a reduction) fail their
      * events with a message naming the difference, and tell the others: no rank waits for ever, and the team's next
-     * collective works. (Differing roots are found where a message reaches a rank that expected none from its
-     * sender; where the trees' messages miss each other they wait, as GASNet's do: roots are not checked by a round
-     * of messages of their own.)
+     * collective works. (Where the trees' messages miss each other, see
+     * {@link #rootsThatDifferWhereNoPieceCrossesFailAfterAProbe}.)
      */
     @Test
     void membersWhoseCallsDifferFailInsteadOfWaiting() {
@@ -300,6 +299,50 @@ public abstract class CollKit extends ConduitKit {
             }
             coll.barrier(job);
         });
+    }
+
+    /**
+     * Roots that differ where no piece crosses between the members who disagree, so that each waits for a piece the
+     * other never sends: at 3 ranks, a reduce-to-one whose ranks 0 and 1 name root 0 and rank 2 names itself (rank 1
+     * sends to 0; 0 waits for 2; 2 waits for 0 and 1); at 4 ranks, ranks 0 and 1 name 0, ranks 2 and 3 name 2 (rank
+     * 3 finishes, so a probe of it is answered from what it remembers). Flat and binomial trees (8 and 8192 bytes).
+     * After {@code GEX_COLL_PROBE_MS} (here 100) of silence the waiting ranks ask the others to compare their calls:
+     * every rank that waits fails naming the roots, and the team's next collectives work.
+     */
+    @Test
+    void rootsThatDifferWhereNoPieceCrossesFailAfterAProbe() {
+        for (int n : new int[] {3, 4}) {
+            job(n, Map.of("GEX_COLL_PROBE_MS", "100"), client -> {
+                final Coll coll = Coll.of(client);
+                final Team job = Team.job(client);
+                final int me = client.rank();
+                final int root = me < 2 ? 0 : 2;
+                final boolean waits = me == 0 || me == 2;
+                for (int bytes : new int[] {8, 8192}) {
+                    final MemorySegment src = Arena.ofAuto().allocate(bytes);
+                    final MemorySegment dst = Arena.ofAuto().allocate(bytes);
+                    final Event reduce = coll.reduceToOneNb(job, root, dst, src, AtomicType.INT64, bytes / 8,
+                        ReduceOp.ADD);
+                    if (waits) {
+                        final GexException e = assertThrows(GexException.class, reduce::await,
+                            "rank " + me + " of " + n + " waited on root " + root + " (" + bytes + " B)");
+                        final String text = String.valueOf(e.getCause());
+                        assertTrue(text.contains("root"), "rank " + me + ": " + text);
+                    } else {
+                        try {
+                            reduce.await(); // a leaf that only sent may complete
+                        } catch (GexException e) {
+                            assertTrue(String.valueOf(e.getCause()).contains("root"), String.valueOf(e.getCause()));
+                        }
+                    }
+                    final MemorySegment one = MemorySegment.ofArray(new long[] {me + 1});
+                    final MemorySegment all = MemorySegment.ofArray(new long[1]);
+                    coll.reduceToAllNb(job, all, one, AtomicType.INT64, 1, ReduceOp.ADD).await();
+                    assertEquals((long) n * (n + 1) / 2, all.get(ValueLayout.JAVA_LONG, 0), "the next collective");
+                }
+                coll.barrier(job);
+            });
+        }
     }
 
     /**

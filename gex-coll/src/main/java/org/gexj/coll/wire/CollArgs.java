@@ -15,8 +15,10 @@ package org.gexj.coll.wire;
  * Phases: a barrier's round; 0 for data going up a tree (reductions), 1 for data coming down (broadcasts);
  * {@link #PHASE_UP_AT} for a reduction's value left in the sender's segment, where a parent that maps it reads it in
  * place (offset: where it lies in that segment), and {@link #PHASE_READ} for the parent's answer that it has read it;
- * {@link #PHASE_FAILED} for a notice that the sender found the collective's arguments differ; {@link #PHASE_ASK} and
- * {@link #PHASE_ANSWER}, of kind 0, for the team's flow control (how far the receiver has gone; no collective).
+ * {@link #PHASE_FAILED} for a notice that the sender found the collective's arguments differ; {@link #PHASE_PROBE}
+ * for a stalled member's question whether the receiver called the same collective (no data; total: the sender's
+ * size); {@link #PHASE_ASK} and {@link #PHASE_ANSWER}, of kind 0, for the team's flow control (how far the receiver
+ * has gone; no collective).
  */
 public final class CollArgs {
     public static final int COUNT = 5;
@@ -30,6 +32,11 @@ public final class CollArgs {
     public static final int PHASE_DOWN = 1;
     public static final int PHASE_UP_AT = 2;
     public static final int PHASE_READ = 3;
+    /**
+     * A member whose collective has heard nothing for a while asks the receiver to compare its call: where no piece
+     * crosses between members whose roots differ, each waits for a piece the other will never send.
+     */
+    public static final int PHASE_PROBE = 60;
     /** A sender's ask of how far the receiver has gone (sequence: what the sender knew; kind 0). */
     public static final int PHASE_ASK = 61;
     /** The answer: sequence is the receiver's next collective to start on the team (kind 0). */
