@@ -17,11 +17,16 @@ class WaitSettingsTest {
         assertEquals(new WaitSettings(1000, 20_000, 10_000, 1_000_000), WaitSettings.of(Config.of(Map.of())));
     }
 
+    /** It spins for them instead, so that it polls about as long before parking as a conduit that yields. */
     @Test
-    void aConduitThatGainsNothingFromYieldsGetsNoneUnlessTheyAreGiven() {
-        assertEquals(new WaitSettings(1000, 0, 10_000, 1_000_000), WaitSettings.of(Config.of(Map.of()), false));
-        assertEquals(new WaitSettings(1000, 7, 10_000, 1_000_000),
+    void aConduitThatGainsNothingFromYieldsSpinsForThemUnlessTheyAreGiven() {
+        assertEquals(new WaitSettings(21_000, 0, 10_000, 1_000_000), WaitSettings.of(Config.of(Map.of()), false));
+        assertEquals(new WaitSettings(21_000, 7, 10_000, 1_000_000),
             WaitSettings.of(Config.of(Map.of("GEX_WAIT_YIELDS", "7")), false));
+        assertEquals(new WaitSettings(300, 0, 10_000, 1_000_000),
+            WaitSettings.of(Config.of(Map.of("GEX_WAIT_SPINS", "300")), false));
+        assertEquals(new WaitSettings(0, 0, 10_000, 1_000_000), WaitSettings.of(Config.of(Map.of()), false, true),
+            "ranks sharing cores park at once");
         assertEquals(new WaitSettings(1000, 20_000, 10_000, 1_000_000), WaitSettings.of(Config.of(Map.of()), true));
     }
 
