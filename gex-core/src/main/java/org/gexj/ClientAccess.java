@@ -159,8 +159,18 @@ final class ClientAccess extends CoreAccess {
     }
 
     @Override
+    public void beginUnseen(Event event, int n) {
+        event.beginUnseen(n);
+    }
+
+    @Override
     public void complete(Event event, int n) {
         event.complete(n);
+    }
+
+    @Override
+    public void completeSole(Event event, Throwable failure) {
+        event.completeSole(failure);
     }
 
     @Override

@@ -166,6 +166,27 @@ public final class Event {
         PENDING.getAndAdd(this, n);
     }
 
+    /** {@link #begin} before any other thread can see this event (taken from the pool, nothing pending). */
+    void beginUnseen(int n) {
+        PENDING.setOpaque(this, n);
+    }
+
+    /**
+     * Completes the last pending operation, where no other thread begins or completes this event meanwhile. Why not
+     * {@link #complete}: its atomic add is a full fence, and where the completion follows a send, it waits for the
+     * send's stores to reach the peer's cache (a collective's leaf spent 12% of its time there).
+     */
+    void completeSole(Throwable cause) {
+        final int before = (int) PENDING.getOpaque(this);
+        if (before != 1) {
+            throw new IllegalStateException("event completed as the last of " + before + " pending operations");
+        }
+        if (cause != null && failure == null) {
+            failure = cause;
+        }
+        PENDING.setRelease(this, 0);
+    }
+
     void complete(int n) {
         final int before = (int) PENDING.getAndAdd(this, -n);
         if (before - n < 0) {

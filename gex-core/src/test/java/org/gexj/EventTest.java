@@ -74,6 +74,31 @@ class EventTest {
     }
 
     @Test
+    void anEventsSoleOperationCompletesItWithOrWithoutAFailure() {
+        final EventPool pool = new EventPool(null);
+        final Event e = pool.take();
+        e.beginUnseen(1);
+        assertFalse(e.test());
+        e.completeSole(null);
+        assertTrue(e.test());
+        assertThrows(IllegalStateException.class, () -> e.completeSole(null), "nothing pending");
+
+        final Event failed = pool.take();
+        assertSame(e, failed);
+        failed.beginUnseen(1);
+        final RuntimeException cause = new RuntimeException("peer failed");
+        failed.completeSole(cause);
+        assertSame(cause, failed.failure());
+        assertTrue(failed.test());
+
+        final Event two = pool.take();
+        two.beginUnseen(2);
+        final IllegalStateException notSole = assertThrows(IllegalStateException.class, () -> two.completeSole(null));
+        assertTrue(notSole.getMessage().contains("2 pending"), notSole.getMessage());
+        assertEquals(2, two.pending(), "a refused completion changes nothing");
+    }
+
+    @Test
     void categoryMasksAreChecked() {
         assertThrows(IllegalArgumentException.class, () -> Ec.checkMask(0));
         assertThrows(IllegalArgumentException.class, () -> Ec.checkMask(16));

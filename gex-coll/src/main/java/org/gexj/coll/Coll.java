@@ -165,7 +165,7 @@ public final class Coll {
             return Event.DONE;
         }
         final Event event = CORE.pooledEvent(client);
-        engine.submit(engine.operation().init(team, kind, root, length, dst, src, op, elementSize, event));
+        engine.submit(team, kind, root, length, dst, src, op, elementSize, event);
         return event;
     }
 

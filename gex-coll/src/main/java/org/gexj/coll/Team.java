@@ -334,6 +334,19 @@ public final class Team implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Numbers {@code op} without queueing it, where {@code queue} is empty: the caller, holding the client's delivery
+     * (so that nothing is taken from the queue meanwhile), starts it before any later collective of the team. Under
+     * the team's lock, as {@link #issue}. @return false, numbering none, if something is queued
+     */
+    synchronized boolean issueFirst(CollOperation op, Queue<CollOperation> queue) {
+        if (!queue.isEmpty()) {
+            return false;
+        }
+        op.sequence = issued++;
+        return true;
+    }
+
     Coll coll() {
         return coll;
     }

@@ -180,8 +180,20 @@ public abstract class CoreAccess {
     /** {@code n} more sub-operations are pending on {@code event}. */
     public abstract void begin(Event event, int n);
 
+    /**
+     * {@link #begin} for a {@link #pooledEvent} no other thread can see yet: a plain store, where {@code begin}'s
+     * atomic add is a full fence.
+     */
+    public abstract void beginUnseen(Event event, int n);
+
     /** {@code n} sub-operations of {@code event} finished. */
     public abstract void complete(Event event, int n);
+
+    /**
+     * The last pending sub-operation of {@code event} finished, failed where {@code failure} is not null, on the only
+     * thread that begins or completes {@code event} until it is consumed: a release store instead of an atomic add.
+     */
+    public abstract void completeSole(Event event, Throwable failure);
 
     /** {@code n} sub-operations of {@code event} finished, and the operation failed with {@code failure}. */
     public abstract void fail(Event event, int n, Throwable failure);

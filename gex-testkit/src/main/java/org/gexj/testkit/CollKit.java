@@ -37,7 +37,8 @@ import static org.quicktheories.generators.SourceDSL.longs;
  * trees differently): splits against a stable sort by (key, rank); random batches of barriers, broadcasts and
  * reductions (every built-in type and operator, and a user-defined one), many in flight at once, on the job team and
  * on a split team, against the sequential {@link CollModel}; a barrier that no rank leaves before every rank entered;
- * members whose calls differ fail instead of waiting; bad input refused before anything is sent.
+ * members whose calls differ fail instead of waiting; bad input refused before anything is sent; collectives in step
+ * allocate nothing once warm; threads of a rank issue collectives on their own teams while another thread polls.
  */
 public abstract class CollKit extends ConduitKit {
     private static final int EXAMPLES = 2;
@@ -575,6 +576,124 @@ public abstract class CollKit extends ConduitKit {
             coll.reduceToAllNb(job, sum, src, AtomicType.INT64, 1, ReduceOp.ADD).await();
             assertEquals(3, sum.get(ValueLayout.JAVA_LONG, 0));
         });
+    }
+
+    /**
+     * Collectives in step allocate nothing on their callers' threads once warm: barriers, broadcasts (flat, 8 bytes,
+     * and binomial, 8 KiB), reductions to one root (which takes the pieces that come before it starts) and to all,
+     * blocking and four in flight, at 2 and 3 ranks. Each rank measures its own thread, which runs its handlers and
+     * its collectives' progress, in {@link #WINDOWS} windows and keeps the least (the JVM's own one-time work shows in
+     * one window only).
+     */
+    @Test
+    void collectivesInStepAllocateNothingOnceWarm() {
+        for (int ranks = 2; ranks <= 3; ranks++) {
+            job(ranks, client -> {
+                final Coll coll = Coll.of(client);
+                final Team job = Team.job(client);
+                final MemorySegment src = Arena.ofAuto().allocate(8192, 8);
+                final MemorySegment dst = Arena.ofAuto().allocate(8192, 8);
+                final Event[] inFlight = new Event[4];
+                final MemorySegment[] slices = new MemorySegment[2 * inFlight.length]; // asSlice allocates
+                for (int k = 0; k < inFlight.length; k++) {
+                    slices[2 * k] = src.asSlice(64L * k, 64);
+                    slices[2 * k + 1] = dst.asSlice(64L * k, 64);
+                }
+                for (int i = 0; i < WARM_ITERATIONS; i++) {
+                    collectivesInStep(coll, job, src, dst, slices, inFlight, i);
+                }
+                final long[] windows = new long[WINDOWS];
+                for (int w = 0; w < WINDOWS; w++) {
+                    final long before = AllocationMeasureKit.allocatedBytes();
+                    for (int i = 0; i < WINDOW_ITERATIONS; i++) {
+                        collectivesInStep(coll, job, src, dst, slices, inFlight, i);
+                    }
+                    windows[w] = AllocationMeasureKit.allocatedBytes() - before;
+                }
+                assertEquals(0, java.util.Arrays.stream(windows).min().orElseThrow(), "rank " + client.rank()
+                    + " of " + job.size() + " allocated in every window of " + WINDOW_ITERATIONS
+                    + " rounds of 9 collectives (bytes by window): " + java.util.Arrays.toString(windows));
+                src.set(ValueLayout.JAVA_LONG, 0, client.rank() + 1);
+                coll.reduceToAllNb(job, dst, src, AtomicType.INT64, 1, ReduceOp.ADD).await();
+                assertEquals((long) job.size() * (job.size() + 1) / 2, dst.get(ValueLayout.JAVA_LONG, 0));
+            });
+        }
+    }
+
+    private static final int WARM_ITERATIONS = 1500;
+    private static final int WINDOW_ITERATIONS = 100;
+    private static final int WINDOWS = 6;
+
+    private static void collectivesInStep(Coll coll, Team job, MemorySegment src, MemorySegment dst,
+                                          MemorySegment[] slices, Event[] inFlight, int i) {
+        final int root = i % job.size();
+        coll.barrier(job);
+        coll.broadcastNb(job, root, dst, src, 8).await();
+        coll.broadcastNb(job, root, dst, src, 8192).await();
+        coll.reduceToOneNb(job, root, dst, src, AtomicType.INT32, 4, ReduceOp.ADD).await();
+        coll.reduceToAllNb(job, dst, src, AtomicType.INT64, 1024, ReduceOp.ADD).await();
+        for (int k = 0; k < inFlight.length; k++) {
+            inFlight[k] = coll.reduceToAllNb(job, slices[2 * k + 1], slices[2 * k], AtomicType.INT64, 8,
+                ReduceOp.MAX);
+        }
+        for (int k = 0; k < inFlight.length; k++) {
+            inFlight[k].await();
+            inFlight[k] = null;
+        }
+    }
+
+    /**
+     * Two threads of each rank issue collectives at once, each on a team of its own (a team's collectives keep one
+     * order; different teams' need none), while a third thread polls: a caller that finds the delivery free starts its
+     * collective at once, one that finds it held queues it, and both ways give every result, at 2 and 3 ranks.
+     */
+    @Test
+    void threadsIssueCollectivesOnTheirOwnTeamsWhileAnotherPolls() {
+        for (int ranks = 2; ranks <= 3; ranks++) {
+            job(ranks, client -> {
+                final Coll coll = Coll.of(client);
+                final Team job = Team.job(client);
+                final Team sums = job.split(0, client.rank());
+                final Team casts = job.split(0, -client.rank());
+                final int n = job.size();
+                final int rounds = 400;
+                final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+                final Thread poller = Thread.ofPlatform().name("poller-" + client.rank()).start(() -> {
+                    while (!done.get()) {
+                        client.poll();
+                    }
+                });
+                final AtomicReference<Throwable> castFailure = new AtomicReference<>();
+                final Thread caster = Thread.ofPlatform().name("caster-" + client.rank()).start(() -> {
+                    try {
+                        final MemorySegment buf = Arena.ofAuto().allocate(8);
+                        for (int i = 0; i < rounds; i++) {
+                            final int root = i % n;
+                            buf.set(ValueLayout.JAVA_LONG, 0, casts.rank() == root ? 1000L * i + root : -1);
+                            coll.broadcastNb(casts, root, buf, buf, 8).await();
+                            assertEquals(1000L * i + root, buf.get(ValueLayout.JAVA_LONG, 0), "broadcast " + i);
+                        }
+                    } catch (Throwable t) {
+                        castFailure.set(t);
+                    }
+                });
+                try {
+                    final MemorySegment src = Arena.ofAuto().allocate(8);
+                    final MemorySegment dst = Arena.ofAuto().allocate(8);
+                    for (int i = 0; i < rounds; i++) {
+                        src.set(ValueLayout.JAVA_LONG, 0, (long) (sums.rank() + 1) * i);
+                        coll.reduceToAllNb(sums, dst, src, AtomicType.INT64, 1, ReduceOp.ADD).await();
+                        assertEquals((long) n * (n + 1) / 2 * i, dst.get(ValueLayout.JAVA_LONG, 0), "sum " + i);
+                    }
+                    caster.join();
+                } finally {
+                    done.set(true);
+                    poller.join();
+                }
+                assertNull(castFailure.get(), "the casting thread of rank " + client.rank());
+                coll.barrier(job);
+            });
+        }
     }
 
     static void assertMentions(Throwable e, String... words) {
