@@ -164,9 +164,7 @@ public final class Coll {
             }
             return Event.DONE;
         }
-        final Event event = CORE.pooledEvent(client);
-        engine.submit(team, kind, root, length, dst, src, op, elementSize, event);
-        return event;
+        return engine.submit(team, kind, root, length, dst, src, op, elementSize);
     }
 
     private void check(Team team) {

@@ -138,30 +138,90 @@ final class CollEngine implements ClientProgress {
      * queue, the pool's two ends, a second hold of the delivery). Each is a full fence on x86, and the first after a
      * send waits for the send's stores to reach the peer's cache line: the reduce-to-one leaf in testcollperf spent
      * 14% of its time in the pool's return alone.
+     *
+     * @return the collective's event, or {@link org.gexj.Event#DONE} where it is done already ({@link #sentAsLeaf})
      */
-    void submit(Team team, int kind, int root, int length, MemorySegment dst, MemorySegment src,
-                ReduceFunction combine, long elementSize, org.gexj.Event event) {
+    org.gexj.Event submit(Team team, int kind, int root, int length, MemorySegment dst, MemorySegment src,
+                          ReduceFunction combine, long elementSize) {
         if (!hooked) {
             hook();
         }
-        CORE.beginUnseen(event, 1);
         if (!CORE.tryHoldDelivery(client)) {
+            final org.gexj.Event event = newEvent();
             queue(pooled().init(team, kind, root, length, dst, src, combine, elementSize, event));
             CORE.pollBeforeRequest(client);
-            return;
+            return event;
         }
         try {
             final CollOperation op = spareCount > 0 ? spare[--spareCount] : pooled();
-            op.init(team, kind, root, length, dst, src, combine, elementSize, event);
-            if (team.issueFirst(op, submitted)) {
-                start(op);
-            } else {
+            op.init(team, kind, root, length, dst, src, combine, elementSize, null);
+            final org.gexj.Event event;
+            if (!team.issueFirst(op, submitted)) {
+                event = op.event = newEvent();
                 queue(op);
+            } else if (sentAsLeaf(op)) {
+                event = org.gexj.Event.DONE;
+                op.clear();
+                spare[spareCount++] = op; // taken from there or made just now: there is room
+            } else {
+                event = op.event = newEvent();
+                start(op);
             }
             CORE.pollBeforeRequest(client); // under the same hold: no second atomic
+            return event;
         } finally {
             CORE.releaseDelivery(client);
         }
+    }
+
+    /** A pooled event, begun for one operation before any other thread can see it. */
+    private org.gexj.Event newEvent() {
+        final org.gexj.Event event = CORE.pooledEvent(client);
+        CORE.beginUnseen(event, 1);
+        return event;
+    }
+
+    /**
+     * A reduce-to-one's leaf in a flat tree (every member but the tree's root) has only its source to send, in one
+     * piece: where the window and the path let it go now, it goes, and the collective is done here at return, as
+     * GASNet-EX lets an operation be (its event invalid). No operation runs and no event is taken, consumed and given
+     * back: three atomic instructions fewer, the first of which waited for the send's stores.
+     *
+     * <p>Anything unusual takes the operation's way: the team's first collective here, members' asks to answer,
+     * pieces kept for this collective (a probe or a failure notice that came before it started), a full
+     * window (the operation waits), the source read in place, a full path. Past half the window it asks, as
+     * {@link #trySend} does.
+     */
+    private boolean sentAsLeaf(CollOperation op) {
+        final Team team = op.team;
+        final int treeRoot = op.treeRoot();
+        final CollFlow flow = team.flow;
+        if (op.kind != CollOperation.REDUCE || team.rank() == op.root || team.rank() == treeRoot
+            || op.length > flatBelowBytes || team.size() > flatMaxRanks || op.length >= inPlaceMin
+            || !flow.registered || flow.askerCount() > 0 || flow.ahead(treeRoot, op.sequence) >= CollFlow.WINDOW
+            || !early.isEmpty() && early.containsKey(op.key())) {
+            return false;
+        }
+        final int parent = team.jobRank(treeRoot);
+        if (op.length > chunk(parent)) {
+            return false;
+        }
+        if (flow.ahead(treeRoot, op.sequence) >= CollFlow.HALF && flow.shouldAsk(treeRoot)) {
+            queueControl(team.id, parent, CollArgs.PHASE_ASK, flow.knownNext(treeRoot)); // as trySend asks
+        }
+        final int word = CollArgs.word(op.kind, CollArgs.PHASE_UP, op.root);
+        args[CollArgs.TEAM] = team.id;
+        args[CollArgs.SEQUENCE] = op.sequence;
+        args[CollArgs.WORD] = word;
+        args[CollArgs.OFFSET] = 0;
+        args[CollArgs.TOTAL] = op.length;
+        if (am.requestMedium(parent, HANDLER, op.src(), 0, op.length, Lc.NOW, Flags.IMMEDIATE, args, CollArgs.COUNT)
+            != Am.OK) {
+            return false;
+        }
+        flow.nextStart = op.sequence + 1;
+        flow.finished(op.sequence, CollArgs.word(op.kind, 0, op.root), op.length);
+        return true;
     }
 
     /** An operation object from the shared pool, or a new one (another thread held the delivery, or none is spare). */

@@ -150,6 +150,15 @@ final class CollOperation {
         value = null;
     }
 
+    MemorySegment src() {
+        return src;
+    }
+
+    /** The team rank its tree is rooted at: team rank 0 for a non-commutative operator, else the root. */
+    int treeRoot() {
+        return inRankOrder ? 0 : root;
+    }
+
     boolean srcIsNative() {
         return src != null && src.isNative();
     }

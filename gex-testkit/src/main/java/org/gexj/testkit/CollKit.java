@@ -620,6 +620,44 @@ public abstract class CollKit extends ConduitKit {
         }
     }
 
+    /**
+     * A flat reduce-to-one's leaf has only its source to send: once sent, the collective is done where it returns
+     * ({@link Event#DONE}, GASNet-EX's invalid event), and the root still gets every member's value. The tree's root
+     * (the root, or team rank 0 for a non-commutative operator) and a root that waits for team rank 0's result are not
+     * done at return. At 2 and 3 ranks, every root, ranks in step (a barrier before each).
+     */
+    @Test
+    void aFlatReduceToOnesLeafIsDoneWhenItReturns() {
+        for (int ranks = 2; ranks <= 3; ranks++) {
+            job(ranks, client -> {
+                final Coll coll = Coll.of(client);
+                final Team job = Team.job(client);
+                final int n = job.size();
+                final MemorySegment src = Arena.ofAuto().allocate(64, 8);
+                final MemorySegment dst = Arena.ofAuto().allocate(64, 8);
+                coll.barrier(job); // the team's first collective here takes the operation's way
+                for (int round = 0; round < 6; round++) {
+                    final int root = round % n;
+                    final boolean inOrder = round >= 3;
+                    src.set(ValueLayout.JAVA_LONG, 0, job.rank() + 1L);
+                    coll.barrier(job);
+                    final Event e = inOrder
+                        ? coll.reduceToOneNb(job, root, dst, src, 8, 1, ReduceFunction.nonCommutative(
+                            (in, io, count) -> io.set(ValueLayout.JAVA_LONG, 0, io.get(ValueLayout.JAVA_LONG, 0)
+                                + in.get(ValueLayout.JAVA_LONG, 0))))
+                        : coll.reduceToOneNb(job, root, dst, src, AtomicType.INT64, 1, ReduceOp.ADD);
+                    final boolean leaf = job.rank() != root && job.rank() != (inOrder ? 0 : root);
+                    assertEquals(leaf, e == Event.DONE, "rank " + job.rank() + ", root " + root
+                        + (inOrder ? ", in rank order" : "") + ": done at return");
+                    e.await();
+                    if (job.rank() == root) {
+                        assertEquals((long) n * (n + 1) / 2, dst.get(ValueLayout.JAVA_LONG, 0), "round " + round);
+                    }
+                }
+            });
+        }
+    }
+
     private static final int WARM_ITERATIONS = 1500;
     private static final int WINDOW_ITERATIONS = 100;
     private static final int WINDOWS = 6;
