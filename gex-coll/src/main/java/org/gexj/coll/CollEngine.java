@@ -139,7 +139,8 @@ final class CollEngine implements ClientProgress {
      * send waits for the send's stores to reach the peer's cache line: the reduce-to-one leaf in testcollperf spent
      * 14% of its time in the pool's return alone.
      *
-     * @return the collective's event, or {@link org.gexj.Event#DONE} where it is done already ({@link #sentAsLeaf})
+     * @return the collective's event, or {@link org.gexj.Event#DONE} where it is done already ({@link #sentAsLeaf},
+     *         {@link #startedAndDone})
      */
     org.gexj.Event submit(Team team, int kind, int root, int length, MemorySegment dst, MemorySegment src,
                           ReduceFunction combine, long elementSize) {
@@ -163,15 +164,38 @@ final class CollEngine implements ClientProgress {
                 event = org.gexj.Event.DONE;
                 op.clear();
                 spare[spareCount++] = op; // taken from there or made just now: there is room
+            } else if (startedAndDone(op)) {
+                event = org.gexj.Event.DONE;
             } else {
                 event = op.event = newEvent();
-                start(op);
             }
             CORE.pollBeforeRequest(client); // under the same hold: no second atomic
             return event;
         } finally {
             CORE.releaseDelivery(client);
         }
+    }
+
+    /**
+     * Starts {@code op} and advances it once: where that completes it without a failure (a reduction's root whose
+     * members' values came first, a flat broadcast's root, a barrier whose members are ahead), it is retired at once
+     * and needs no event. Else it stays in the active list, as {@link #start} left it, for the polls.
+     */
+    private boolean startedAndDone(CollOperation op) {
+        start(op);
+        op.sendHeld = false;
+        if (!op.advance(this) || op.failure() != null) {
+            return false;
+        }
+        final int last = active.size() - 1;
+        if (active.get(last) == op) {
+            active.remove(last);
+        } else {
+            active.remove(op);
+        }
+        op.awake = false;
+        retire(op);
+        return true;
     }
 
     /** A pooled event, begun for one operation before any other thread can see it. */
@@ -443,18 +467,23 @@ final class CollEngine implements ClientProgress {
 
     /** Ends {@code op}, failed or not: its late pieces are dropped from now on, as it is below its team's next. */
     private void finish(CollOperation op) {
+        final org.gexj.Event event = op.event;
+        final Throwable failure = op.failure();
+        retire(op);
+        CORE.completeSole(event, failure); // the delivery's holder alone completes a collective
+    }
+
+    /** Forgets a finished operation and keeps its object for reuse. */
+    private void retire(CollOperation op) {
         work++;
         started.remove(op.key());
         op.team.flow.finished(op.sequence, CollArgs.word(op.kind, 0, op.root), op.length);
-        final org.gexj.Event event = op.event;
-        final Throwable failure = op.failure();
         op.clear();
         if (spareCount < SPARE) {
             spare[spareCount++] = op;
         } else {
             free.offer(op); // for threads that find the delivery held; dropped when the pool is full
         }
-        CORE.completeSole(event, failure); // the delivery's holder alone completes a collective
     }
 
     private void onPiece(Token token, Payload payload, Args a) {
