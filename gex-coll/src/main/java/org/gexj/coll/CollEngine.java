@@ -122,7 +122,7 @@ final class CollEngine implements ClientProgress {
         this.am = Am.of(client);
         this.flatBelowBytes = (int) client.config().getLong("GEX_COLL_FLAT_BELOW", 4096, 0, Integer.MAX_VALUE);
         this.flatMaxRanks = (int) client.config().getLong("GEX_COLL_FLAT_RANKS", 4, 2, Integer.MAX_VALUE);
-        final int min = (int) client.config().getLong("GEX_COLL_IN_PLACE_MIN", 1024, 0, Integer.MAX_VALUE);
+        final int min = (int) client.config().getLong("GEX_COLL_IN_PLACE_MIN", 2048, 0, Integer.MAX_VALUE);
         this.inPlaceMin = client.capabilities().crossMapped() ? min : Integer.MAX_VALUE;
         this.probeAfterNanos = client.config().getLong("GEX_COLL_PROBE_MS", 1000, 1, 3_600_000) * 1_000_000L;
         AmAccess.get().registerSystem(am, HANDLER, AmHandler.mediumRequest(CollArgs.COUNT, this::onPiece)
