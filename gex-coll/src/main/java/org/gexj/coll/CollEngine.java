@@ -233,12 +233,7 @@ final class CollEngine implements ClientProgress {
         if (flow.ahead(treeRoot, op.sequence) >= CollFlow.HALF && flow.shouldAsk(treeRoot)) {
             queueControl(team.id, parent, CollArgs.PHASE_ASK, flow.knownNext(treeRoot)); // as trySend asks
         }
-        final int word = CollArgs.word(op.kind, CollArgs.PHASE_UP, op.root);
-        args[CollArgs.TEAM] = team.id;
-        args[CollArgs.SEQUENCE] = op.sequence;
-        args[CollArgs.WORD] = word;
-        args[CollArgs.OFFSET] = 0;
-        args[CollArgs.TOTAL] = op.length;
+        setArgs(team.id, op.sequence, CollArgs.word(op.kind, CollArgs.PHASE_UP, op.root), 0, op.length);
         if (am.requestMedium(parent, HANDLER, op.src(), 0, op.length, Lc.NOW, Flags.IMMEDIATE, args, CollArgs.COUNT)
             != Am.OK) {
             return false;
@@ -384,11 +379,7 @@ final class CollEngine implements ClientProgress {
             final int jobRank = control.pollInt();
             final int phase = control.pollInt();
             final int sequence = control.pollInt();
-            args[CollArgs.TEAM] = team;
-            args[CollArgs.SEQUENCE] = sequence;
-            args[CollArgs.WORD] = CollArgs.word(0, phase, 0);
-            args[CollArgs.OFFSET] = 0;
-            args[CollArgs.TOTAL] = 0;
+            setArgs(team, sequence, CollArgs.word(0, phase, 0), 0, 0);
             final int code = am.requestMedium(jobRank, HANDLER, null, 0, 0, Lc.NOW, Flags.IMMEDIATE, args,
                 CollArgs.COUNT);
             if (code != Am.OK) {
@@ -594,11 +585,7 @@ final class CollEngine implements ClientProgress {
                 return false; // held until the member answers: see CollFlow
             }
         }
-        args[CollArgs.TEAM] = op.team.id;
-        args[CollArgs.SEQUENCE] = op.sequence;
-        args[CollArgs.WORD] = CollArgs.word(op.kind, phase, op.root);
-        args[CollArgs.OFFSET] = offset;
-        args[CollArgs.TOTAL] = op.length;
+        setArgs(op.team.id, op.sequence, CollArgs.word(op.kind, phase, op.root), offset, op.length);
         final int code = am.requestMedium(op.team.jobRank(to), HANDLER, data, offset, bytes, Lc.NOW, Flags.IMMEDIATE,
             args, CollArgs.COUNT);
         if (code != Am.OK) {
@@ -607,6 +594,15 @@ final class CollEngine implements ClientProgress {
         }
         work++;
         return true;
+    }
+
+    /** Every message's arguments ({@link CollArgs}), in the one array the delivery's holder sends from. */
+    private void setArgs(int team, int sequence, int word, int offset, int total) {
+        args[CollArgs.TEAM] = team;
+        args[CollArgs.SEQUENCE] = sequence;
+        args[CollArgs.WORD] = word;
+        args[CollArgs.OFFSET] = offset;
+        args[CollArgs.TOTAL] = total;
     }
 
     /** The largest piece to {@code jobRank}. */
@@ -630,11 +626,7 @@ final class CollEngine implements ClientProgress {
 
     private void sendNotices() {
         for (int[] n = notices.peek(); n != null; n = notices.peek()) {
-            args[CollArgs.TEAM] = n[0];
-            args[CollArgs.SEQUENCE] = n[1];
-            args[CollArgs.WORD] = n[2];
-            args[CollArgs.OFFSET] = n[3];
-            args[CollArgs.TOTAL] = n[5];
+            setArgs(n[0], n[1], n[2], n[3], n[5]);
             if (am.requestMedium(n[4], HANDLER, null, 0, 0, Lc.NOW, Flags.IMMEDIATE, args, CollArgs.COUNT) != Am.OK) {
                 break;
             }

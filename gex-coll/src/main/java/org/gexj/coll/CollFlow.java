@@ -52,7 +52,6 @@ final class CollFlow {
     private final int[] finishedSequence = new int[REMEMBERED];
     private final int[] finishedWord = new int[REMEMBERED];
     private final int[] finishedLength = new int[REMEMBERED];
-    private final boolean[] finishedKept = new boolean[REMEMBERED];
 
     CollFlow(int size) {
         knownNext = new int[size];
@@ -141,7 +140,6 @@ final class CollFlow {
         finishedSequence[slot] = sequence;
         finishedWord[slot] = word;
         finishedLength[slot] = length;
-        finishedKept[slot] = true;
     }
 
     /**
@@ -150,7 +148,7 @@ final class CollFlow {
      */
     int finishedDifferently(int sequence, int word, int length) {
         final int slot = sequence & (REMEMBERED - 1);
-        if (!finishedKept[slot] || finishedSequence[slot] != sequence) {
+        if (finishedWord[slot] == 0 || finishedSequence[slot] != sequence) { // 0: nothing kept (kinds start at 1)
             return 0;
         }
         final int mine = finishedWord[slot];
