@@ -162,8 +162,7 @@ final class CollEngine implements ClientProgress {
                 queue(op);
             } else if (sentAsLeaf(op)) {
                 event = org.gexj.Event.DONE;
-                op.clear();
-                spare[spareCount++] = op; // taken from there or made just now: there is room
+                recycle(op);
             } else if (startedAndDone(op)) {
                 event = org.gexj.Event.DONE;
             } else {
@@ -469,6 +468,11 @@ final class CollEngine implements ClientProgress {
         work++;
         started.remove(op.key());
         op.team.flow.finished(op.sequence, CollArgs.word(op.kind, 0, op.root), op.length);
+        recycle(op);
+    }
+
+    /** Keeps an operation object for reuse: for the delivery's holder while it has room, else for other threads. */
+    private void recycle(CollOperation op) {
         op.clear();
         if (spareCount < SPARE) {
             spare[spareCount++] = op;

@@ -17,9 +17,11 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -43,6 +45,10 @@ import static org.quicktheories.generators.SourceDSL.longs;
 public abstract class CollKit extends ConduitKit {
     private static final int EXAMPLES = 2;
     private static final int BATCHES = 12;
+    /** {@link #collectivesInStepAllocateNothingOnceWarm}: rounds before measuring, rounds a window, windows. */
+    private static final int WARM_ITERATIONS = 1500;
+    private static final int WINDOW_ITERATIONS = 100;
+    private static final int WINDOWS = 6;
     /** Elements of the user-defined type: (sum of a long, maximum of a long). */
     static final ReduceFunction SUM_AND_MAX = (in, io, n) -> {
         for (long i = 0; i < n; i++) {
@@ -610,9 +616,9 @@ public abstract class CollKit extends ConduitKit {
                     }
                     windows[w] = AllocationMeasureKit.allocatedBytes() - before;
                 }
-                assertEquals(0, java.util.Arrays.stream(windows).min().orElseThrow(), "rank " + client.rank()
+                assertEquals(0, Arrays.stream(windows).min().orElseThrow(), "rank " + client.rank()
                     + " of " + job.size() + " allocated in every window of " + WINDOW_ITERATIONS
-                    + " rounds of 9 collectives (bytes by window): " + java.util.Arrays.toString(windows));
+                    + " rounds of 9 collectives (bytes by window): " + Arrays.toString(windows));
                 src.set(ValueLayout.JAVA_LONG, 0, client.rank() + 1);
                 coll.reduceToAllNb(job, dst, src, AtomicType.INT64, 1, ReduceOp.ADD).await();
                 assertEquals((long) job.size() * (job.size() + 1) / 2, dst.get(ValueLayout.JAVA_LONG, 0));
@@ -659,10 +665,6 @@ public abstract class CollKit extends ConduitKit {
         }
     }
 
-    private static final int WARM_ITERATIONS = 1500;
-    private static final int WINDOW_ITERATIONS = 100;
-    private static final int WINDOWS = 6;
-
     private static void collectivesInStep(Coll coll, Team job, MemorySegment src, MemorySegment dst,
                                           MemorySegment[] slices, Event[] inFlight, int i) {
         final int root = i % job.size();
@@ -696,7 +698,7 @@ public abstract class CollKit extends ConduitKit {
                 final Team casts = job.split(0, -client.rank());
                 final int n = job.size();
                 final int rounds = 400;
-                final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+                final AtomicBoolean done = new AtomicBoolean();
                 final Thread poller = Thread.ofPlatform().name("poller-" + client.rank()).start(() -> {
                     while (!done.get()) {
                         client.poll();
