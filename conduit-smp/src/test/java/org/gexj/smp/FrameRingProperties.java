@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
@@ -175,5 +176,47 @@ class FrameRingProperties {
                 }
             }
         });
+    }
+
+    /**
+     * Where an earlier frame ended inside the bytes that now hold a record's tag, they hold payload in the low bytes
+     * and an older lap's tag in the high ones. Even when the payload bytes equal the expected tag's (a producer cannot
+     * know them, the salt is private), the stale part must not complete the match: with {@code position ^ salt} as the
+     * tag the high bytes of nearby laps were equal, and a claimed record was read before its commit (CI, stop 69:
+     * two payload bytes matched).
+     */
+    @Test
+    void aFrameEndingInsideAnOldTagDoesNotCommitTheRecordThere() {
+        final int capacity = 4096;
+        final UnsafeBuffer buffer = memory(capacity);
+        final Random random = new Random(69);
+        for (int s = 0; s < 16; s++) {
+            final long salt = random.nextLong();
+            buffer.setMemory(0, buffer.capacity(), (byte) 0);
+            FrameRing.initialise(buffer, salt);
+            final FrameRing ring = new FrameRing(buffer);
+            final long ringSalt = salt | Long.MIN_VALUE;
+            for (int index = 0; index < capacity; index += FrameRingDescriptor.ALIGNMENT) {
+                for (int lap = 65; lap < 65 + 64; lap++) {
+                    final long position = (long) lap * capacity + index;
+                    buffer.putLong(capacity + FrameRingDescriptor.HEAD_OFFSET, position);
+                    buffer.putLong(capacity + FrameRingDescriptor.TAIL_OFFSET, position + 64);
+                    buffer.putInt(index + FrameRingDescriptor.LENGTH_OFFSET, FrameRingDescriptor.HEADER_LENGTH);
+                    buffer.putInt(index + FrameRingDescriptor.TYPE_OFFSET, FrameRingDescriptor.FRAME);
+                    final long expected = FrameRingDescriptor.tag(position, ringSalt);
+                    for (int laps = 1; laps <= 64; laps++) {
+                        final long stale = FrameRingDescriptor.tag(position - (long) laps * capacity, ringSalt);
+                        for (int payloadBytes = 1; payloadBytes <= 5; payloadBytes++) {
+                            final long lowMask = (1L << (8 * payloadBytes)) - 1;
+                            buffer.putLong(index + FrameRingDescriptor.TAG_OFFSET,
+                                (expected & lowMask) | (stale & ~lowMask));
+                            assertFalse(ring.ready(), "record at " + position + " looks committed: tag of "
+                                + laps + " laps earlier under " + payloadBytes + " payload bytes, salt " + salt);
+                            assertEquals(0, ring.read((b, i, l) -> { }, 1), "frames read at " + position);
+                        }
+                    }
+                }
+            }
+        }
     }
 }

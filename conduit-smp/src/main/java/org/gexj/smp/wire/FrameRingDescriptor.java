@@ -9,7 +9,7 @@ package org.gexj.smp.wire;
  *   record, at a multiple of ALIGNMENT (a cache line):
  *   0               4               8                                              16
  *  +---------------+---------------+-----------------------------------------------+
- *  | length:int32  | type:int32    | tag:int64 = position ^ salt, written last      |
+ *  | length:int32  | type:int32    | tag:int64 = tag(position, salt), written last  |
  *  +---------------+---------------+-----------------------------------------------+
  *  | frame (length - HEADER_LENGTH bytes), then padding to ALIGNMENT                |
  *  +--------------------------------------------------------------------------------+
@@ -26,10 +26,15 @@ package org.gexj.smp.wire;
  * <p>Why a tag and not Agrona's zeroing: a ring whose consumer zeroes every record it consumed makes that consumer
  * the last writer of every byte a producer writes next, so each payload line crosses between the cores once more
  * than it must (measured: +0.4 µs on a 1 KiB Medium round trip). Here the consumer writes nothing but its head. A
- * record is committed when the 8 bytes at its tag offset equal {@code position ^ salt} for the absolute position the
- * consumer expects there. Bytes left from an earlier lap cannot match by construction if they were a tag (an earlier
- * position), and match with probability 2^-64 if they were payload (the salt is random per ring and never leaves
- * GEX/J). Lap-0 memory is zero, which no tag equals, as the salt's top bit is set and positions stay below 2^62.
+ * record is committed when the 8 bytes at its tag offset equal {@link #tag} of the absolute position the consumer
+ * expects there. What an earlier lap left at those bytes is an earlier tag, payload, or, where a frame ended inside
+ * them, payload in the low bytes and an earlier lap's tag in the high ones. The tag multiplies by an odd constant, so
+ * positions that differ by whole laps differ in the high bytes as much as in the low ones: a plain
+ * {@code position ^ salt} differs only in the low bytes between nearby laps, and a frame whose last two bytes happened
+ * to equal the next lap's low tag bytes made an uncommitted record look committed (a property test found it).
+ * Now a false match needs the payload bytes to equal salted values no producer knows, and each stale byte to agree
+ * by chance (about 1 in 256 each). Lap-0 memory is zero, which no tag equals: {@code position ^ salt} is never zero (the salt's top bit is set
+ * and positions stay below 2^62) and the multiplication is a bijection.
  */
 public final class FrameRingDescriptor {
     /** Records start at multiples of a cache line: a frame of up to 48 bytes is one line, read in one transfer. */
@@ -49,12 +54,15 @@ public final class FrameRingDescriptor {
     public static final int SALT_OFFSET = 3 * COUNTER_STRIDE;
     public static final int TRAILER_LENGTH = 4 * COUNTER_STRIDE;
 
+    /** Odd, so multiplying by it is a bijection; the golden ratio's bits spread multiples of a lap over all bytes. */
+    private static final long TAG_MULTIPLIER = 0x9E3779B97F4A7C15L;
+
     private FrameRingDescriptor() {
     }
 
     /** The tag a record committed at absolute {@code position} carries. */
     public static long tag(long position, long salt) {
-        return position ^ salt;
+        return (position ^ salt) * TAG_MULTIPLIER;
     }
 
     /** Bytes a record of {@code length} (header included) occupies. */
