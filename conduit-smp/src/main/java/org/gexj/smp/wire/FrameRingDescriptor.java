@@ -33,8 +33,8 @@ package org.gexj.smp.wire;
  * {@code position ^ salt} differs only in the low bytes between nearby laps, and a frame whose last two bytes happened
  * to equal the next lap's low tag bytes made an uncommitted record look committed (a property test found it).
  * Now a false match needs the payload bytes to equal salted values no producer knows, and each stale byte to agree
- * by chance (about 1 in 256 each). Lap-0 memory is zero, which no tag equals: {@code position ^ salt} is never zero (the salt's top bit is set
- * and positions stay below 2^62) and the multiplication is a bijection.
+ * by chance (about 1 in 256 each). Lap-0 memory is zero, which no tag equals: {@code position ^ salt} is never zero
+ * (the salt's top bit is set and positions stay below 2^62) and the multiplication is a bijection.
  */
 public final class FrameRingDescriptor {
     /** Records start at multiples of a cache line: a frame of up to 48 bytes is one line, read in one transfer. */
