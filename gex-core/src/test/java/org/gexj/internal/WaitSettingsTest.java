@@ -25,13 +25,16 @@ class WaitSettingsTest {
             WaitSettings.of(Config.of(Map.of("GEX_WAIT_YIELDS", "7")), false));
         assertEquals(new WaitSettings(300, 0, 10_000, 1_000_000),
             WaitSettings.of(Config.of(Map.of("GEX_WAIT_SPINS", "300")), false));
-        assertEquals(new WaitSettings(0, 0, 10_000, 1_000_000), WaitSettings.of(Config.of(Map.of()), false, true),
-            "ranks sharing cores park at once");
         assertEquals(new WaitSettings(1000, 20_000, 10_000, 1_000_000), WaitSettings.of(Config.of(Map.of()), true));
     }
 
+    /** Also where the conduit gains nothing from yields: a park per wait cost a wake-up each (4 ofi ranks). */
     @Test
     void ranksSharingCoresYieldWithoutSpinningUnlessSpinsAreGiven() {
+        assertEquals(new WaitSettings(0, 20_000, 10_000, 1_000_000), WaitSettings.of(Config.of(Map.of()), false, true),
+            "a conduit that does not yield still yields where ranks share the cores");
+        assertEquals(new WaitSettings(0, 5, 10_000, 1_000_000),
+            WaitSettings.of(Config.of(Map.of("GEX_WAIT_YIELDS", "5")), false, true));
         assertEquals(new WaitSettings(0, 20_000, 10_000, 1_000_000), WaitSettings.of(Config.of(Map.of()), true, true));
         assertEquals(new WaitSettings(30, 20_000, 10_000, 1_000_000),
             WaitSettings.of(Config.of(Map.of("GEX_WAIT_SPINS", "30")), true, true));
