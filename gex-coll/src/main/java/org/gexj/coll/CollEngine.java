@@ -7,6 +7,7 @@ import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.gexj.Client;
+import org.gexj.Event;
 import org.gexj.Flags;
 import org.gexj.Lc;
 import org.gexj.am.Am;
@@ -26,7 +27,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Moves the collectives: every message is a Medium request to one library handler ({@link #HANDLER}), and the work
+ * Moves the collectives: every message is a Medium request to one library handler ({@link #HANDLER}, or
+ * {@link #WHOLE_HANDLER} for a piece that is its whole message, with fewer arguments), and the work
  * that sends (starting a collective, forwarding what arrived) runs in the client's polls as a {@link ClientProgress},
  * because a handler may not send requests. Handler and progress both run on the thread holding the client's
  * delivery, one at a time, so the collectives' state needs no locks. A user's thread starts its collective itself
@@ -48,6 +50,12 @@ import java.util.Map;
  */
 final class CollEngine implements ClientProgress {
     static final int HANDLER = 96;
+    /**
+     * The handler of messages sent in one piece ({@link CollArgs#WHOLE_COUNT} arguments): 8 bytes fewer put a 16-byte
+     * collective's frame within tcp;ofi_rxm's 64-byte inject size, which a send with a completion above it costs
+     * about 2 us more (see docs/SITTINGS.md, twenty-eighth sitting).
+     */
+    static final int WHOLE_HANDLER = 97;
     private static final CoreAccess CORE = CoreAccess.get();
 
     /**
@@ -127,6 +135,8 @@ final class CollEngine implements ClientProgress {
         this.probeAfterNanos = client.config().getLong("GEX_COLL_PROBE_MS", 1000, 1, 3_600_000) * 1_000_000L;
         AmAccess.get().registerSystem(am, HANDLER, AmHandler.mediumRequest(CollArgs.COUNT, this::onPiece)
             .named("coll"));
+        AmAccess.get().registerSystem(am, WHOLE_HANDLER, AmHandler.mediumRequest(CollArgs.WHOLE_COUNT, this::onWhole)
+            .named("coll-whole"));
     }
 
     /**
@@ -139,16 +149,16 @@ final class CollEngine implements ClientProgress {
      * send waits for the send's stores to reach the peer's cache line: the reduce-to-one leaf in testcollperf spent
      * 14% of its time in the pool's return alone.
      *
-     * @return the collective's event, or {@link org.gexj.Event#DONE} where it is done already ({@link #sentAsLeaf},
+     * @return the collective's event, or {@link Event#DONE} where it is done already ({@link #sentAsLeaf},
      *         {@link #startedAndDone})
      */
-    org.gexj.Event submit(Team team, int kind, int root, int length, MemorySegment dst, MemorySegment src,
+    Event submit(Team team, int kind, int root, int length, MemorySegment dst, MemorySegment src,
                           ReduceFunction combine, long elementSize) {
         if (!hooked) {
             hook();
         }
         if (!CORE.tryHoldDelivery(client)) {
-            final org.gexj.Event event = newEvent();
+            final Event event = newEvent();
             queue(pooled().init(team, kind, root, length, dst, src, combine, elementSize, event));
             CORE.pollBeforeRequest(client);
             return event;
@@ -156,15 +166,15 @@ final class CollEngine implements ClientProgress {
         try {
             final CollOperation op = spareCount > 0 ? spare[--spareCount] : pooled();
             op.init(team, kind, root, length, dst, src, combine, elementSize, null);
-            final org.gexj.Event event;
+            final Event event;
             if (!team.issueFirst(op, submitted)) {
                 event = op.event = newEvent();
                 queue(op);
             } else if (sentAsLeaf(op)) {
-                event = org.gexj.Event.DONE;
+                event = Event.DONE;
                 recycle(op);
             } else if (startedAndDone(op)) {
-                event = org.gexj.Event.DONE;
+                event = Event.DONE;
             } else {
                 event = op.event = newEvent();
             }
@@ -198,8 +208,8 @@ final class CollEngine implements ClientProgress {
     }
 
     /** A pooled event, begun for one operation before any other thread can see it. */
-    private org.gexj.Event newEvent() {
-        final org.gexj.Event event = CORE.pooledEvent(client);
+    private Event newEvent() {
+        final Event event = CORE.pooledEvent(client);
         CORE.beginUnseen(event, 1);
         return event;
     }
@@ -233,8 +243,7 @@ final class CollEngine implements ClientProgress {
             queueControl(team.id, parent, CollArgs.PHASE_ASK, flow.knownNext(treeRoot)); // as trySend asks
         }
         setArgs(team.id, op.sequence, CollArgs.word(op.kind, CollArgs.PHASE_UP, op.root), 0, op.length);
-        if (am.requestMedium(parent, HANDLER, op.src(), 0, op.length, Lc.NOW, Flags.IMMEDIATE, args, CollArgs.COUNT)
-            != Am.OK) {
+        if (send(parent, op.src(), 0, op.length) != Am.OK) {
             return false;
         }
         flow.nextStart = op.sequence + 1;
@@ -379,9 +388,7 @@ final class CollEngine implements ClientProgress {
             final int phase = control.pollInt();
             final int sequence = control.pollInt();
             setArgs(team, sequence, CollArgs.word(0, phase, 0), 0, 0);
-            final int code = am.requestMedium(jobRank, HANDLER, null, 0, 0, Lc.NOW, Flags.IMMEDIATE, args,
-                CollArgs.COUNT);
-            if (code != Am.OK) {
+            if (send(jobRank, null, 0, 0) != Am.OK) {
                 queueControl(team, jobRank, phase, sequence); // to the back: their order does not matter
                 break;
             }
@@ -457,7 +464,7 @@ final class CollEngine implements ClientProgress {
 
     /** Ends {@code op}, failed or not: its late pieces are dropped from now on, as it is below its team's next. */
     private void finish(CollOperation op) {
-        final org.gexj.Event event = op.event;
+        final Event event = op.event;
         final Throwable failure = op.failure();
         retire(op);
         CORE.completeSole(event, failure); // the delivery's holder alone completes a collective
@@ -482,21 +489,27 @@ final class CollEngine implements ClientProgress {
     }
 
     private void onPiece(Token token, Payload payload, Args a) {
-        final int team = a.get(CollArgs.TEAM);
-        final int sequence = a.get(CollArgs.SEQUENCE);
-        final int word = a.get(CollArgs.WORD);
+        piece(token, payload, a.get(CollArgs.TEAM), a.get(CollArgs.SEQUENCE), a.get(CollArgs.WORD),
+            a.get(CollArgs.OFFSET), a.get(CollArgs.TOTAL));
+    }
+
+    private void onWhole(Token token, Payload payload, Args a) {
+        piece(token, payload, a.get(CollArgs.TEAM), a.get(CollArgs.SEQUENCE), a.get(CollArgs.WORD), 0,
+            (int) payload.length()); // a Medium payload, below 2^31
+    }
+
+    private void piece(Token token, Payload payload, int team, int sequence, int word, int offset, int total) {
         if (CollArgs.phase(word) >= CollArgs.PHASE_ASK && CollArgs.kind(word) == 0) {
             onFlow(team, token.sourceRank(), CollArgs.phase(word), sequence);
             return;
         }
         final long key = (long) team << 32 | (sequence & 0xFFFF_FFFFL);
-        final int offset = a.get(CollArgs.OFFSET);
         final CollOperation op = started.get(key);
         if (op == null) {
             if (!finishedHere(team, sequence)) {
-                keep(key, token.sourceRank(), word, offset, a.get(CollArgs.TOTAL), payload);
+                keep(key, token.sourceRank(), word, offset, total, payload);
             } else if (CollArgs.phase(word) == CollArgs.PHASE_PROBE) {
-                answerProbe(teams.get(team), sequence, word, a.get(CollArgs.TOTAL), token.sourceRank());
+                answerProbe(teams.get(team), sequence, word, total, token.sourceRank());
             }
             return;
         }
@@ -509,10 +522,10 @@ final class CollEngine implements ClientProgress {
             return;
         }
         if (CollArgs.phase(word) == CollArgs.PHASE_PROBE) {
-            op.agrees(this, from, word, a.get(CollArgs.TOTAL));
+            op.agrees(this, from, word, total);
             return;
         }
-        final MemorySegment to = op.accept(this, from, word, offset, a.get(CollArgs.TOTAL), payload.length());
+        final MemorySegment to = op.accept(this, from, word, offset, total, payload.length());
         if (to != null && payload.length() > 0) {
             payload.copyTo(0, to, offset, payload.length());
         }
@@ -590,9 +603,7 @@ final class CollEngine implements ClientProgress {
             }
         }
         setArgs(op.team.id, op.sequence, CollArgs.word(op.kind, phase, op.root), offset, op.length);
-        final int code = am.requestMedium(op.team.jobRank(to), HANDLER, data, offset, bytes, Lc.NOW, Flags.IMMEDIATE,
-            args, CollArgs.COUNT);
-        if (code != Am.OK) {
+        if (send(op.team.jobRank(to), data, offset, bytes) != Am.OK) {
             op.sendHeld = true;
             return false;
         }
@@ -607,6 +618,17 @@ final class CollEngine implements ClientProgress {
         args[CollArgs.WORD] = word;
         args[CollArgs.OFFSET] = offset;
         args[CollArgs.TOTAL] = total;
+    }
+
+    /**
+     * Sends {@link #args} and {@code bytes} of {@code data} from {@code offset}: with {@link CollArgs#WHOLE_COUNT}
+     * arguments to {@link #WHOLE_HANDLER} where the piece is its whole message (offset 0, total {@code bytes}), which
+     * the receiver restores from the payload's length, else with all of them.
+     */
+    private int send(int jobRank, MemorySegment data, int offset, int bytes) {
+        final boolean whole = args[CollArgs.OFFSET] == 0 && args[CollArgs.TOTAL] == bytes;
+        return am.requestMedium(jobRank, whole ? WHOLE_HANDLER : HANDLER, data, offset, bytes, Lc.NOW,
+            Flags.IMMEDIATE, args, whole ? CollArgs.WHOLE_COUNT : CollArgs.COUNT);
     }
 
     /** The largest piece to {@code jobRank}. */
@@ -631,7 +653,7 @@ final class CollEngine implements ClientProgress {
     private void sendNotices() {
         for (int[] n = notices.peek(); n != null; n = notices.peek()) {
             setArgs(n[0], n[1], n[2], n[3], n[5]);
-            if (am.requestMedium(n[4], HANDLER, null, 0, 0, Lc.NOW, Flags.IMMEDIATE, args, CollArgs.COUNT) != Am.OK) {
+            if (send(n[4], null, 0, 0) != Am.OK) {
                 break;
             }
             notices.poll();

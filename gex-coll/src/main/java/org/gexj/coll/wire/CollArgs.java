@@ -12,6 +12,8 @@ package org.gexj.coll.wire;
  *   3  offset       of this piece in the message (or, for a failure notice, the reason)
  *   4  total        the message's length in bytes
  * </pre>
+ * A piece that is its whole message (offset 0, total the payload's length: small data, control, most notices) goes
+ * with the first {@link #WHOLE_COUNT} only, to a handler of its own, which takes offset and total from the payload.
  * Phases: a barrier's round; 0 for data going up a tree (reductions), 1 for data coming down (broadcasts);
  * {@link #PHASE_UP_AT} for a reduction's value left in the sender's segment, where a parent that maps it reads it in
  * place (offset: where it lies in that segment), and {@link #PHASE_READ} for the parent's answer that it has read it;
@@ -22,6 +24,7 @@ package org.gexj.coll.wire;
  */
 public final class CollArgs {
     public static final int COUNT = 5;
+    public static final int WHOLE_COUNT = 3;
     public static final int TEAM = 0;
     public static final int SEQUENCE = 1;
     public static final int WORD = 2;
