@@ -153,7 +153,7 @@ final class CollEngine implements ClientProgress {
      *         {@link #startedAndDone})
      */
     Event submit(Team team, int kind, int root, int length, MemorySegment dst, MemorySegment src,
-                          ReduceFunction combine, long elementSize) {
+                 ReduceFunction combine, long elementSize) {
         if (!hooked) {
             hook();
         }
