@@ -230,7 +230,7 @@ public final class RdmaEngine {
                 }
                 delivered += process(batch.next(), listener, channelMask);
             }
-            send.returnCredits(delivered == 0);
+            send.returnCredits(false);
             if (liveness.watch(send, rmaEngine)) {
                 send.returnCredits(true);
             }
@@ -255,7 +255,12 @@ public final class RdmaEngine {
         }
         final int state;
         try {
-            state = guard.closing() ? RdmaNic.WAIT_UNSUPPORTED : nic.prepareWait();
+            if (guard.closing()) {
+                state = RdmaNic.WAIT_UNSUPPORTED;
+            } else {
+                send.returnOwed(true);
+                state = nic.prepareWait();
+            }
         } finally {
             guard.unlock();
         }
@@ -544,7 +549,8 @@ public final class RdmaEngine {
      * registration; {@link RdmaRegistrationCache}). {@code .registered.operations}: puts and gets started on peers'
      * registered memory by key; {@code .atomics}: remote atomics the NIC performed for this rank
      * ({@link RdmaAtomics}); {@code .registered.open}: this rank's registrations open for peers' RMA
-     * ({@link RdmaPeerRegistrations}). {@code .receive.buffers}: receive
+     * ({@link RdmaPeerRegistrations}); {@code .credit.messages}: credits returned alone, in a message of their own
+     * ({@link RdmaSendPath#returnCredits}). {@code .receive.buffers}: receive
      * buffers posted (where they are posted per connection, a share per connected rank). {@code .dropped.foreign}:
      * messages from no endpoint of the job; {@code .dropped.malformed}; {@code .source-mismatch}: messages whose
      * header names another rank than the NIC's source. Also readable after {@link #close()}.
@@ -564,6 +570,7 @@ public final class RdmaEngine {
             m.put(p + ".registered.operations", rmaEngine.registeredOperations());
             m.put(p + ".atomics", rmaEngine.atomics().started());
             m.put(p + ".registered.open", peerRegistrations == null ? 0L : peerRegistrations.open());
+            m.put(p + ".credit.messages", send.creditMessages());
         } finally {
             guard.unlock();
         }

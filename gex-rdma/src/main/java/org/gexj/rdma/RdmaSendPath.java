@@ -19,7 +19,7 @@ import java.lang.foreign.MemorySegment;
  * does while the target does not poll) waits in a backlog per target, sent again by the next poll or claim, and until
  * it has gone the target's path is full: commit never waits, and an IMMEDIATE send finds the path back-pressured at
  * claim. A receiver returns credits on its own frames, or in a credit message ({@link #returnCredits}) once it owes an
- * eighth of a window or finds nothing else to do.
+ * eighth of a window, before it sleeps, or when the liveness watch looks (every 10 ms of polling).
  *
  * <p>Threads: any thread may claim, commit and abort. Every field is guarded by the {@link RdmaGuard} lock; methods
  * documented "under the lock" expect the caller to hold it, the others take it. Only {@link #backlogged} is read
@@ -66,6 +66,14 @@ final class RdmaSendPath {
     private final boolean byteCredits;
     private final int[] credits;
     private final int[] owed;
+    /**
+     * Owed units returned without waiting for the watch or a sleep: an eighth of a window, and no more than a sender
+     * blocked by its largest message can have outstanding (window - largest + 1), so a blocked sender is always owed
+     * at least this much.
+     */
+    private final int creditThreshold;
+    /** Credit messages sent (credits returned alone, not on a frame). */
+    private long creditMessages;
 
     RdmaSendPath(RdmaGuard guard, RdmaNic nic, RdmaContexts contexts, RdmaLiveness liveness, Arena arena, int rank,
                  int size, RdmaSettings settings, int slots, int slotBytes, int windowUnits) {
@@ -103,6 +111,7 @@ final class RdmaSendPath {
         this.credits = new int[2 * size];
         java.util.Arrays.fill(credits, windowUnits);
         this.owed = new int[2 * size];
+        this.creditThreshold = Math.max(1, Math.min(windowUnits / 8, windowUnits - units(slotBytes) + 1));
     }
 
     /**
@@ -343,32 +352,40 @@ final class RdmaSendPath {
     }
 
     /**
-     * Sends owed credits alone to peers owed an eighth of a window, or any when {@code idle} (the poll found nothing to
-     * do, or the liveness watch looked); takes the lock, open.
+     * Sends owed credits alone to peers owed at least {@link #creditThreshold} units, or any when {@code all} (the
+     * liveness watch looked); takes the lock, open. A poll that merely finds nothing to do returns nothing: a sender
+     * waits for credits only when it has nearly a window outstanding, and then the threshold is met. Returning on
+     * every idle poll cost one-way traffic a credit message per frame, so twice the sends (2 ofi ranks, testcollperf
+     * broadcast_NB).
      */
-    void returnCredits(boolean idle) {
-        final int threshold = idle ? 1 : Math.max(1, windowUnits / 8);
+    void returnCredits(boolean all) {
         guard.lockOpen();
         try {
-            for (int peer = 0; peer < size; peer++) {
-                final int request = owed[peer << 1];
-                final int reply = owed[(peer << 1) | 1];
-                if (request < threshold && reply < threshold) {
-                    continue;
-                }
-                creditHeader.wrap(creditBuffer, 0).write(RdmaHeaderFlyweight.KIND_CREDIT, 0, rank, request,
-                    reply);
-                final long rc = nic.inject(creditMessage.address(), RdmaHeaderFlyweight.LENGTH, peer);
-                if (rc == 0) {
-                    owed[peer << 1] -= request;
-                    owed[(peer << 1) | 1] -= reply;
-                } else if (rc != RdmaNic.AGAIN) {
-                    liveness.fail(peer, "inject of credits to rank " + peer + " failed over " + description + ": "
-                        + nic.strerror(rc) + " (" + rc + ")");
-                }
-            }
+            returnOwed(all);
         } finally {
             guard.unlock();
+        }
+    }
+
+    /** As {@link #returnCredits}, under the lock: before the polling thread sleeps, so no peer waits on it. */
+    void returnOwed(boolean all) {
+        final int threshold = all ? 1 : creditThreshold;
+        for (int peer = 0; peer < size; peer++) {
+            final int request = owed[peer << 1];
+            final int reply = owed[(peer << 1) | 1];
+            if (request < threshold && reply < threshold) {
+                continue;
+            }
+            creditHeader.wrap(creditBuffer, 0).write(RdmaHeaderFlyweight.KIND_CREDIT, 0, rank, request, reply);
+            final long rc = nic.inject(creditMessage.address(), RdmaHeaderFlyweight.LENGTH, peer);
+            if (rc == 0) {
+                owed[peer << 1] -= request;
+                owed[(peer << 1) | 1] -= reply;
+                creditMessages++;
+            } else if (rc != RdmaNic.AGAIN) {
+                liveness.fail(peer, "inject of credits to rank " + peer + " failed over " + description + ": "
+                    + nic.strerror(rc) + " (" + rc + ")");
+            }
         }
     }
 
@@ -392,5 +409,10 @@ final class RdmaSendPath {
 
     int windowUnits() {
         return windowUnits;
+    }
+
+    /** Credit messages sent so far (under the lock). */
+    long creditMessages() {
+        return creditMessages;
     }
 }

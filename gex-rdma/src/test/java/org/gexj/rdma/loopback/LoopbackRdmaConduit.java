@@ -7,6 +7,8 @@ import org.gexj.rdma.RdmaSizing;
 import org.gexj.spi.ConduitContext;
 
 import java.lang.foreign.Arena;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * For tests ({@code GEX_CONDUIT=rdma-loopback}): the RDMA engine over a {@link LoopbackNic}, so that the conformance
@@ -23,6 +25,8 @@ final class LoopbackRdmaConduit extends RdmaConduit {
     static final String ONDEMAND = "GEX_RDMA_LOOPBACK_ONDEMAND";
     static final String PEER_KEYS = "GEX_RDMA_LOOPBACK_PEER_KEYS";
     private static final int FRAME = 16 << 10;
+    /** Each rank's engine by job id and rank ({@link #engine(String, int)}), for tests that drive it directly. */
+    private static final Map<String, RdmaEngine> ENGINES = new ConcurrentHashMap<>();
 
     LoopbackRdmaConduit(ConduitContext context) {
         final boolean multi = context.config().getBoolean(MULTI, true);
@@ -34,9 +38,15 @@ final class LoopbackRdmaConduit extends RdmaConduit {
             RdmaSizing.slotBytes(settings));
         final LoopbackNic nic = new LoopbackNic(fabric, context.jobId(), context.rank(), context.size(),
             context.config().getBoolean(PEER_KEYS, true));
-        start("rdma-loopback", new RdmaEngine(nic, nic, Arena.ofShared(), settings, context.rank(), context.size(),
-            context.health(), context.bootstrap(), nic.completionDataBytes(), false), FRAME, FRAME,
-            LoopbackNic.MAX_MESSAGE, 4096, context.bootstrap());
+        final RdmaEngine engine = new RdmaEngine(nic, nic, Arena.ofShared(), settings, context.rank(),
+            context.size(), context.health(), context.bootstrap(), nic.completionDataBytes(), false);
+        ENGINES.put(context.jobId() + "/" + context.rank(), engine);
+        start("rdma-loopback", engine, FRAME, FRAME, LoopbackNic.MAX_MESSAGE, 4096, context.bootstrap());
+    }
+
+    /** The engine of {@code rank} in the in-process job {@code jobId} (a client's {@code jobId()}). */
+    static RdmaEngine engine(String jobId, int rank) {
+        return ENGINES.get(jobId + "/" + rank);
     }
 
     @Override
