@@ -42,7 +42,10 @@ public abstract class PwcKit extends RmaBoundsKit {
     private static final int SEGMENT_GETS = 5;
     private static final int SEGMENT_PUT = 100;
     private static final int EMU_PUT = 900;
-    private static final int EMU_ROUNDS = 12;
+    /** Most large puts each rank makes on emu to see a chunk before its header (a few suffice without latency). */
+    private static final int EMU_ROUNDS = 400;
+    /** Puts by RDMA writes on emu with a long hold: enough that none overtaking its header is once in 6000 runs. */
+    private static final int EMU_WRITE_ROUNDS = 48;
     private static final long DEADLINE_NS = 60_000_000_000L;
 
     static {
@@ -135,30 +138,7 @@ public abstract class PwcKit extends RmaBoundsKit {
                     }
                 }
                 if ("emu".equals(environment().get("GEX_CONDUIT"))) { // emu reorders: the ledger matched out of order
-                    // a header delivered early leaves its chunks nothing to overtake: a few more large puts make a
-                    // run without one vanishingly rare
-                    final int k = SIZES.length - 1;
-                    client.barrier(); // no rank still takes these for the operations above
-                    for (int round = 0; round < EMU_ROUNDS; round++) {
-                        pwc.putWithCompletion(to, OFFSETS[k], src, OFFSETS[k], SIZES[k], EMU_PUT + round,
-                            rank * 1000L + EMU_PUT + round, 0);
-                        boolean local = false;
-                        boolean remote = false;
-                        while (!local || !remote) {
-                            assertTrue(System.nanoTime() - start < DEADLINE_NS, "rank " + rank + ": emu round "
-                                + round + " after 60 s");
-                            if (!local && pwc.probeLocal(c)) {
-                                assertEquals(EMU_PUT + round, c.id(), "local completion of emu round " + round);
-                                local = true;
-                            }
-                            if (!remote && pwc.probeRemote(c)) { // not again: the writer's next round may be there
-                                assertEquals(writer * 1000L + EMU_PUT + round, c.id(), "remote completion");
-                                remote = true;
-                            }
-                        }
-                    }
-                    assertTrue(pwc.outOfOrderChunks() > 0, "rank " + rank + ": every chunk came after its header, in "
-                        + (EMU_ROUNDS + 1) + " large puts");
+                    emuRoundsUntilBothSawAnEarlyChunk(pwc, client, arena, to, src, c, writer, start);
                 }
                 client.barrier();
                 for (int i = 0; i < 3; i++) {
@@ -170,6 +150,47 @@ public abstract class PwcKit extends RmaBoundsKit {
                 client.barrier();
             }
         });
+    }
+
+    /**
+     * Large puts between the 2 ranks until each has matched a chunk that came before its header. A header delivered
+     * early leaves its chunks nothing to overtake, and with a wire latency arrivals trickle in sent order, so how many
+     * rounds that takes depends on timing: each put's completion data says whether its sender has seen one, and both
+     * ranks stop after the first round in which both had (both know both flags of a round: the writer is the target).
+     */
+    private static void emuRoundsUntilBothSawAnEarlyChunk(Pwc pwc, Client client, Arena arena, BufferDescriptor to,
+                                                          MemorySegment src, Completion c, int writer, long start) {
+        final int k = SIZES.length - 1;
+        final int rank = client.rank();
+        final MemorySegment flag = arena.allocate(1);
+        client.barrier(); // no rank still takes these for the operations above
+        for (int round = 0; round < EMU_ROUNDS; round++) {
+            final boolean mine = pwc.outOfOrderChunks() > 0;
+            flag.set(ValueLayout.JAVA_BYTE, 0, (byte) (mine ? 1 : 0));
+            pwc.putWithCompletion(to, OFFSETS[k], src, OFFSETS[k], SIZES[k], EMU_PUT + round,
+                rank * 1000L + EMU_PUT + round, flag, 0);
+            boolean local = false;
+            boolean theirs = false;
+            boolean remote = false;
+            while (!local || !remote) {
+                assertTrue(System.nanoTime() - start < DEADLINE_NS, "rank " + rank + ": emu round " + round
+                    + " after 60 s");
+                if (!local && pwc.probeLocal(c)) {
+                    assertEquals(EMU_PUT + round, c.id(), "local completion of emu round " + round);
+                    local = true;
+                }
+                if (!remote && pwc.probeRemote(c)) { // not again: the writer's next round may be there
+                    assertEquals(writer * 1000L + EMU_PUT + round, c.id(), "remote completion");
+                    theirs = c.dataByte(0) != 0;
+                    remote = true;
+                }
+            }
+            if (mine && theirs) {
+                return;
+            }
+        }
+        assertTrue(pwc.outOfOrderChunks() > 0, "rank " + rank + ": every chunk came after its header, in "
+            + (EMU_ROUNDS + 1) + " large puts");
     }
 
     /** A remote completion's data is its initiator's, and a put's bytes are in memory when it is probed. */
@@ -313,7 +334,7 @@ public abstract class PwcKit extends RmaBoundsKit {
                 && !Rma.of(client).overActiveMessages() && client.config().getBoolean("GEX_PWC_RDMA", true);
             final boolean writes = rdma && client.capabilities().immediateBits() > 0;
             final boolean emu = "emu".equals(environment().get("GEX_CONDUIT"));
-            final int rounds = emu && writes ? 4 * EMU_ROUNDS : 1;
+            final int rounds = emu && writes ? EMU_WRITE_ROUNDS : 1;
             final MemorySegment segment = client.segment().memory();
             if (client.rank() == 1) {
                 for (long i = 0; i < n; i++) {
