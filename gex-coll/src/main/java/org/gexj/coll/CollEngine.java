@@ -1,15 +1,12 @@
 package org.gexj.coll;
 
 import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.collections.IntArrayQueue;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.gexj.Client;
 import org.gexj.Event;
-import org.gexj.Flags;
-import org.gexj.Lc;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
 import org.gexj.am.Args;
@@ -21,25 +18,25 @@ import org.gexj.internal.ClientProgress;
 import org.gexj.internal.CoreAccess;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * Moves the collectives: every message is a Medium request to one library handler ({@link #HANDLER}, or
- * {@link #WHOLE_HANDLER} for a piece that is its whole message, with fewer arguments), and the work
- * that sends (starting a collective, forwarding what arrived) runs in the client's polls as a {@link ClientProgress},
- * because a handler may not send requests. Handler and progress both run on the thread holding the client's
- * delivery, one at a time, so the collectives' state needs no locks. A user's thread starts its collective itself
- * where it can take the delivery, and else queues it for the thread that holds it.
+ * {@link #WHOLE_HANDLER} for a piece that is its whole message, with fewer arguments; {@link CollOutbox} sends
+ * them), and the work that sends (starting a collective, forwarding what arrived) runs in the client's polls as a
+ * {@link ClientProgress}, because a handler may not send requests. Handler and progress both run on the thread holding
+ * the client's delivery, one at a time, so the collectives' state needs no locks. A user's thread starts its
+ * collective itself where it can take the delivery, and else queues it for the thread that holds it.
  *
  * <p>A piece may arrive before this rank has started its collective (a faster member is ahead), or before this rank
- * has finished the split that makes its team: it is kept, copied, until the collective starts. A piece of a
- * collective this rank has finished (a late failure notice, or data for a collective that failed here) is dropped:
- * a team's collectives start here in sequence order, so one below the next to start that is not running is done.
- * Every send is a try: a full path leaves the rest for the next poll, so progress never waits. How many collectives
- * a rank keeps pieces for is bounded: a sender runs at most {@link CollFlow#WINDOW} collectives ahead of a member.
+ * has finished the split that makes its team: it is kept, copied, until the collective starts
+ * ({@link CollEarlyPieces}). A piece of a collective this rank has finished (a late failure notice, or data for a
+ * collective that failed here) is dropped: a team's collectives start here in sequence order, so one below the next to
+ * start that is not running is done. Every send is a try: a full path leaves the rest for the next poll, so progress
+ * never waits. How many collectives a rank keeps pieces for is bounded: a sender runs at most {@link CollFlow#WINDOW}
+ * collectives ahead of a member.
  *
  * <p>Members whose calls differ find it where a piece reaches a rank whose own call expects another. Where none does
  * (a reduce-to-one whose ranks 0 and 1 name root 0 and rank 2 itself: each tree waits for a child that sends to
@@ -58,19 +55,6 @@ final class CollEngine implements ClientProgress {
     static final int WHOLE_HANDLER = 97;
     private static final CoreAccess CORE = CoreAccess.get();
 
-    /**
-     * A piece that came before its collective started; pooled, its buffer reused. The buffer is of the kind of the
-     * operations' children's buffers, so that a whole message can be swapped in instead of copied again.
-     */
-    private static final class Early {
-        int fromJob;
-        int word;
-        int offset;
-        int total;
-        int length;
-        MemorySegment data;
-    }
-
     /** Operations in flight at once whose objects are kept for reuse; more are made and dropped. */
     private static final int POOLED = 256;
     /** Of those, how many the delivery's holder keeps apart ({@link #spare}); the rest serve other threads. */
@@ -84,7 +68,6 @@ final class CollEngine implements ClientProgress {
 
 
     private final Client client;
-    private final Am am;
     private final ManyToOneConcurrentArrayQueue<CollOperation> submitted = new ManyToOneConcurrentArrayQueue<>(QUEUED);
     private final ManyToManyConcurrentArrayQueue<CollOperation> free = new ManyToManyConcurrentArrayQueue<>(POOLED);
     /** Finished operations for the holder of the delivery, in {@code spare[0, spareCount)}: reused without atomics. */
@@ -95,20 +78,14 @@ final class CollEngine implements ClientProgress {
     private final Int2ObjectHashMap<Team> teams = new Int2ObjectHashMap<>();
     /** Asks for teams not in {@link #teams} yet, by team id and job rank: what the asker knew. */
     private final Long2LongHashMap asksBefore = new Long2LongHashMap(NONE);
-    /** {@link CollFlow}'s asks and answers still to send: team id, job rank, phase, sequence. */
-    private final IntArrayQueue control = new IntArrayQueue();
-    private final Long2ObjectHashMap<ArrayList<Early>> early = new Long2ObjectHashMap<>();
-    private final ArrayDeque<Early> freeEarly = new ArrayDeque<>();
-    private final ArrayDeque<ArrayList<Early>> freeLists = new ArrayDeque<>();
+    private final CollEarlyPieces early = new CollEarlyPieces();
     /**
      * The operations a poll should advance: started, or woken by a piece, or held by a full path or the window. One
      * that waits for pieces leaves it until a piece comes ({@link #wake}): 1000 non-blocking broadcasts in flight took
      * a poll through all 1000 each time.
      */
     private final ArrayList<CollOperation> active = new ArrayList<>();
-    /** Failure notices and probes still to send: team id, sequence, word, reason, job rank, total. */
-    private final ArrayDeque<int[]> notices = new ArrayDeque<>();
-    private final int[] args = new int[CollArgs.COUNT];
+    private final CollOutbox outbox;
     private final int flatBelowBytes;
     private final int flatMaxRanks;
     /**
@@ -127,7 +104,8 @@ final class CollEngine implements ClientProgress {
 
     CollEngine(Client client) {
         this.client = client;
-        this.am = Am.of(client);
+        final Am am = Am.of(client);
+        this.outbox = new CollOutbox(am);
         this.flatBelowBytes = (int) client.config().getLong("GEX_COLL_FLAT_BELOW", 4096, 0, Integer.MAX_VALUE);
         this.flatMaxRanks = (int) client.config().getLong("GEX_COLL_FLAT_RANKS", 4, 2, Integer.MAX_VALUE);
         final int min = (int) client.config().getLong("GEX_COLL_IN_PLACE_MIN", 2048, 0, Integer.MAX_VALUE);
@@ -232,18 +210,18 @@ final class CollEngine implements ClientProgress {
         if (op.kind != CollOperation.REDUCE || team.rank() == op.root || team.rank() == treeRoot
             || op.length > flatBelowBytes || team.size() > flatMaxRanks || op.length >= inPlaceMin
             || !flow.registered || flow.askerCount() > 0 || flow.ahead(treeRoot, op.sequence) >= CollFlow.WINDOW
-            || !early.isEmpty() && early.containsKey(op.key())) {
+            || early.holds(op.key())) {
             return false;
         }
         final int parent = team.jobRank(treeRoot);
-        if (op.length > chunk(parent)) {
+        if (op.length > outbox.chunk(parent)) {
             return false;
         }
         if (flow.ahead(treeRoot, op.sequence) >= CollFlow.HALF && flow.shouldAsk(treeRoot)) {
-            queueControl(team.id, parent, CollArgs.PHASE_ASK, flow.knownNext(treeRoot)); // as trySend asks
+            outbox.queueControl(team.id, parent, CollArgs.PHASE_ASK, flow.knownNext(treeRoot)); // as trySend asks
         }
-        setArgs(team.id, op.sequence, CollArgs.word(op.kind, CollArgs.PHASE_UP, op.root), 0, op.length);
-        if (send(parent, op.src(), 0, op.length) != Am.OK) {
+        outbox.setArgs(team.id, op.sequence, CollArgs.word(op.kind, CollArgs.PHASE_UP, op.root), 0, op.length);
+        if (outbox.send(parent, op.src(), 0, op.length) != Am.OK) {
             return false;
         }
         flow.nextStart = op.sequence + 1;
@@ -277,7 +255,7 @@ final class CollEngine implements ClientProgress {
             pollsSinceLook = 0;
             lookForStalls();
         }
-        if (active.isEmpty() && notices.isEmpty() && submitted.isEmpty() && control.isEmpty()) {
+        if (active.isEmpty() && submitted.isEmpty() && outbox.isEmpty()) {
             return 0; // idle: four loads (a queued collective is seen by the next poll, as it is queued first)
         }
         work = 0;
@@ -300,8 +278,8 @@ final class CollEngine implements ClientProgress {
                 finish(op);
             }
         }
-        sendNotices();
-        sendControl();
+        work += outbox.sendNotices();
+        work += outbox.sendControl();
         return work;
     }
 
@@ -344,7 +322,7 @@ final class CollEngine implements ClientProgress {
         op.awake = true;
         active.add(op);
         work++;
-        final ArrayList<Early> before = early.remove(op.key());
+        final ArrayList<CollEarlyPieces.Piece> before = early.remove(op.key());
         if (before != null) {
             takeEarly(op, before);
         }
@@ -371,29 +349,7 @@ final class CollEngine implements ClientProgress {
     }
 
     private void answer(Team team, int teamRank) {
-        queueControl(team.id, team.jobRank(teamRank), CollArgs.PHASE_ANSWER, team.flow.nextStart);
-    }
-
-    private void queueControl(int team, int jobRank, int phase, int sequence) {
-        control.addInt(team);
-        control.addInt(jobRank);
-        control.addInt(phase);
-        control.addInt(sequence);
-    }
-
-    private void sendControl() {
-        while (!control.isEmpty()) {
-            final int team = control.pollInt();
-            final int jobRank = control.pollInt();
-            final int phase = control.pollInt();
-            final int sequence = control.pollInt();
-            setArgs(team, sequence, CollArgs.word(0, phase, 0), 0, 0);
-            if (send(jobRank, null, 0, 0) != Am.OK) {
-                queueControl(team, jobRank, phase, sequence); // to the back: their order does not matter
-                break;
-            }
-            work++;
-        }
+        outbox.queueControl(team.id, team.jobRank(teamRank), CollArgs.PHASE_ANSWER, team.flow.nextStart);
     }
 
     /** Makes the next poll advance {@code op}, to which something came. */
@@ -405,9 +361,9 @@ final class CollEngine implements ClientProgress {
     }
 
     /** Hands {@code op} the pieces that came before it started (out of {@link #start}, which stays small to inline). */
-    private void takeEarly(CollOperation op, ArrayList<Early> before) {
+    private void takeEarly(CollOperation op, ArrayList<CollEarlyPieces.Piece> before) {
         for (int i = 0; i < before.size(); i++) {
-            final Early e = before.get(i);
+            final CollEarlyPieces.Piece e = before.get(i);
             final int from = op.team.teamRankUnchecked(e.fromJob);
             op.team.flow.heard(from, op.sequence);
             op.heard++;
@@ -428,10 +384,8 @@ final class CollEngine implements ClientProgress {
                     }
                 }
             }
-            freeEarly.push(e);
         }
-        before.clear();
-        freeLists.push(before);
+        early.release(before);
     }
 
     /**
@@ -507,7 +461,7 @@ final class CollEngine implements ClientProgress {
         final CollOperation op = started.get(key);
         if (op == null) {
             if (!finishedHere(team, sequence)) {
-                keep(key, token.sourceRank(), word, offset, total, payload);
+                early.keep(key, token.sourceRank(), word, offset, total, payload);
             } else if (CollArgs.phase(word) == CollArgs.PHASE_PROBE) {
                 answerProbe(teams.get(team), sequence, word, total, token.sourceRank());
             }
@@ -553,8 +507,8 @@ final class CollEngine implements ClientProgress {
     private void answerProbe(Team team, int sequence, int word, int total, int fromJob) {
         final int reason = team.flow.finishedDifferently(sequence, word, total);
         if (reason != 0) {
-            notices.add(new int[] {team.id, sequence, CollArgs.word(CollArgs.kind(word), CollArgs.PHASE_FAILED,
-                CollArgs.root(word)), reason | CollOperation.FINISHED_THERE, fromJob, 0});
+            outbox.queueNotice(team.id, sequence, CollArgs.word(CollArgs.kind(word), CollArgs.PHASE_FAILED,
+                CollArgs.root(word)), reason | CollOperation.FINISHED_THERE, fromJob, 0);
         }
     }
 
@@ -568,42 +522,21 @@ final class CollEngine implements ClientProgress {
         return t != null && sequence - t.flow.nextStart < 0;
     }
 
-    /** Copies a piece for a collective not started yet, in pooled memory. */
-    private void keep(long key, int fromJob, int word, int offset, int total, Payload payload) {
-        ArrayList<Early> list = early.get(key);
-        if (list == null) {
-            list = freeLists.isEmpty() ? new ArrayList<>() : freeLists.pop();
-            early.put(key, list);
-        }
-        final Early e = freeEarly.isEmpty() ? new Early() : freeEarly.pop();
-        final int length = (int) payload.length();
-        if (length > 0) {
-            e.data = CollOperation.room(e.data, length);
-            payload.copyTo(0, e.data, 0, length);
-        }
-        e.fromJob = fromJob;
-        e.word = word;
-        e.offset = offset;
-        e.total = total;
-        e.length = length;
-        list.add(e);
-    }
-
     /** Tries to send one piece of {@code op} to its team's rank {@code to}; false if the path is full. */
     boolean trySend(CollOperation op, int to, int phase, int offset, MemorySegment data, int bytes) {
         final CollFlow flow = op.team.flow;
         final int ahead = flow.ahead(to, op.sequence);
         if (ahead >= CollFlow.HALF) {
             if (flow.shouldAsk(to)) {
-                queueControl(op.team.id, op.team.jobRank(to), CollArgs.PHASE_ASK, flow.knownNext(to));
+                outbox.queueControl(op.team.id, op.team.jobRank(to), CollArgs.PHASE_ASK, flow.knownNext(to));
             }
             if (ahead >= CollFlow.WINDOW) {
                 op.sendHeld = true;
                 return false; // held until the member answers: see CollFlow
             }
         }
-        setArgs(op.team.id, op.sequence, CollArgs.word(op.kind, phase, op.root), offset, op.length);
-        if (send(op.team.jobRank(to), data, offset, bytes) != Am.OK) {
+        outbox.setArgs(op.team.id, op.sequence, CollArgs.word(op.kind, phase, op.root), offset, op.length);
+        if (outbox.send(op.team.jobRank(to), data, offset, bytes) != Am.OK) {
             op.sendHeld = true;
             return false;
         }
@@ -611,29 +544,9 @@ final class CollEngine implements ClientProgress {
         return true;
     }
 
-    /** Every message's arguments ({@link CollArgs}), in the one array the delivery's holder sends from. */
-    private void setArgs(int team, int sequence, int word, int offset, int total) {
-        args[CollArgs.TEAM] = team;
-        args[CollArgs.SEQUENCE] = sequence;
-        args[CollArgs.WORD] = word;
-        args[CollArgs.OFFSET] = offset;
-        args[CollArgs.TOTAL] = total;
-    }
-
-    /**
-     * Sends {@link #args} and {@code bytes} of {@code data} from {@code offset}: with {@link CollArgs#WHOLE_COUNT}
-     * arguments to {@link #WHOLE_HANDLER} where the piece is its whole message (offset 0, total {@code bytes}), which
-     * the receiver restores from the payload's length, else with all of them.
-     */
-    private int send(int jobRank, MemorySegment data, int offset, int bytes) {
-        final boolean whole = args[CollArgs.OFFSET] == 0 && args[CollArgs.TOTAL] == bytes;
-        return am.requestMedium(jobRank, whole ? WHOLE_HANDLER : HANDLER, data, offset, bytes, Lc.NOW,
-            Flags.IMMEDIATE, args, whole ? CollArgs.WHOLE_COUNT : CollArgs.COUNT);
-    }
-
     /** The largest piece to {@code jobRank}. */
     int chunk(int jobRank) {
-        return (int) Math.min(Integer.MAX_VALUE, am.maxRequestMedium(jobRank, CollArgs.COUNT));
+        return outbox.chunk(jobRank);
     }
 
     /** Tells every other member of {@code op}'s team that it failed here, so that none waits for this rank. */
@@ -645,19 +558,8 @@ final class CollEngine implements ClientProgress {
     private void queueToOthers(CollOperation op, int word, int offset, int total) {
         for (int r = 0; r < op.team.size(); r++) {
             if (r != op.team.rank()) {
-                notices.add(new int[] {op.team.id, op.sequence, word, offset, op.team.jobRank(r), total});
+                outbox.queueNotice(op.team.id, op.sequence, word, offset, op.team.jobRank(r), total);
             }
-        }
-    }
-
-    private void sendNotices() {
-        for (int[] n = notices.peek(); n != null; n = notices.peek()) {
-            setArgs(n[0], n[1], n[2], n[3], n[5]);
-            if (send(n[4], null, 0, 0) != Am.OK) {
-                break;
-            }
-            notices.poll();
-            work++;
         }
     }
 
@@ -675,9 +577,9 @@ final class CollEngine implements ClientProgress {
             held.put("started", started.size());
             held.put("early", early.size());
             held.put("active", active.size());
-            held.put("notices", notices.size());
+            held.put("notices", outbox.notices());
             held.put("queued", submitted.size());
-            held.put("flow messages", control.size() / 4);
+            held.put("flow messages", outbox.controlMessages());
             return held;
         } finally {
             CORE.releaseDelivery(client);
