@@ -42,11 +42,14 @@
 #
 # Each run goes to DIR/TAG-gasnet-rN.txt, DIR/TAG-gexj-rN.txt or DIR/TAG-gexj-NAME-rN.txt (N goes on after the
 # files already there): the output of both ranks after a header of '#' lines (side, arguments, command, load, load
-# wait, mode probe, copy probe, start) and last '#' lines with the exit status, wall time and a second copy probe.
+# wait, mode probe, copy probe, start) and last '#' lines with the exit status, wall time and second probes.
 # The mode probe, just before each run, times GASNet smp's AMShort ping-pong round trip (testam 20000 8 A, well under
 # a second): compare.py sorts the runs into the VM's fast and slow mode by it. The copy probe, before and after each
 # run, times a 32 KiB UDP ping-pong between two processes (copyprobe.c, built with cc into DIR, 0.1 s): in the VM's
-# slow-copy mode it takes about 3 times as long, and so do GASNet's and GEX/J's large udp messages. GEX/J runs from
+# slow-copy mode it takes about 3 times as long, and so do GASNet's and GEX/J's large udp messages. With -c ofi, the
+# TCP probe, before and after each run, times a 64-byte ping-pong over one loopback TCP connection (tcpprobe.c, 0.2 s):
+# in the VM's slow-TCP state it takes 9.5-10 us instead of 6.6-6.9, and every tcp;ofi_rxm round trip of either
+# program about 2.5 us more. GEX/J runs from
 # this checkout's bin/gexrun: build it first with ./gexj.sh build.
 set -uo pipefail
 
@@ -190,6 +193,14 @@ copy_probe() {  # prints copyprobe.c's 32 KiB loopback UDP round trip in us, or 
   v=$(timeout 20 "$bin" 5000 32768 2>/dev/null) && [ -n "$v" ] && echo "$v" || echo "none (copyprobe failed)"
 }
 
+tcp_probe() {  # prints tcpprobe.c's 64-byte loopback TCP round trip in us (ofi runs only), or a reason it has none
+  local bin="$OUT/.tcpprobe" v
+  if [ ! -x "$bin" ] || [ "$HERE/tcpprobe.c" -nt "$bin" ]; then
+    cc -O2 -o "$bin" "$HERE/tcpprobe.c" 2>/dev/null || { echo "none (cc could not build $HERE/tcpprobe.c)"; return; }
+  fi
+  v=$(timeout 20 "$bin" 20000 64 2>/dev/null) && [ -n "$v" ] && echo "$v" || echo "none (tcpprobe failed)"
+}
+
 next_round() {  # first N with no OUT/TAG-SIDE-rN.txt
   local n=1
   while [ -e "$OUT/$TAG-$1-r$n.txt" ]; do n=$((n + 1)); done
@@ -197,7 +208,7 @@ next_round() {  # first N with no OUT/TAG-SIDE-rN.txt
 }
 
 run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
-  local side=$1 dir n f rc t0 probe copy after probe_after what kv
+  local side=$1 dir n f rc t0 probe copy after probe_after what kv tcp="" tcp_after=
   local -a cmd
   if [ "$side" = gasnet ]; then dir=$G_DIR; cmd=("${G_CMD[@]}")
     what="$(cut -d' ' -f1 "$GB/.gexj-configure" 2>/dev/null || echo "GASNet build $GB")"
@@ -220,6 +231,7 @@ run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
   wait_load
   probe=$(mode_probe)
   copy=$(copy_probe)
+  [ "$CONDUIT" != ofi ] || [ -n "${RXE_DEVICE:-}" ] || tcp=$(tcp_probe)
   # the host's fast/slow modes cannot be read in the emulated guest: its probe is kept, but not as a mode probe
   [ -z "${RXE_DEVICE:-}" ] || probe="none in the Soft-RoCE guest (TCG; emulated smp round trip $probe us)"
   [ -z "${RXE_DEVICE:-}" ] || copy="none in the Soft-RoCE guest (TCG; emulated $copy us)"
@@ -231,6 +243,7 @@ run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
     echo "# load wait: $WAIT_NOTE"
     echo "# mode probe: GASNet smp AMShort ping-pong roundtrip us: $probe"
     echo "# copy probe before: 32 KiB loopback UDP ping-pong roundtrip us: $copy"
+    [ -z "$tcp" ] || echo "# tcp probe before: 64-byte loopback TCP ping-pong roundtrip us: $tcp"
     echo "# started: $(date -u '+%Y-%m-%dT%H:%M:%SZ')"
   } > "$f"
   t0=$(date +%s.%N)
@@ -241,10 +254,13 @@ run_one() {  # run_one gasnet | run_one gexj[-NAME] [VAR=VALUE,...]
   # after too: both modes change within tens of seconds, so a run is in one mode only if both of its probes agree
   probe_after=$(mode_probe)
   after=$(copy_probe)
+  [ -z "$tcp" ] || tcp_after=$(tcp_probe)
   [ -z "${RXE_DEVICE:-}" ] || probe_after="none in the Soft-RoCE guest (TCG; emulated smp round trip $probe_after us)"
   [ -z "${RXE_DEVICE:-}" ] || after="none in the Soft-RoCE guest (TCG; emulated $after us)"
   echo "# mode probe after: GASNet smp AMShort ping-pong roundtrip us: $probe_after" >> "$f"
   echo "# copy probe after: 32 KiB loopback UDP ping-pong roundtrip us: $after" >> "$f"
+  [ -z "$tcp" ] || echo "# tcp probe after: 64-byte loopback TCP ping-pong roundtrip us: $tcp_after" >> "$f"
+  [ -z "$tcp" ] || after="$after us; tcp probe $tcp / $tcp_after"
   echo "$f  (exit $rc; load wait $WAIT_NOTE; mode probe $probe / $probe_after us; copy probe $copy / $after us)"
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares GASNet-EX's and GEX/J's testam and testqueue runs written by tools/gasnet/alternate.sh.
 
-    python3 tools/gasnet/compare.py [--split US] [--copy-split US] [--include-busy] [--all] [--spread]
+    python3 tools/gasnet/compare.py [--split US] [--copy-split US] [--tcp-split US] [--include-busy] [--all] [--spread]
                                     [--plot [DIR]] DIR_OR_FILE...
 
 Runs are grouped by conduit, program and tag: testam runs of one tag may each run one section (their rows pool).
@@ -23,7 +23,11 @@ the run is left out ("mode changed during the run"). A probe above
 Independently, the kernel's copies of large datagrams take about 3 times as long for tens of seconds at a time (a C
 program's 32 KiB loopback UDP ping-pong: 16-22 us or 45-50 us; GASNet's and GEX/J's udp testam at 32 KiB alike): a
 run whose copy probe before or after it is above --copy-split (default 32 us) is in that mode as well (fast+slowcopy,
-slow+slowcopy), and is compared only with runs of the same.
+slow+slowcopy), and is compared only with runs of the same. ofi runs have a TCP probe before and after too (a C
+program's 64-byte ping-pong over one loopback TCP connection): for a minute or more at a time it takes 9.5-10 us
+instead of 6.6-6.9, and every tcp;ofi_rxm round trip of either program about 2.5 us more. Both TCP probes above
+--tcp-split (default 8.2 us) put a run in the slow-TCP state (fast+slowtcp, ...), probes on either side of it leave
+the run out as changed, and runs are compared only within one state.
 
 --spread adds, for each side and mode, how far each row's runs lie apart: slowest over fastest, with the count of
 rows within 1.25 (the issue's test for bimodality: every row within 1.25 over 5 runs of one command) and the widest
@@ -73,7 +77,8 @@ def parse_run(path):
     m = NAME_RE.match(os.path.basename(path))
     run = {"path": path, "tag": m.group("tag") if m else None, "side": m.group("side") if m else None,
            "round": int(m.group("round")) if m else None, "conduit": None, "program": None, "args": "",
-           "rc": None, "busy": False, "probe": None, "probe_after": None, "copy": [], "am": {}, "am_max": {}, "tq": {}, "rma": {},
+           "rc": None, "busy": False, "probe": None, "probe_after": None, "copy": [], "tcp": [], "am": {}, "am_max": {},
+           "tq": {}, "rma": {},
            "ad": {}, "vis": {}, "coll": {}}
     for ln in lines:
         if not ln.startswith("# "):
@@ -95,6 +100,10 @@ def parse_run(path):
             p = re.search(r"us: ([\d.]+)\s*$", ln)
             if p:
                 run["copy"].append(float(p.group(1)))
+        elif ln.startswith("# tcp probe"):
+            p = re.search(r"us: ([\d.]+)\s*$", ln)
+            if p:
+                run["tcp"].append(float(p.group(1)))
         elif ln.startswith("# exit status:"):
             run["rc"] = int(ln.split(":", 1)[1].split()[0])
     parse_testam(lines, run)
@@ -219,7 +228,7 @@ def parse_testqueue(lines, run):
                 run["tq"][(title, int(toks[0]), d)] = v
 
 
-def mode_of(run, split, disturbed, copy_split):
+def mode_of(run, split, disturbed, copy_split, tcp_split):
     us = run["probe"]
     if us is None and run["side"] == "gasnet" and run["conduit"] == "smp":
         us = run["am"].get(("A", "", "AMShort", "ping-pong", "roundtrip", "ReqRep"))
@@ -231,6 +240,12 @@ def mode_of(run, split, disturbed, copy_split):
         return "changed", us  # the VM switched modes during the run: its rows belong to neither
     if mode != "disturbed" and run["copy"] and max(run["copy"]) > copy_split:
         mode += "+slowcopy"  # either copy probe: the copy mode changes within a run's length
+    if mode != "disturbed" and run["tcp"]:
+        if min(run["tcp"]) <= tcp_split < max(run["tcp"]):
+            run["changed_by_tcp"] = True
+            return "changed", us  # the TCP state changed during the run
+        if min(run["tcp"]) > tcp_split:
+            mode += "+slowtcp"
     return mode, us
 
 
@@ -380,6 +395,9 @@ def main(argv=None):
     ap.add_argument("--copy-split", type=float, default=32.0, metavar="US",
                     help="a copy probe (32 KiB loopback UDP round trip) above this (us), before or after a run,"
                          " puts it in the slow-copy mode (default 32)")
+    ap.add_argument("--tcp-split", type=float, default=8.2, metavar="US",
+                    help="both TCP probes (64-byte loopback TCP round trip, ofi runs) above this (us) put a run in"
+                         " the slow-TCP state (default 8.2)")
     ap.add_argument("--include-busy", action="store_true", help="keep runs whose load wait gave up")
     ap.add_argument("--plot", nargs="?", const="", metavar="DIR", help="draw every run with bin/gexplot")
     ap.add_argument("--all", action="store_true", help="list every row in common, in order, not only those above 1.0")
@@ -428,11 +446,11 @@ def main(argv=None):
                 kept.append(r)
         by_mode = {}
         for r in kept:
-            mode, us = mode_of(r, a.split, a.disturbed_above, a.copy_split)
+            mode, us = mode_of(r, a.split, a.disturbed_above, a.copy_split, a.tcp_split)
             r["mode"], r["mode_us"] = mode, us
             by_mode.setdefault(mode, {}).setdefault(r["side"], []).append(r)
         order = ["fast", "fast+slowcopy", "slow", "slow+slowcopy", "changed", "disturbed", "unknown"]
-        modes = sorted(by_mode, key=order.index)
+        modes = sorted(by_mode, key=lambda m: (order.index(m.split("+")[0]), m))
         for mode in modes:
             sides = by_mode[mode]
             probes = sorted(r["mode_us"] for rs in sides.values() for r in rs if r["mode_us"] is not None)
@@ -442,15 +460,23 @@ def main(argv=None):
                     "changed": f"mode changed during the run (mode probes before and after on either side of {a.split} us",
                     "disturbed": f"disturbed (GASNet smp AMShort round trip > {a.disturbed_above} us",
                     "unknown": "mode unknown (no mode probe"}[mode.split("+")[0]]
-            if mode.endswith("+slowcopy"):
+            if "+slowcopy" in mode:
                 what += f", slow-copy mode (a copy probe > {a.copy_split} us)"
+            if "+slowtcp" in mode:
+                what += f", slow-TCP state (both TCP probes > {a.tcp_split} us)"
             if mode == "changed":
-                what += "; " + ", ".join(f"{os.path.basename(r['path'])} {r['probe']:.3f} then {r['probe_after']:.3f} us"
-                                         for rs in sides.values() for r in rs)
+                what += "; " + ", ".join(
+                    f"{os.path.basename(r['path'])} TCP probes {r['tcp'][0]:.2f} then {r['tcp'][-1]:.2f} us"
+                    if r.get("changed_by_tcp") else
+                    f"{os.path.basename(r['path'])} {r['probe']:.3f} then {r['probe_after']:.3f} us"
+                    for rs in sides.values() for r in rs)
             elif probes:
                 what += f"; probes {probes[0]:.3f}-{probes[-1]:.3f} us"
             if copies:
                 what += f"; copy probes {copies[0]:.1f}-{copies[-1]:.1f} us"
+            tcps = sorted(t for rs in sides.values() for r in rs for t in r["tcp"])
+            if tcps:
+                what += f"; TCP probes {tcps[0]:.2f}-{tcps[-1]:.2f} us"
             gexj_sides = sorted(s for s in sides if s != "gasnet")
             counts = ", ".join(f"{len(sides[s])} {side_name(s)} runs" for s in ["gasnet"] + gexj_sides
                                if s in sides)
