@@ -4,6 +4,10 @@ import org.gexj.BufferDescriptor;
 import org.gexj.Client;
 import org.gexj.GexException;
 import org.gexj.Registration;
+import org.gexj.coll.Coll;
+import org.gexj.coll.ReduceOp;
+import org.gexj.coll.Team;
+import org.gexj.rma.AtomicType;
 import org.gexj.rma.Completion;
 import org.gexj.rma.Pwc;
 import org.gexj.rma.Rma;
@@ -138,7 +142,7 @@ public abstract class PwcKit extends RmaBoundsKit {
                     }
                 }
                 if ("emu".equals(environment().get("GEX_CONDUIT"))) { // emu reorders: the ledger matched out of order
-                    emuRoundsUntilBothSawAnEarlyChunk(pwc, client, arena, to, src, c, writer, start);
+                    emuRoundsUntilEveryRankSawAnEarlyChunk(pwc, client, arena, to, src, c, writer, start);
                 }
                 client.barrier();
                 for (int i = 0; i < 3; i++) {
@@ -153,24 +157,26 @@ public abstract class PwcKit extends RmaBoundsKit {
     }
 
     /**
-     * Large puts between the 2 ranks until each has matched a chunk that came before its header. A header delivered
+     * Large puts around the ring until every rank has matched a chunk that came before its header. A header delivered
      * early leaves its chunks nothing to overtake, and with a wire latency arrivals trickle in sent order, so how many
-     * rounds that takes depends on timing: each put's completion data says whether its sender has seen one, and both
-     * ranks stop after the first round in which both had (both know both flags of a round: the writer is the target).
+     * rounds that takes depends on timing. After each round the ranks agree by a reduce-to-all whether every one of
+     * them has seen such a chunk, so all stop after the same round: a rank that stopped on its own knowledge left its
+     * target waiting for a put that never came (4 ranks, in a ring, each deciding from its writer's flag alone).
      */
-    private static void emuRoundsUntilBothSawAnEarlyChunk(Pwc pwc, Client client, Arena arena, BufferDescriptor to,
-                                                          MemorySegment src, Completion c, int writer, long start) {
+    private static void emuRoundsUntilEveryRankSawAnEarlyChunk(Pwc pwc, Client client, Arena arena,
+                                                               BufferDescriptor to, MemorySegment src, Completion c,
+                                                               int writer, long start) {
         final int k = SIZES.length - 1;
         final int rank = client.rank();
-        final MemorySegment flag = arena.allocate(1);
+        final Coll coll = Coll.of(client);
+        final Team job = Team.job(client);
+        final MemorySegment saw = arena.allocate(ValueLayout.JAVA_INT);
+        final MemorySegment all = arena.allocate(ValueLayout.JAVA_INT);
         client.barrier(); // no rank still takes these for the operations above
         for (int round = 0; round < EMU_ROUNDS; round++) {
-            final boolean mine = pwc.outOfOrderChunks() > 0;
-            flag.set(ValueLayout.JAVA_BYTE, 0, (byte) (mine ? 1 : 0));
             pwc.putWithCompletion(to, OFFSETS[k], src, OFFSETS[k], SIZES[k], EMU_PUT + round,
-                rank * 1000L + EMU_PUT + round, flag, 0);
+                rank * 1000L + EMU_PUT + round, 0);
             boolean local = false;
-            boolean theirs = false;
             boolean remote = false;
             while (!local || !remote) {
                 assertTrue(System.nanoTime() - start < DEADLINE_NS, "rank " + rank + ": emu round " + round
@@ -181,11 +187,12 @@ public abstract class PwcKit extends RmaBoundsKit {
                 }
                 if (!remote && pwc.probeRemote(c)) { // not again: the writer's next round may be there
                     assertEquals(writer * 1000L + EMU_PUT + round, c.id(), "remote completion");
-                    theirs = c.dataByte(0) != 0;
                     remote = true;
                 }
             }
-            if (mine && theirs) {
+            saw.set(ValueLayout.JAVA_INT, 0, pwc.outOfOrderChunks() > 0 ? 1 : 0);
+            coll.reduceToAllNb(job, all, saw, AtomicType.INT32, 1, ReduceOp.MIN).await();
+            if (all.get(ValueLayout.JAVA_INT, 0) == 1) {
                 return;
             }
         }
