@@ -394,11 +394,12 @@ public final class Client implements AutoCloseable {
 
     /**
      * A poll on a request's way out, as GASNet-EX's requests poll on entry: runs what arrived, outside handler and
-     * NPAM contexts only (elsewhere it does nothing). No health check and no back-off: it never waits.
+     * NPAM contexts only (elsewhere it does nothing), on the channels of {@code mask}. No health check and no
+     * back-off: it never waits.
      */
-    void pollBeforeRequest() {
+    void pollBeforeRequest(int mask) {
         if (!inRestrictedContext()) {
-            pollChannels(Conduit.ALL_CHANNELS);
+            pollChannels(mask);
         }
     }
 

@@ -119,8 +119,8 @@ final class ClientAccess extends CoreAccess {
     }
 
     @Override
-    public void pollBeforeRequest(Client client) {
-        client.pollBeforeRequest();
+    public void pollBeforeRequest(Client client, int channelMask) {
+        client.pollBeforeRequest(channelMask);
     }
 
     @Override

@@ -164,7 +164,7 @@ final class AmRendezvous {
             AmFrameFlyweight.RENDEZVOUS_TRAILER);
         final Claim claimed;
         try {
-            claimed = claims.claimRoom(claim, peer, Conduit.REQUEST, length, flags);
+            claimed = claims.claimEnvelope(claim, peer, Conduit.REQUEST, length, flags);
         } catch (RuntimeException | Error e) {
             release(op);
             throw e;

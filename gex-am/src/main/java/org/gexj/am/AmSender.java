@@ -281,7 +281,8 @@ final class AmSender {
                              int flags, boolean inline, long nbytes, long dest) {
         final int length = AmFrameFlyweight.frameLength(category, nargs, inline ? (int) nbytes : 0);
         if (!(peer == rank && claims.claimLoopback(claim, channel, length))
-            && claims.claimRoom(claim, peer, channel, length, flags) == null) {
+            && (inline || nbytes == 0 ? claims.claimRoom(claim, peer, channel, length, flags)
+                : claims.claimEnvelope(claim, peer, channel, length, flags)) == null) {
             return null;
         }
         AmFrameFlyweight.encodeHeader(claim.buffer(), claim.offset(), frameType(category, channel, inline), handler,

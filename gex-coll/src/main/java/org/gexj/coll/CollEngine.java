@@ -16,6 +16,7 @@ import org.gexj.am.internal.AmAccess;
 import org.gexj.coll.wire.CollArgs;
 import org.gexj.internal.ClientProgress;
 import org.gexj.internal.CoreAccess;
+import org.gexj.spi.Conduit;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -138,7 +139,7 @@ final class CollEngine implements ClientProgress {
         if (!CORE.tryHoldDelivery(client)) {
             final Event event = newEvent();
             queue(pooled().init(team, kind, root, length, dst, src, combine, elementSize, event));
-            CORE.pollBeforeRequest(client);
+            CORE.pollBeforeRequest(client, Conduit.ALL_CHANNELS);
             return event;
         }
         try {
@@ -156,7 +157,7 @@ final class CollEngine implements ClientProgress {
             } else {
                 event = op.event = newEvent();
             }
-            CORE.pollBeforeRequest(client); // under the same hold: no second atomic
+            CORE.pollBeforeRequest(client, Conduit.ALL_CHANNELS); // under the same hold: no second atomic
             return event;
         } finally {
             CORE.releaseDelivery(client);

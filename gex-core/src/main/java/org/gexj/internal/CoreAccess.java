@@ -144,10 +144,11 @@ public abstract class CoreAccess {
     public abstract void progressWhileBlocked(Client client);
 
     /**
-     * Runs what arrived, unless the calling thread is in a handler or NPAM context; never waits. For sends that poll
-     * on their way out.
+     * Runs what arrived on the channels of {@code channelMask} ({@link org.gexj.spi.Conduit#ALL_CHANNELS}, or a
+     * channel's bit), unless the calling thread is in a handler or NPAM context; never waits. For sends that poll on
+     * their way out.
      */
-    public abstract void pollBeforeRequest(Client client);
+    public abstract void pollBeforeRequest(Client client, int channelMask);
 
     /**
      * Takes the client's delivery lock (handlers run only on its holder; the holder's thread may take it again) if no
