@@ -1,13 +1,89 @@
 package org.gexj.smp;
 
+import org.gexj.rma.Rma;
+import org.gexj.rma.Vis;
 import org.gexj.testkit.VisKit;
+import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Map;
+import java.util.Random;
 
-/** Non-contiguous RMA over smp. */
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+
+/**
+ * Non-contiguous RMA over smp, and its direct copies by piece size: loads and stores, the JDK's copy stub, and
+ * {@code memcpy} from 256 B, except for pieces of 4 KiB and more in a transfer that fits L1 (CrossMappedRmaEngine).
+ */
 class SmpVisTest extends VisKit {
+    private static final long HALF = 1 << 20;
+
     @Override
     protected Map<String, String> environment() {
         return Map.of("GEX_CONDUIT", "smp");
+    }
+
+    /**
+     * Vector puts and gets whose lists pair up, and strided ones, of pieces of every copy size, few and many (a
+     * transfer under and over 32 KiB): each lands where the contiguous copies would.
+     */
+    @Test
+    void directPiecesOfEveryCopySizeLandWhereContiguousCopiesWould() {
+        job(2, client -> {
+            final Vis vis = Vis.of(client);
+            final Rma rma = Rma.of(client);
+            client.attachSegment(2 * HALF);
+            final int peer = (client.rank() + 1) % 2;
+            final long base = client.rank() * HALF;
+            final Random random = new Random(17 + client.rank());
+            for (long piece : new long[] {8, 40, 256, 4096, 20000}) {
+                for (int count : new int[] {1, 4, 12}) {
+                    final long total = piece * count;
+                    final byte[] data = new byte[(int) (2 * total)];
+                    random.nextBytes(data);
+                    final MemorySegment src = Arena.ofAuto().allocate(2 * total);
+                    src.copyFrom(MemorySegment.ofArray(data));
+                    // destinations ascending with a gap of one piece, sources in reverse order
+                    final long[] lengths = new long[count];
+                    final long[] remote = new long[count];
+                    final long[] local = new long[count];
+                    for (int i = 0; i < count; i++) {
+                        lengths[i] = piece;
+                        remote[i] = base + 2 * piece * i;
+                        local[i] = (count - 1 - i) * piece;
+                    }
+                    vis.putVector(peer, count, remote, lengths, src, count, local, lengths);
+                    final MemorySegment landed = Arena.ofAuto().allocate(2 * total);
+                    rma.get(landed, 0, peer, base, 2 * total);
+                    final MemorySegment back = Arena.ofAuto().allocate(2 * total);
+                    // a get of the same pieces, into ascending local places
+                    final long[] ascending = new long[count];
+                    for (int i = 0; i < count; i++) {
+                        ascending[i] = 2 * piece * i;
+                    }
+                    vis.getVector(back, count, ascending, lengths, peer, count, remote, lengths);
+                    for (int i = 0; i < count; i++) {
+                        final String what = count + " pieces of " + piece + " B, piece " + i;
+                        final byte[] expected = src.asSlice(local[i], piece).toArray(ValueLayout.JAVA_BYTE);
+                        assertArrayEquals(expected, landed.asSlice(2 * piece * i, piece).toArray(ValueLayout.JAVA_BYTE),
+                            "put " + what);
+                        assertArrayEquals(expected, back.asSlice(2 * piece * i, piece).toArray(ValueLayout.JAVA_BYTE),
+                            "get " + what);
+                    }
+                    // strided: the same elements, a stride of two pieces at the target, dense at the source
+                    vis.putStrided(peer, base + piece, new long[] {2 * piece}, src, total, new long[] {piece}, piece,
+                        new long[] {count}, 1);
+                    rma.get(landed, 0, peer, base, 2 * total);
+                    for (int i = 0; i < count; i++) {
+                        assertArrayEquals(src.asSlice(total + piece * i, piece).toArray(ValueLayout.JAVA_BYTE),
+                            landed.asSlice(piece + 2 * piece * i, piece).toArray(ValueLayout.JAVA_BYTE),
+                            "strided put of " + count + " elements of " + piece + " B, element " + i);
+                    }
+                }
+            }
+            client.barrier();
+        });
     }
 }

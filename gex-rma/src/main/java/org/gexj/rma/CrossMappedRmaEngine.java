@@ -14,13 +14,13 @@ import java.lang.foreign.MemorySegment;
  * <p>When the caller's buffer is native, alive, accessible from this thread and (for a get) writable, the copy takes
  * raw addresses, after {@link Rma} has checked both ranges: unsafe loads and stores up to {@link #SMALL_COPY_MAX}
  * bytes, the JDK's copy stub up to {@link #STUB_COPY_MAX}, the C library's {@code memcpy} above (see
- * {@link #copied}). The peer's segment needs no check: the conduit maps it for the client's life, and {@link Rma}
- * refuses every call once the client is closed. {@link MemorySegment#copy} is one
- * method for every copy in the process, so its type profile sees heap, native and mapped segments alike and C2
- * leaves virtual calls in it: 8 bytes took 10-15 ns per put in testsmall (4 ns in a program that copies only one
- * kind of segment, 16-20 after it has copied the others), 64 bytes 17-25 ns. Heap, closed or confined buffers and
- * overlapping ranges go to {@link PayloadCopy}, which checks as the JDK does. As with the smp rings, closing an arena
- * while another thread copies from it is a race the caller must not start.
+ * {@link #copied}; {@link Vis} chunks from {@link #VIS_MEMCPY_MIN}). The peer's segment needs no check: the conduit
+ * maps it for the client's life, and {@link Rma} refuses every call once the client is closed.
+ * {@link MemorySegment#copy} is one method for every copy in the process, so its type profile sees heap, native and
+ * mapped segments alike and C2 leaves virtual calls in it: 8 bytes took 10-15 ns per put in testsmall (4 ns in a
+ * program that copies only one kind of segment, 16-20 after it has copied the others), 64 bytes 17-25 ns. Heap,
+ * closed or confined buffers and overlapping ranges go to {@link PayloadCopy}, which checks as the JDK does. As with
+ * the smp rings, closing an arena while another thread copies from it is a race the caller must not start.
  */
 final class CrossMappedRmaEngine implements RmaEngine {
     /**
@@ -36,6 +36,16 @@ final class CrossMappedRmaEngine implements RmaEngine {
      * core reads at once).
      */
     static final long STUB_COPY_MAX = 16384;
+    /**
+     * A {@link Vis} chunk from this size calls {@code memcpy}, unless it is at least {@link #VIS_STUB_AGAIN_MIN} bytes
+     * and the whole transfer fits L1 ({@link #VIS_L1_BYTES}): the JDK's stub is the faster where the same lines are
+     * copied from L1 again and again (testlarge's puts: 4 KiB in 17 ns against 28), and the slower for 256 B-2 KiB
+     * chunks one after another and from L2 (in a scratch loop of chunks at a stride of twice their size, 512 B ones 6.7
+     * ns against 3.8, 4 KiB ones 58-60 against 33; C's own loop 2.4 and 31).
+     */
+    static final long VIS_MEMCPY_MIN = 256;
+    static final long VIS_STUB_AGAIN_MIN = 4096;
+    static final long VIS_L1_BYTES = 32768;
 
     private final Conduit conduit;
     private final int size;
@@ -96,7 +106,8 @@ final class CrossMappedRmaEngine implements RmaEngine {
             final long n = plan.length[i];
             final long remote = plan.remote[i];
             final long local = plan.local[i];
-            if (!direct || !copied(put ? here + local : there + remote, put ? there + remote : here + local, n)) {
+            if (!direct || !copied(put ? here + local : there + remote, put ? there + remote : here + local, n,
+                visMemcpyMin(n, plan.bytes))) {
                 if (put) {
                     PayloadCopy.copy(buffer, local, target, remote, n);
                 } else {
@@ -128,6 +139,7 @@ final class CrossMappedRmaEngine implements RmaEngine {
         for (int k = first + 1; k < levels; k++) {
             outer *= count[k];
         }
+        final long memcpyMin = visMemcpyMin(elem, elem * inner * outer);
         for (long o = 0; o < outer; o++) {
             long remote = remoteBase;
             long local = localBase;
@@ -139,7 +151,8 @@ final class CrossMappedRmaEngine implements RmaEngine {
                 local += index * localStrides[k];
             }
             for (long i = 0; i < inner; i++) {
-                if (!copied(put ? here + local : there + remote, put ? there + remote : here + local, elem)) {
+                if (!copied(put ? here + local : there + remote, put ? there + remote : here + local, elem,
+                    memcpyMin)) {
                     if (put) {
                         PayloadCopy.copy(buffer, local, target, remote, elem);
                     } else {
@@ -164,6 +177,12 @@ final class CrossMappedRmaEngine implements RmaEngine {
         if (!direct(buffer) || !put && buffer.isReadOnly()) {
             return false;
         }
+        // by the first piece, as if all were as long: one choice a call
+        final long first = lengths == null ? length : lengths[0];
+        if (first >= VIS_MEMCPY_MIN && visMemcpyMin(first, first * count) == VIS_MEMCPY_MIN) {
+            copyPairedLarge(put, peer, buffer, count, remoteOffsets, localOffsets, lengths, length);
+            return true;
+        }
         final MemorySegment target = peer(peer);
         final long there = target.address();
         final long here = buffer.address();
@@ -180,6 +199,30 @@ final class CrossMappedRmaEngine implements RmaEngine {
             }
         }
         return true;
+    }
+
+    /**
+     * {@link #copyPaired}'s loop where the first piece has {@link #VIS_MEMCPY_MIN} bytes or more, apart so that the
+     * loop of small pieces keeps its code (a loop for both made 8-byte pieces 1.2-2 times as slow).
+     */
+    private void copyPairedLarge(boolean put, int peer, MemorySegment buffer, int count, long[] remoteOffsets,
+                                 long[] localOffsets, long[] lengths, long length) {
+        final MemorySegment target = peer(peer);
+        final long there = target.address();
+        final long here = buffer.address();
+        for (int i = 0; i < count; i++) {
+            final long n = lengths == null ? length : lengths[i];
+            final long remote = remoteOffsets[i];
+            final long local = localOffsets[i];
+            if (n > 0 && !copied(put ? here + local : there + remote, put ? there + remote : here + local, n,
+                VIS_MEMCPY_MIN)) {
+                if (put) {
+                    PayloadCopy.copy(buffer, local, target, remote, n);
+                } else {
+                    PayloadCopy.copy(target, remote, buffer, local, n);
+                }
+            }
+        }
     }
 
     /** A buffer this class copies from or to itself: one the JDK's copy would not throw for. */
@@ -200,8 +243,18 @@ final class CrossMappedRmaEngine implements RmaEngine {
      * @return false, having copied nothing, if the ranges overlap and take {@code memcpy}
      */
     private static boolean copied(long from, long to, long nbytes) {
+        return copied(from, to, nbytes, STUB_COPY_MAX + 1);
+    }
+
+    /** From which size a {@link Vis} chunk of {@code n} bytes, in a transfer of {@code total}, calls memcpy. */
+    private static long visMemcpyMin(long n, long total) {
+        return n >= VIS_STUB_AGAIN_MIN && total <= VIS_L1_BYTES ? STUB_COPY_MAX + 1 : VIS_MEMCPY_MIN;
+    }
+
+    /** {@link #copied(long, long, long)}, with {@code memcpy} from {@code memcpyMin} bytes up instead. */
+    private static boolean copied(long from, long to, long nbytes, long memcpyMin) {
         if (nbytes > SMALL_COPY_MAX) {
-            if (nbytes <= STUB_COPY_MAX) {
+            if (nbytes < memcpyMin) {
                 UnsafeApi.copyMemory(from, to, nbytes);
                 return true;
             }
