@@ -42,6 +42,26 @@ public abstract class AmLongCreditKit extends ConduitKit {
     }
 
     /**
+     * Sends IMMEDIATE Shorts to rank 1, which does not poll, until its request path is full for good: an endpoint may
+     * refuse a frame for a moment (ofi_rxm, until its queue moves on), which a poll undoes, so the flood ends only once
+     * three polls in a row made no room. @return the Shorts sent
+     */
+    private static long floodUntilFull(Client client, Am am, int handler) {
+        long sent = 0;
+        for (int refusedAfterPoll = 0; refusedAfterPoll < 3; ) {
+            if (am.requestShort(1, handler, Flags.IMMEDIATE, new int[0], 0) == Am.OK) {
+                sent++;
+                refusedAfterPoll = 0;
+                assertTrue(sent < 50_000_000L, "a peer that does not poll must fill the path");
+            } else {
+                client.poll();
+                refusedAfterPoll++;
+            }
+        }
+        return sent;
+    }
+
+    /**
      * The target does not poll while the source fills the request path with IMMEDIATE Shorts, then tries IMMEDIATE
      * Longs above the packed limit (refused), then sends blocking Longs: every one accepted runs its handler.
      */
@@ -65,11 +85,7 @@ public abstract class AmLongCreditKit extends ConduitKit {
                 long sentLongs = -1;
                 try {
                     signals.await("target-quiet", Duration.ofSeconds(60));
-                    sentShorts = 0;
-                    while (am.requestShort(1, hs, Flags.IMMEDIATE, new int[0], 0) == Am.OK) {
-                        sentShorts++;
-                        assertTrue(sentShorts < 50_000_000L, "a peer that does not poll must fill the path");
-                    }
+                    sentShorts = floodUntilFull(client, am, hs);
                     sentLongs = 0;
                     final int[] args = {0};
                     for (int i = 0; i < REFUSED_TRIES; i++) {
@@ -123,11 +139,7 @@ public abstract class AmLongCreditKit extends ConduitKit {
                 long sentShorts = -1;
                 try {
                     signals.await("target-quiet", Duration.ofSeconds(60));
-                    sentShorts = 0;
-                    while (am.requestShort(1, hs, Flags.IMMEDIATE, new int[0], 0) == Am.OK) {
-                        sentShorts++;
-                        assertTrue(sentShorts < 50_000_000L, "a peer that does not poll must fill the path");
-                    }
+                    sentShorts = floodUntilFull(client, am, hs);
                     assertThrows(GexTimeoutException.class,
                         () -> am.requestLong(1, hl, src, 0, LONG_BYTES, 0, Lc.NOW, 0));
                     assertEquals(0, am.longCreditsInFlight(1), "credit slots held after the timed-out Long");
