@@ -39,7 +39,12 @@ final class CollOperation {
     private static final int FORWARD = 4;
     /** A non-commutative reduce-to-one's root, not the tree's top, waits for the result from team rank 0. */
     private static final int AWAIT = 5;
-    private static final MemorySegment NOTHING = MemorySegment.ofArray(new byte[0]);
+    /**
+     * No bytes: native, since a first heap segment in the process loads the JDK's heap segment classes, which
+     * invalidates every compiled method that copies segments (the caller's RMA loops, compiled before its first
+     * collective, went back to the interpreter).
+     */
+    private static final MemorySegment NOTHING = MemorySegment.NULL;
 
     Team team;
     int kind;

@@ -10,6 +10,7 @@ import org.gexj.rma.AtomicType;
 import org.gexj.rma.Rma;
 import org.gexj.rma.Vis;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
@@ -193,8 +194,9 @@ public final class Team implements AutoCloseable {
         synchronized (coll.splits) {
             // every member's color, key and proposed id, gathered by a bitwise-OR reduction of one slot each
             final long slot = 16;
-            final MemorySegment table = MemorySegment.ofArray(new long[2 * size]);
-            final MemorySegment all = MemorySegment.ofArray(new long[2 * size]);
+            final Arena arena = Arena.ofAuto(); // not heap: see CollOperation's NOTHING
+            final MemorySegment table = arena.allocate(16L * size, 8);
+            final MemorySegment all = arena.allocate(16L * size, 8);
             table.set(ValueLayout.JAVA_INT_UNALIGNED, rank * slot, color);
             table.set(ValueLayout.JAVA_INT_UNALIGNED, rank * slot + 4, key);
             table.set(ValueLayout.JAVA_INT_UNALIGNED, rank * slot + 8, coll.nextTeamId());

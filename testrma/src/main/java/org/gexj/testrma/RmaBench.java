@@ -390,10 +390,17 @@ abstract class RmaBench {
         }
     }
 
-    /** The largest of the job's ranks' {@code mine} (collective): for warm-ups that all ranks end together. */
+    /**
+     * The largest of the job's ranks' {@code mine} (collective): for warm-ups that all ranks end together. Native
+     * buffers, not {@code MemorySegment.ofArray}: the first heap segment loads the JDK's heap segment classes, and
+     * that invalidated every compiled method that copies segments (testvisperf's whole VIS path, at its first check
+     * that the JIT was quiet, just before the timed pass, which then ran C1's code).
+     */
     static long maxOverRanks(Client client, long mine) {
-        final MemorySegment in = MemorySegment.ofArray(new long[] {mine});
-        final MemorySegment most = MemorySegment.ofArray(new long[1]);
+        final Arena arena = Arena.ofAuto();
+        final MemorySegment in = arena.allocate(ValueLayout.JAVA_LONG);
+        final MemorySegment most = arena.allocate(ValueLayout.JAVA_LONG);
+        in.set(ValueLayout.JAVA_LONG, 0, mine);
         Coll.of(client).reduceToAllNb(Team.job(client), most, in, AtomicType.INT64, 1, ReduceOp.MAX).await();
         return most.get(ValueLayout.JAVA_LONG, 0);
     }
