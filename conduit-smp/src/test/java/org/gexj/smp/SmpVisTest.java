@@ -50,10 +50,11 @@ class SmpVisTest extends VisKit {
                     final long[] remote = new long[count];
                     final long[] local = new long[count];
                     for (int i = 0; i < count; i++) {
-                        lengths[i] = piece;
+                        lengths[i] = i % 3 == 1 ? piece / 2 + 1 : piece; // mixed sizes after the first piece's
                         remote[i] = base + 2 * piece * i;
                         local[i] = (count - 1 - i) * piece;
                     }
+                    rma.put(peer, base, Arena.ofAuto().allocate(2 * total), 0, 2 * total); // zeros around the pieces
                     vis.putVector(peer, count, remote, lengths, src, count, local, lengths);
                     final MemorySegment landed = Arena.ofAuto().allocate(2 * total);
                     rma.get(landed, 0, peer, base, 2 * total);
@@ -66,11 +67,17 @@ class SmpVisTest extends VisKit {
                     vis.getVector(back, count, ascending, lengths, peer, count, remote, lengths);
                     for (int i = 0; i < count; i++) {
                         final String what = count + " pieces of " + piece + " B, piece " + i;
-                        final byte[] expected = src.asSlice(local[i], piece).toArray(ValueLayout.JAVA_BYTE);
-                        assertArrayEquals(expected, landed.asSlice(2 * piece * i, piece).toArray(ValueLayout.JAVA_BYTE),
+                        final long n = lengths[i];
+                        final byte[] expected = src.asSlice(local[i], n).toArray(ValueLayout.JAVA_BYTE);
+                        assertArrayEquals(expected, landed.asSlice(2 * piece * i, n).toArray(ValueLayout.JAVA_BYTE),
                             "put " + what);
-                        assertArrayEquals(expected, back.asSlice(2 * piece * i, piece).toArray(ValueLayout.JAVA_BYTE),
+                        assertArrayEquals(expected, back.asSlice(2 * piece * i, n).toArray(ValueLayout.JAVA_BYTE),
                             "get " + what);
+                        final byte[] gap = new byte[(int) (2 * piece - n)];
+                        assertArrayEquals(gap, landed.asSlice(2 * piece * i + n, gap.length)
+                            .toArray(ValueLayout.JAVA_BYTE), "put " + what + ": bytes after it");
+                        assertArrayEquals(gap, back.asSlice(2 * piece * i + n, gap.length)
+                            .toArray(ValueLayout.JAVA_BYTE), "get " + what + ": bytes after it");
                     }
                     // strided: the same elements, a stride of two pieces at the target, dense at the source
                     vis.putStrided(peer, base + piece, new long[] {2 * piece}, src, total, new long[] {piece}, piece,

@@ -37,14 +37,14 @@ final class CrossMappedRmaEngine implements RmaEngine {
      */
     static final long STUB_COPY_MAX = 16384;
     /**
-     * A {@link Vis} chunk from this size calls {@code memcpy}, unless it is at least {@link #VIS_STUB_AGAIN_MIN} bytes
-     * and the whole transfer fits L1 ({@link #VIS_L1_BYTES}): the JDK's stub is the faster where the same lines are
-     * copied from L1 again and again (testlarge's puts: 4 KiB in 17 ns against 28), and the slower for 256 B-2 KiB
-     * chunks one after another and from L2 (in a scratch loop of chunks at a stride of twice their size, 512 B ones 6.7
-     * ns against 3.8, 4 KiB ones 58-60 against 33; C's own loop 2.4 and 31).
+     * A {@link Vis} chunk from this size calls {@code memcpy}, unless the whole transfer fits L1
+     * ({@link #VIS_L1_BYTES}): the JDK's stub is the faster where the same lines are copied from L1 again and again
+     * (testlarge's puts: 4 KiB in 17 ns against 28), and the slower for 4 KiB chunks one after another from L2 (58-60
+     * ns against 33 in a scratch loop). Below it, chunks take the stub: in testvisperf, 512-byte chunks took 12-16 %
+     * less time with it than with {@code memcpy} from 256 bytes, once the loop of the stub's pieces chose no size in
+     * it ({@link #copyPairedStub}).
      */
-    static final long VIS_MEMCPY_MIN = 256;
-    static final long VIS_STUB_AGAIN_MIN = 4096;
+    static final long VIS_MEMCPY_MIN = 4096;
     static final long VIS_L1_BYTES = 32768;
 
     private final Conduit conduit;
@@ -107,7 +107,7 @@ final class CrossMappedRmaEngine implements RmaEngine {
             final long remote = plan.remote[i];
             final long local = plan.local[i];
             if (!direct || !copied(put ? here + local : there + remote, put ? there + remote : here + local, n,
-                visMemcpyMin(n, plan.bytes))) {
+                visMemcpyMin(plan.bytes))) {
                 if (put) {
                     PayloadCopy.copy(buffer, local, target, remote, n);
                 } else {
@@ -139,7 +139,8 @@ final class CrossMappedRmaEngine implements RmaEngine {
         for (int k = first + 1; k < levels; k++) {
             outer *= count[k];
         }
-        final long memcpyMin = visMemcpyMin(elem, elem * inner * outer);
+        final long memcpyMin = visMemcpyMin(elem * inner * outer);
+        final boolean stub = elem > SMALL_COPY_MAX && elem < memcpyMin;
         for (long o = 0; o < outer; o++) {
             long remote = remoteBase;
             long local = localBase;
@@ -149,6 +150,16 @@ final class CrossMappedRmaEngine implements RmaEngine {
                 rest /= count[k];
                 remote += index * remoteStrides[k];
                 local += index * localStrides[k];
+            }
+            if (stub) { // as copyPairedStub
+                final long from = put ? here + local : there + remote;
+                final long to = put ? there + remote : here + local;
+                final long fromStep = put ? localStep : remoteStep;
+                final long toStep = put ? remoteStep : localStep;
+                for (long i = 0; i < inner; i++) {
+                    UnsafeApi.copyMemory(from + i * fromStep, to + i * toStep, elem);
+                }
+                continue;
             }
             for (long i = 0; i < inner; i++) {
                 if (!copied(put ? here + local : there + remote, put ? there + remote : here + local, elem,
@@ -179,8 +190,12 @@ final class CrossMappedRmaEngine implements RmaEngine {
         }
         // by the first piece, as if all were as long: one choice a call
         final long first = lengths == null ? length : lengths[0];
-        if (first >= VIS_MEMCPY_MIN && visMemcpyMin(first, first * count) == VIS_MEMCPY_MIN) {
+        if (first >= VIS_MEMCPY_MIN && visMemcpyMin(first * count) == VIS_MEMCPY_MIN) {
             copyPairedLarge(put, peer, buffer, count, remoteOffsets, localOffsets, lengths, length);
+            return true;
+        }
+        if (first > SMALL_COPY_MAX) {
+            copyPairedStub(put, peer, buffer, count, remoteOffsets, localOffsets, lengths, length);
             return true;
         }
         final MemorySegment target = peer(peer);
@@ -225,6 +240,31 @@ final class CrossMappedRmaEngine implements RmaEngine {
         }
     }
 
+    /**
+     * {@link #copyPaired}'s pieces where the first is of 33 bytes up to {@code memcpy}'s sizes: every piece by the
+     * JDK's copy stub (overlap-safe, any length), with no choice of size in the loop. {@link #copied}'s choice there
+     * cost more than the copy: 64-byte pieces took 3.9 ns each with it and 2.1 without, in a scratch loop of 16 to
+     * 1024.
+     */
+    private void copyPairedStub(boolean put, int peer, MemorySegment buffer, int count, long[] remoteOffsets,
+                                long[] localOffsets, long[] lengths, long length) {
+        final long there = peer(peer).address();
+        final long here = buffer.address();
+        final long[] fromOffsets = put ? localOffsets : remoteOffsets;
+        final long[] toOffsets = put ? remoteOffsets : localOffsets;
+        final long from = put ? here : there;
+        final long to = put ? there : here;
+        if (lengths == null) {
+            for (int i = 0; i < count; i++) {
+                UnsafeApi.copyMemory(from + fromOffsets[i], to + toOffsets[i], length);
+            }
+        } else {
+            for (int i = 0; i < count; i++) {
+                UnsafeApi.copyMemory(from + fromOffsets[i], to + toOffsets[i], lengths[i]);
+            }
+        }
+    }
+
     /** A buffer this class copies from or to itself: one the JDK's copy would not throw for. */
     private static boolean direct(MemorySegment buffer) {
         return buffer.isNative() && PayloadCopy.accessible(buffer);
@@ -246,9 +286,9 @@ final class CrossMappedRmaEngine implements RmaEngine {
         return copied(from, to, nbytes, STUB_COPY_MAX + 1);
     }
 
-    /** From which size a {@link Vis} chunk of {@code n} bytes, in a transfer of {@code total}, calls memcpy. */
-    private static long visMemcpyMin(long n, long total) {
-        return n >= VIS_STUB_AGAIN_MIN && total <= VIS_L1_BYTES ? STUB_COPY_MAX + 1 : VIS_MEMCPY_MIN;
+    /** From which size a {@link Vis} chunk calls memcpy, in a transfer of {@code total} bytes. */
+    private static long visMemcpyMin(long total) {
+        return total <= VIS_L1_BYTES ? STUB_COPY_MAX + 1 : VIS_MEMCPY_MIN;
     }
 
     /** {@link #copied(long, long, long)}, with {@code memcpy} from {@code memcpyMin} bytes up instead. */

@@ -197,8 +197,10 @@ public final class Vis {
                          MemorySegment local, int localCount, long[] localOffsets, long[] localLengths) {
         begin(put);
         if (packing == NEVER && rma.copiesDirectly() && remoteCount == localCount && rank >= 0 && rank < client.size()
-            && rma.copyPaired(put, rank, local, remoteCount, remoteOffsets, localOffsets, remoteLengths, localLengths,
-                0)) {
+            && (remoteCount == 1 && one(remoteOffsets, remoteLengths, localOffsets, localLengths)
+                ? rma.copyOne(put, rank, local, remoteOffsets[0], localOffsets[0], remoteLengths[0], localLengths[0])
+                : rma.copyPaired(put, rank, local, remoteCount, remoteOffsets, localOffsets, remoteLengths,
+                    localLengths, 0))) {
             return form == NB ? Event.DONE : null;
         }
         final VisPlan plan = plans.get();
@@ -211,7 +213,10 @@ public final class Vis {
         begin(put);
         if (packing == NEVER && rma.copiesDirectly() && remoteCount == localCount && remoteLength == localLength
             && rank >= 0 && rank < client.size()
-            && rma.copyPaired(put, rank, local, remoteCount, remoteOffsets, localOffsets, null, null, remoteLength)) {
+            && (remoteCount == 1 && one(remoteOffsets, localOffsets)
+                ? rma.copyOne(put, rank, local, remoteOffsets[0], localOffsets[0], remoteLength, localLength)
+                : rma.copyPaired(put, rank, local, remoteCount, remoteOffsets, localOffsets, null, null,
+                    remoteLength))) {
             return form == NB ? Event.DONE : null;
         }
         final VisPlan plan = plans.get();
@@ -223,13 +228,38 @@ public final class Vis {
                           long localBase, long[] localStrides, long elemSize, long[] count, int levels) {
         begin(put);
         if (packing == NEVER && rma.copiesDirectly() && rank >= 0 && rank < client.size()
-            && rma.copyStrided(put, rank, local, remoteBase, remoteStrides, localBase, localStrides, elemSize, count,
-                levels)) {
+            && (oneElement(remoteStrides, localStrides, count, levels)
+                ? rma.copyOne(put, rank, local, remoteBase, localBase, elemSize, elemSize)
+                : rma.copyStrided(put, rank, local, remoteBase, remoteStrides, localBase, localStrides, elemSize,
+                    count, levels))) {
             return form == NB ? Event.DONE : null;
         }
         final VisPlan plan = plans.get();
         plan.strided(remoteBase, remoteStrides, localBase, localStrides, elemSize, count, levels);
         return run(form, put, rank, plan, local);
+    }
+
+    /** Whether every list holds a first piece ({@link Rma#copyOne}'s case; the general path names a short one). */
+    private static boolean one(long[] a, long[] b, long[] c, long[] d) {
+        return a != null && a.length > 0 && b != null && b.length > 0 && one(c, d);
+    }
+
+    private static boolean one(long[] a, long[] b) {
+        return a != null && a.length > 0 && b != null && b.length > 0;
+    }
+
+    /** Whether a strided shape is one element: every level's count 1, and the arrays as long as the levels. */
+    private static boolean oneElement(long[] remoteStrides, long[] localStrides, long[] count, int levels) {
+        if (levels < 0 || count == null || remoteStrides == null || localStrides == null || levels > count.length
+            || levels > remoteStrides.length || levels > localStrides.length) {
+            return false;
+        }
+        for (int k = 0; k < levels; k++) {
+            if (count[k] != 1) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void begin(boolean put) {

@@ -377,6 +377,25 @@ public abstract class VisKit extends ConduitKit {
             message(() -> vis.putStrided(peer, SEGMENT - 8, new long[] {8}, local, 0, new long[] {8}, 8,
                 new long[] {2}, 1), String.valueOf(SEGMENT));
             message(() -> vis.putVector(2, 2, two, ten, local, 2, two, ten), "rank 2");
+            // one piece a side, which smp copies without building the general path's list
+            final long[] zero = {0};
+            final long[] eight = {8};
+            final long[] one = {1};
+            final String end = String.valueOf(SEGMENT);
+            message(() -> vis.putVector(peer, 1, new long[] {SEGMENT - 4}, eight, local, 1, zero, eight), end);
+            message(() -> vis.putVector(peer, 1, zero, eight, local, 1, new long[] {1020}, eight), "1024");
+            message(() -> vis.putVector(peer, 1, zero, eight, local, 1, zero, new long[] {9}), "equal");
+            message(() -> vis.putVector(peer, 1, zero, new long[] {-8}, local, 1, zero, new long[] {-8}), "-8");
+            message(() -> vis.getVector(local.asReadOnly(), 1, zero, eight, peer, 1, zero, eight), "read-only");
+            message(() -> vis.getVector(local, 1, zero, eight, peer, 1, new long[] {SEGMENT - 4}, eight), end);
+            message(() -> vis.putIndexed(peer, 1, new long[] {SEGMENT - 4}, 8, local, 1, zero, 8), end);
+            message(() -> vis.getIndexed(local, 1, new long[] {1020}, 8, peer, 1, zero, 8), "1024");
+            message(() -> vis.putIndexed(peer, 1, zero, 8, local, 1, zero, 9), "equal");
+            message(() -> vis.putStrided(peer, SEGMENT - 4, eight, local, 0, eight, 8, one, 1), end);
+            message(() -> vis.getStrided(local, 1020, eight, peer, 0, eight, 8, one, 1), "1024");
+            message(() -> vis.putStrided(peer, 0, eight, local, 0, eight, -1, one, 1), "-1");
+            message(() -> vis.putStrided(peer, 0, eight, local, 0, eight, 8, one, 2), "stridelevels 2");
+            assertThrows(NullPointerException.class, () -> vis.putIndexed(peer, 1, zero, 8, null, 1, zero, 8));
             assertThrows(NullPointerException.class, () -> vis.putVector(peer, 2, two, ten, null, 2, two, ten));
             // empty operations move nothing and need no buffer
             vis.putVector(peer, 0, two, ten, null, 0, two, ten);
