@@ -141,15 +141,22 @@ final class CrossMappedRmaEngine implements RmaEngine {
         }
         final long memcpyMin = visMemcpyMin(elem * inner * outer);
         final boolean stub = elem > SMALL_COPY_MAX && elem < memcpyMin;
+        // one level above the inner one (testvisperf's shapes, most others): its index is o, no division
+        final boolean oneOuter = first + 2 == levels;
         for (long o = 0; o < outer; o++) {
             long remote = remoteBase;
             long local = localBase;
-            long rest = o;
-            for (int k = first + 1; k < levels; k++) {
-                final long index = rest % count[k];
-                rest /= count[k];
-                remote += index * remoteStrides[k];
-                local += index * localStrides[k];
+            if (oneOuter) {
+                remote += o * remoteStrides[first + 1];
+                local += o * localStrides[first + 1];
+            } else {
+                long rest = o;
+                for (int k = first + 1; k < levels; k++) {
+                    final long index = rest % count[k];
+                    rest /= count[k];
+                    remote += index * remoteStrides[k];
+                    local += index * localStrides[k];
+                }
             }
             if (stub) { // as copyPairedStub
                 final long from = put ? here + local : there + remote;
