@@ -93,4 +93,58 @@ class SmpVisTest extends VisKit {
             client.barrier();
         });
     }
+
+    /**
+     * Strided shapes contiguous on both sides (each level strided by the bytes below it; levels of one element
+     * anywhere), which smp copies as one run, and one contiguous on one side only: each lands as the contiguous copy
+     * would, and the bytes beside it stay.
+     */
+    @Test
+    void contiguousStridedShapesLandAsOneCopy() {
+        job(2, client -> {
+            final Vis vis = Vis.of(client);
+            final Rma rma = Rma.of(client);
+            client.attachSegment(2 * HALF);
+            final int peer = (client.rank() + 1) % 2;
+            final long base = client.rank() * HALF + 64;
+            final MemorySegment src = Arena.ofAuto().allocate(512);
+            for (int i = 0; i < 512; i++) {
+                src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + client.rank()));
+            }
+            final long[][] strides = {{8, 32}, {8, 999, 32}, {24}, {8, 32}};
+            final long[][] counts = {{4, 3}, {4, 1, 3}, {1}, {4, 3}};
+            final long[][] localStrides = {{8, 32}, {8, 5, 32}, {3}, {8, 40}}; // the last one not contiguous here
+            for (int s = 0; s < strides.length; s++) {
+                final long bytes = 96;
+                final long elem = s == 2 ? 96 : 8;
+                rma.put(peer, base - 64, Arena.ofAuto().allocate(bytes + 128), 0, bytes + 128); // zeros around
+                vis.putStrided(peer, base, strides[s], src, 16, localStrides[s], elem, counts[s], counts[s].length);
+                final MemorySegment landed = Arena.ofAuto().allocate(bytes + 128);
+                rma.get(landed, 0, peer, base - 64, bytes + 128);
+                final MemorySegment expected = Arena.ofAuto().allocate(bytes + 128);
+                if (s == 3) { // rows of 32 bytes 40 apart at the source
+                    for (int row = 0; row < 3; row++) {
+                        expected.asSlice(64 + 32 * row, 32).copyFrom(src.asSlice(16 + 40 * row, 32));
+                    }
+                } else {
+                    expected.asSlice(64, bytes).copyFrom(src.asSlice(16, bytes));
+                }
+                assertArrayEquals(expected.toArray(ValueLayout.JAVA_BYTE), landed.toArray(ValueLayout.JAVA_BYTE),
+                    "strided put, shape " + s);
+                final MemorySegment back = Arena.ofAuto().allocate(256);
+                vis.getStrided(back, 16, localStrides[s], peer, base, strides[s], elem, counts[s], counts[s].length);
+                final MemorySegment want = Arena.ofAuto().allocate(256);
+                if (s == 3) {
+                    for (int row = 0; row < 3; row++) {
+                        want.asSlice(16 + 40 * row, 32).copyFrom(src.asSlice(16 + 40 * row, 32));
+                    }
+                } else {
+                    want.asSlice(16, bytes).copyFrom(src.asSlice(16, bytes));
+                }
+                assertArrayEquals(want.toArray(ValueLayout.JAVA_BYTE), back.toArray(ValueLayout.JAVA_BYTE),
+                    "strided get, shape " + s);
+            }
+            client.barrier();
+        });
+    }
 }

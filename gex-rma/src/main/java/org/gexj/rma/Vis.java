@@ -227,12 +227,13 @@ public final class Vis {
     private Event strided(int form, boolean put, int rank, long remoteBase, long[] remoteStrides, MemorySegment local,
                           long localBase, long[] localStrides, long elemSize, long[] count, int levels) {
         begin(put);
-        if (packing == NEVER && rma.copiesDirectly() && rank >= 0 && rank < client.size()
-            && (oneElement(remoteStrides, localStrides, count, levels)
-                ? rma.copyOne(put, rank, local, remoteBase, localBase, elemSize, elemSize)
+        if (packing == NEVER && rma.copiesDirectly() && rank >= 0 && rank < client.size()) {
+            final long run = contiguousRun(remoteStrides, localStrides, elemSize, count, levels);
+            if (run >= 0 ? rma.copyOne(put, rank, local, remoteBase, localBase, run, run)
                 : rma.copyStrided(put, rank, local, remoteBase, remoteStrides, localBase, localStrides, elemSize,
-                    count, levels))) {
-            return form == NB ? Event.DONE : null;
+                    count, levels)) {
+                return form == NB ? Event.DONE : null;
+            }
         }
         final VisPlan plan = plans.get();
         plan.strided(remoteBase, remoteStrides, localBase, localStrides, elemSize, count, levels);
@@ -248,18 +249,27 @@ public final class Vis {
         return a != null && a.length > 0 && b != null && b.length > 0;
     }
 
-    /** Whether a strided shape is one element: every level's count 1, and the arrays as long as the levels. */
-    private static boolean oneElement(long[] remoteStrides, long[] localStrides, long[] count, int levels) {
+    /**
+     * The bytes of a strided shape that is one contiguous run on both sides (each level of more than one element
+     * strided by the bytes of the levels below it, as at testvisperf's density 100 %), or -1. A shape of one element
+     * is one. Arrays shorter than the levels, a count below 1 or an overflow give -1, for the general path to name.
+     */
+    private static long contiguousRun(long[] remoteStrides, long[] localStrides, long elemSize, long[] count,
+                                      int levels) {
         if (levels < 0 || count == null || remoteStrides == null || localStrides == null || levels > count.length
-            || levels > remoteStrides.length || levels > localStrides.length) {
-            return false;
+            || levels > remoteStrides.length || levels > localStrides.length || elemSize < 0) {
+            return -1;
         }
+        long bytes = elemSize;
         for (int k = 0; k < levels; k++) {
-            if (count[k] != 1) {
-                return false;
+            final long c = count[k];
+            if (c != 1 && (c < 1 || remoteStrides[k] != bytes || localStrides[k] != bytes
+                || Math.multiplyHigh(bytes, c) != 0 || bytes * c < 0)) {
+                return -1;
             }
+            bytes *= c;
         }
-        return true;
+        return bytes;
     }
 
     private void begin(boolean put) {

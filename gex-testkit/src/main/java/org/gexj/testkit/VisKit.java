@@ -395,6 +395,11 @@ public abstract class VisKit extends ConduitKit {
             message(() -> vis.getStrided(local, 1020, eight, peer, 0, eight, 8, one, 1), "1024");
             message(() -> vis.putStrided(peer, 0, eight, local, 0, eight, -1, one, 1), "-1");
             message(() -> vis.putStrided(peer, 0, eight, local, 0, eight, 8, one, 2), "stridelevels 2");
+            // contiguous on both sides, which smp copies as one run
+            final long[] rows = {8, 32};
+            final long[] shape = {4, 3};
+            message(() -> vis.putStrided(peer, SEGMENT - 64, rows, local, 0, rows, 8, shape, 2), end);
+            message(() -> vis.getStrided(local, 960, rows, peer, 0, rows, 8, shape, 2), "1024");
             assertThrows(NullPointerException.class, () -> vis.putIndexed(peer, 1, zero, 8, null, 1, zero, 8));
             assertThrows(NullPointerException.class, () -> vis.putVector(peer, 2, two, ten, null, 2, two, ten));
             // empty operations move nothing and need no buffer
