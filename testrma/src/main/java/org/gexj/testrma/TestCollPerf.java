@@ -10,7 +10,6 @@ import org.gexj.coll.ReduceOp;
 import org.gexj.coll.Team;
 import org.gexj.rma.AtomicType;
 
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -262,7 +261,7 @@ public final class TestCollPerf {
      * ({@link WarmupFinish}). Collective.
      */
     private void warmUp() {
-        final PrintStream sink = new PrintStream(OutputStream.nullOutputStream(), false, out.charset());
+        final PrintStream sink = RmaBench.devNull(); // closed at the end
         pass(sink, Math.min(warmup, performanceIters), 1);
         primeLoops();
         // more passes while the last one still compiled: C2 compiling the verification between timed loops (a
@@ -277,6 +276,7 @@ public final class TestCollPerf {
                 1 + i * 2_654_435_761L % 100_000_000);
         });
         finish.finish(mythread, this::barrier);
+        sink.close();
     }
 
     /**

@@ -5,7 +5,6 @@ import org.gexj.benchutil.WarmupFinish;
 import org.gexj.coll.Coll;
 import org.gexj.coll.Team;
 
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.Locale;
 
@@ -191,13 +190,14 @@ public final class TestTeam {
             }
         }
         final WarmupFinish finish = WarmupFinish.scaled(warmup, DEFAULT_WARMUP);
-        final PrintStream sink = new PrintStream(OutputStream.nullOutputStream(), false, out.charset());
-        finish.betweenRows(i -> {
-            client.barrier();
-            final long totalUs = 1 + i * 2_654_435_761L % 100_000_000; // digits scattered
-            print(sink, (i & 1) == 0 ? rowRunning(i % 64) : colRunning(i % 64));
-            print(sink, (i & 2) == 0 ? rowLine(i % 64, totalUs, 1 + i) : colLine(i % 64, totalUs, 1 + i));
-        });
+        try (PrintStream sink = RmaBench.devNull()) {
+            finish.betweenRows(i -> {
+                client.barrier();
+                final long totalUs = 1 + i * 2_654_435_761L % 100_000_000; // digits scattered
+                print(sink, (i & 1) == 0 ? rowRunning(i % 64) : colRunning(i % 64));
+                print(sink, (i & 2) == 0 ? rowLine(i % 64, totalUs, 1 + i) : colLine(i % 64, totalUs, 1 + i));
+            });
+        }
         finish.finish(client.rank(), client::barrier);
     }
 }
