@@ -290,19 +290,6 @@ abstract class RmaBench {
         return new PrintStream(new BufferedOutputStream(file), false, System.out.charset());
     }
 
-    /**
-     * A stream like the output's ({@link #printStream}) to /dev/null, for the rows of a warm-up: printing to
-     * {@code OutputStream.nullOutputStream()} instead left the timed pass to deoptimize and compile the path to the
-     * file on its first rows, on one of the two cores (testvisperf's first cell 0.5-1.3 us an operation, not 0.02).
-     */
-    static PrintStream devNull() {
-        try {
-            return printStream(new FileOutputStream("/dev/null"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     private void pass(PrintStream to, int iters, int calls, long maxSize) {
         print = to;
         passIters = iters;

@@ -10,7 +10,10 @@ import org.gexj.coll.ReduceOp;
 import org.gexj.coll.Team;
 import org.gexj.rma.AtomicType;
 
+import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -261,23 +264,28 @@ public final class TestCollPerf {
      * ({@link WarmupFinish}). Collective.
      */
     private void warmUp() {
-        final PrintStream sink = RmaBench.devNull(); // closed at the end
-        pass(sink, Math.min(warmup, performanceIters), 1);
-        primeLoops();
-        // more passes while the last one still compiled: C2 compiling the verification between timed loops (a
-        // large method, tens of ms of a core) during the timed pass cost a row 20-90 us per collective
-        JitQuiescence.repeatWhileCompiling(() -> pass(sink, Math.min(warmup, performanceIters), 1),
-            ms -> RmaBench.maxOverRanks(client, ms), MAX_EXTRA_PASSES, QUIET_PASS_MS);
-        final WarmupFinish finish = WarmupFinish.scaled(warmup, WARMUP);
-        finish.betweenRows(i -> {
-            barrier();
-            // digits scattered over the forms %g takes
-            printTimer("broadcast", SYNC_MODES[i % SYNC_MODES.length], 1 << (i % 14),
-                1 + i * 2_654_435_761L % 100_000_000);
-        });
-        finish.finish(mythread, this::barrier);
-        sink.close();
+        // rows to /dev/null through a stream like the output's, as testqueue's warm-up; only the file is closed
+        try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
+            final PrintStream sink = RmaBench.printStream(devNull);
+            pass(sink, Math.min(warmup, performanceIters), 1);
+            primeLoops();
+            // more passes while the last one still compiled: C2 compiling the verification between timed loops (a
+            // large method, tens of ms of a core) during the timed pass cost a row 20-90 us per collective
+            JitQuiescence.repeatWhileCompiling(() -> pass(sink, Math.min(warmup, performanceIters), 1),
+                ms -> RmaBench.maxOverRanks(client, ms), MAX_EXTRA_PASSES, QUIET_PASS_MS);
+            final WarmupFinish finish = WarmupFinish.scaled(warmup, WARMUP);
+            finish.betweenRows(i -> {
+                barrier();
+                // digits scattered over the forms %g takes
+                printTimer("broadcast", SYNC_MODES[i % SYNC_MODES.length], 1 << (i % 14),
+                    1 + i * 2_654_435_761L % 100_000_000);
+            });
+            finish.finish(mythread, this::barrier);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
+
 
     /**
      * Calls each timed loop often, with a few iterations, over every size, so that the JIT compiles the loop methods

@@ -5,7 +5,10 @@ import org.gexj.benchutil.WarmupFinish;
 import org.gexj.coll.Coll;
 import org.gexj.coll.Team;
 
+import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.util.Locale;
 
 /**
@@ -190,13 +193,16 @@ public final class TestTeam {
             }
         }
         final WarmupFinish finish = WarmupFinish.scaled(warmup, DEFAULT_WARMUP);
-        try (PrintStream sink = RmaBench.devNull()) {
+        try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
+            final PrintStream sink = RmaBench.printStream(devNull);
             finish.betweenRows(i -> {
                 client.barrier();
                 final long totalUs = 1 + i * 2_654_435_761L % 100_000_000; // digits scattered
                 print(sink, (i & 1) == 0 ? rowRunning(i % 64) : colRunning(i % 64));
                 print(sink, (i & 2) == 0 ? rowLine(i % 64, totalUs, 1 + i) : colLine(i % 64, totalUs, 1 + i));
             });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         finish.finish(client.rank(), client::barrier);
     }
