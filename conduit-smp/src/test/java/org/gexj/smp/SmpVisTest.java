@@ -121,30 +121,25 @@ class SmpVisTest extends VisKit {
                 vis.putStrided(peer, base, strides[s], src, 16, localStrides[s], elem, counts[s], counts[s].length);
                 final MemorySegment landed = Arena.ofAuto().allocate(bytes + 128);
                 rma.get(landed, 0, peer, base - 64, bytes + 128);
-                final MemorySegment expected = Arena.ofAuto().allocate(bytes + 128);
-                if (s == 3) { // rows of 32 bytes 40 apart at the source
-                    for (int row = 0; row < 3; row++) {
-                        expected.asSlice(64 + 32 * row, 32).copyFrom(src.asSlice(16 + 40 * row, 32));
-                    }
-                } else {
-                    expected.asSlice(64, bytes).copyFrom(src.asSlice(16, bytes));
-                }
-                assertArrayEquals(expected.toArray(ValueLayout.JAVA_BYTE), landed.toArray(ValueLayout.JAVA_BYTE),
+                // the last shape's source: rows of 32 bytes 40 apart
+                final long localRow = s == 3 ? 40 : 32;
+                assertArrayEquals(rows(src, 16, localRow, bytes + 128, 64, 32), landed.toArray(ValueLayout.JAVA_BYTE),
                     "strided put, shape " + s);
                 final MemorySegment back = Arena.ofAuto().allocate(256);
                 vis.getStrided(back, 16, localStrides[s], peer, base, strides[s], elem, counts[s], counts[s].length);
-                final MemorySegment want = Arena.ofAuto().allocate(256);
-                if (s == 3) {
-                    for (int row = 0; row < 3; row++) {
-                        want.asSlice(16 + 40 * row, 32).copyFrom(src.asSlice(16 + 40 * row, 32));
-                    }
-                } else {
-                    want.asSlice(16, bytes).copyFrom(src.asSlice(16, bytes));
-                }
-                assertArrayEquals(want.toArray(ValueLayout.JAVA_BYTE), back.toArray(ValueLayout.JAVA_BYTE),
+                assertArrayEquals(rows(src, 16, localRow, 256, 16, localRow), back.toArray(ValueLayout.JAVA_BYTE),
                     "strided get, shape " + s);
             }
             client.barrier();
         });
+    }
+
+    /** Zeros of {@code size} bytes but three rows of 32 bytes from {@code src}, {@code from} and {@code to} apart. */
+    private static byte[] rows(MemorySegment src, long at, long from, long size, long there, long to) {
+        final MemorySegment image = Arena.ofAuto().allocate(size);
+        for (int row = 0; row < 3; row++) {
+            image.asSlice(there + to * row, 32).copyFrom(src.asSlice(at + from * row, 32));
+        }
+        return image.toArray(ValueLayout.JAVA_BYTE);
     }
 }
