@@ -195,8 +195,8 @@ public final class Team implements AutoCloseable {
             // every member's color, key and proposed id, gathered by a bitwise-OR reduction of one slot each
             final long slot = 16;
             final Arena arena = Arena.ofAuto(); // not heap: see CollOperation's NOTHING
-            final MemorySegment table = arena.allocate(16L * size, 8);
-            final MemorySegment all = arena.allocate(16L * size, 8);
+            final MemorySegment table = arena.allocate(slot * size, 8);
+            final MemorySegment all = arena.allocate(slot * size, 8);
             table.set(ValueLayout.JAVA_INT_UNALIGNED, rank * slot, color);
             table.set(ValueLayout.JAVA_INT_UNALIGNED, rank * slot + 4, key);
             table.set(ValueLayout.JAVA_INT_UNALIGNED, rank * slot + 8, coll.nextTeamId());

@@ -197,7 +197,7 @@ public final class Vis {
                          MemorySegment local, int localCount, long[] localOffsets, long[] localLengths) {
         begin(put);
         if (packing == NEVER && rma.copiesDirectly() && remoteCount == localCount && rank >= 0 && rank < client.size()
-            && (remoteCount == 1 && one(remoteOffsets, remoteLengths, localOffsets, localLengths)
+            && (remoteCount == 1 && one(remoteOffsets, remoteLengths) && one(localOffsets, localLengths)
                 ? rma.copyOne(put, rank, local, remoteOffsets[0], localOffsets[0], remoteLengths[0], localLengths[0])
                 : rma.copyPaired(put, rank, local, remoteCount, remoteOffsets, localOffsets, remoteLengths,
                     localLengths, 0))) {
@@ -240,11 +240,7 @@ public final class Vis {
         return run(form, put, rank, plan, local);
     }
 
-    /** Whether every list holds a first piece ({@link Rma#copyOne}'s case; the general path names a short one). */
-    private static boolean one(long[] a, long[] b, long[] c, long[] d) {
-        return a != null && a.length > 0 && b != null && b.length > 0 && one(c, d);
-    }
-
+    /** Whether both lists hold a first piece ({@link Rma#copyOne}'s case; the general path names a short one). */
     private static boolean one(long[] a, long[] b) {
         return a != null && a.length > 0 && b != null && b.length > 0;
     }
