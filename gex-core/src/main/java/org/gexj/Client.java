@@ -56,11 +56,13 @@ public final class Client implements AutoCloseable {
     /** Held by the thread running handlers: in a poll, or delivering an AM to this rank. */
     private final DeliveryLock pollLock = new DeliveryLock();
     /*
-     * The thread running a handler and what it runs. Only the thread holding the delivery lock writes them, so a racy
-     * read by another thread never sees its own Thread here. Kept here, not with the NPAM context, to save every send's
-     * check a dependent load.
+     * The id of the thread running a handler (0: none) and what it runs. Only the thread holding the delivery lock
+     * writes them, so a racy read by another thread never sees its own id here. Kept here, not with the NPAM context,
+     * to save every send's check a dependent load. An id, not the Thread, and what is written only when it changes:
+     * with G1, storing a reference into an object that has left the young generation costs a StoreLoad fence, and
+     * every AM enters and leaves a handler (DESIGN section 12).
      */
-    private Thread handlerThread;
+    private long handlerThreadId;
     private String handlerWhat;
     /** Which threads are in an NPAM pair; read by the AM layer through {@link ClientAccess}. */
     final NpamContext npam = new NpamContext();
@@ -413,16 +415,20 @@ public final class Client implements AutoCloseable {
 
     /** Enters a handler on this thread; @return the context it nests in, for {@link #exitHandler} */
     String enterHandler(String what) {
-        final String previous = handlerThread == Thread.currentThread() ? handlerWhat : null;
-        handlerThread = Thread.currentThread();
-        handlerWhat = what;
+        final long me = Thread.currentThread().threadId();
+        final String previous = handlerThreadId == me ? handlerWhat : null;
+        handlerThreadId = me;
+        if (handlerWhat != what) {
+            handlerWhat = what;
+        }
         return previous;
     }
 
     void exitHandler(String previous) {
-        handlerWhat = previous;
         if (previous == null) {
-            handlerThread = null;
+            handlerThreadId = 0; // handlerWhat is read only while an id is set
+        } else if (handlerWhat != previous) {
+            handlerWhat = previous;
         }
     }
 
@@ -450,11 +456,11 @@ public final class Client implements AutoCloseable {
     }
 
     private boolean inRestrictedContext() {
-        return handlerThread == Thread.currentThread() || npam.current() != null;
+        return handlerThreadId == Thread.currentThread().threadId() || npam.current() != null;
     }
 
     private void checkNotInHandler(String operation) {
-        if (handlerThread == Thread.currentThread()) {
+        if (handlerThreadId == Thread.currentThread().threadId()) {
             throw new HandlerContextException(operation + " is not allowed inside " + handlerWhat);
         }
     }

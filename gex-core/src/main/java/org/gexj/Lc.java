@@ -49,7 +49,9 @@ public final class Lc {
         if (kind != KIND_EVENT) {
             throw new IllegalStateException(this + " carries no event");
         }
-        this.lastEvent = event;
+        if (lastEvent != event) { // mostly Event.DONE again: a reference store costs G1 a fence (DESIGN section 12)
+            lastEvent = event;
+        }
     }
 
     @Override

@@ -272,7 +272,9 @@ public final class SmpConduit implements Conduit {
     @Override
     public int poll(ConduitListener frameHandler, int channelMask, int limit) {
         ensureOpen();
-        handler = frameHandler;
+        if (handler != frameHandler) { // a reference store into a long-lived object costs G1 a StoreLoad fence
+            handler = frameHandler;
+        }
         int frames = 0;
         if ((channelMask & (1 << REPLY)) != 0) {
             frames = replyRing.read(replyReader, limit);

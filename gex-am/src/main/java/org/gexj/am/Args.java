@@ -9,7 +9,9 @@ public final class Args {
     private boolean valid;
 
     void wrap(AmFrameFlyweight frame) {
-        this.frame = frame;
+        if (this.frame != frame) { // G1's fence, as Token's thread
+            this.frame = frame;
+        }
         this.count = frame.nargs();
         this.valid = true;
     }

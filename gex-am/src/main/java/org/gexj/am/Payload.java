@@ -25,7 +25,9 @@ public final class Payload {
     private boolean valid;
 
     void wrapMedium(DirectBuffer frameBuffer, int payloadIndex, int payloadLength) {
-        buffer = frameBuffer;
+        if (buffer != frameBuffer) { // G1's fence, as Token's thread
+            buffer = frameBuffer;
+        }
         index = payloadIndex;
         segment = null;
         length = payloadLength;

@@ -45,7 +45,10 @@ public final class Token extends TokenReplySends {
         this.request = request;
         this.isLong = isLong;
         this.replied = false;
-        this.thread = Thread.currentThread();
+        final Thread me = Thread.currentThread();
+        if (thread != me) { // a reference store costs G1 a fence: see Client's handlerThreadId
+            thread = me;
+        }
         this.active = true;
     }
 

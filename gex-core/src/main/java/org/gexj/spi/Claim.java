@@ -35,7 +35,9 @@ public final class Claim {
 
     /** Conduit use: the claimed region. */
     public void set(AtomicBuffer buffer, int offset, int length, int target, int channel, long handle) {
-        this.buffer = buffer;
+        if (this.buffer != buffer) { // a reference store into a long-lived object costs G1 a StoreLoad fence
+            this.buffer = buffer;
+        }
         this.offset = offset;
         this.length = length;
         this.target = target;

@@ -151,7 +151,9 @@ public final class AmFrameFlyweight {
     }
 
     public AmFrameFlyweight wrap(DirectBuffer buffer, int offset, int length) {
-        this.buffer = buffer;
+        if (this.buffer != buffer) { // a reference store into a long-lived object costs G1 a StoreLoad fence
+            this.buffer = buffer;
+        }
         this.offset = offset;
         this.length = length;
         return this;
