@@ -137,14 +137,18 @@ public final class TestQueue {
             final WarmupFinish finish = WarmupFinish.scaled(o.warmupIters(), TestQueueOptions.DEFAULT_WARMUP_ITERS);
             try (FileOutputStream devNull = new FileOutputStream("/dev/null")) {
                 final PrintStream sink = printStream(devNull);
-                for (int round = 0; round < TestQueueOptions.WARMUP_ROUNDS; round++) {
-                    pass(sink, o.warmupIters(), Math.min(o.maxSize(), TestQueueOptions.WARMUP_MAX_SIZE));
-                }
                 if (o.maxSize() > TestQueueOptions.WARMUP_MAX_SIZE) {
                     // larger payloads take other paths (an AM Long past the packed limit goes by RMA): without this
-                    // the first timed cell of each compiled them, 3x GASNet's time at 8 KiB depth 1 on ofi
+                    // the first timed cell of each compiled them, 3x GASNet's time at 8 KiB depth 1 on ofi. First:
+                    // its floods fill the ring, a branch the send path's compiled code had as a trap, and when this
+                    // pass came last the recompiled send path reached C2 only in the first timed cells, whose C2
+                    // compile then took a core from a rank (smp -m -i 100 256: first cell 0.05-47 us, stalls of
+                    // 2-4 ms, in 5 of 8 runs; 0.045-0.053 in 8 of 8 with this order)
                     pass(sink, Math.max(1, o.warmupIters() / 10),
                         Math.min(o.maxSize(), TestQueueOptions.WARMUP_LARGE_MAX_SIZE));
+                }
+                for (int round = 0; round < TestQueueOptions.WARMUP_ROUNDS; round++) {
+                    pass(sink, o.warmupIters(), Math.min(o.maxSize(), TestQueueOptions.WARMUP_MAX_SIZE));
                 }
                 warmCellCode(sink, finish);
             } catch (IOException e) {

@@ -5,10 +5,10 @@ package org.gexj.testqueue;
  * {@code testqueue [-in|-out|-a|-f] [-p -g -s -m -l] [-n -b -v] [-i -e -k] (iters) (maxdepth) (maxsz)}.
  * Operation kinds, put/get flavours and synchronisation kinds each default to "all" when none is given.
  *
- * @param warmupIters -warmup N (GEX/J only): {@link #WARMUP_ROUNDS} untimed, silent passes of the enabled tests with
- *                    N iterations per cell and sizes up to {@link #WARMUP_MAX_SIZE} first, then one with N/10 and
- *                    sizes up to {@link #WARMUP_LARGE_MAX_SIZE} (larger payloads take other paths: an AM Long past
- *                    the packed limit goes by RMA), so the JIT has compiled the data path before the first timed
+ * @param warmupIters -warmup N (GEX/J only): an untimed, silent pass of the enabled tests with N/10 iterations per
+ *                    cell and sizes up to {@link #WARMUP_LARGE_MAX_SIZE} (larger payloads take other paths: an AM
+ *                    Long past the packed limit goes by RMA), then {@link #WARMUP_ROUNDS} with N iterations and sizes
+ *                    up to {@link #WARMUP_MAX_SIZE}, so the JIT has compiled the data path before the first timed
  *                    cell; 0 turns the warm-up off
  */
 public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean firstLast,
@@ -40,10 +40,10 @@ public record TestQueueOptions(boolean inSegment, boolean fullDuplex, boolean fi
            -i : Test implicit-handle put/gets/medium/long
            -e : Test explicit-handle put/gets/medium/long
            -k : Test blocking put/gets/medium/long
-          The '-warmup N' option (default 100, 0 = off) first runs untimed
-          passes with N iterations per cell and sizes up to 4096, then one
-          with N/10 and sizes up to 65536, so the JIT has compiled the data
-          path before timing starts.""";
+          The '-warmup N' option (default 100, 0 = off) first runs an untimed
+          pass with N/10 iterations per cell and sizes up to 65536, then
+          passes with N and sizes up to 4096, so the JIT has compiled the
+          data path before timing starts.""";
 
     /**
      * @throws IllegalArgumentException naming the bad argument
