@@ -56,11 +56,9 @@ public final class Client implements AutoCloseable {
     /** Held by the thread running handlers: in a poll, or delivering an AM to this rank. */
     private final DeliveryLock pollLock = new DeliveryLock();
     /*
-     * The id of the thread running a handler (0: none) and what it runs. Only the thread holding the delivery lock
-     * writes them, so a racy read by another thread never sees its own id here. Kept here, not with the NPAM context,
-     * to save every send's check a dependent load. An id, not the Thread, and what is written only when it changes:
-     * with G1, storing a reference into an object that has left the young generation costs a StoreLoad fence, and
-     * every AM enters and leaves a handler (DESIGN section 12).
+     * The id of the thread running a handler (0: none) and what it runs; only the delivery lock's holder writes them,
+     * so a racy read never sees its own id here. Here, not with the NPAM context, to save every send's check a load.
+     * An id, and what only when it changes: every AM enters a handler, and G1 fences reference stores (DESIGN 12).
      */
     private long handlerThreadId;
     private String handlerWhat;
