@@ -49,7 +49,7 @@ public final class Lc {
         if (kind != KIND_EVENT) {
             throw new IllegalStateException(this + " carries no event");
         }
-        if (lastEvent != event) { // mostly Event.DONE again: a reference store costs G1 a fence (DESIGN section 12)
+        if (lastEvent != event) { // mostly Event.DONE again: G1 fences a reference store (DESIGN section 12)
             lastEvent = event;
         }
     }

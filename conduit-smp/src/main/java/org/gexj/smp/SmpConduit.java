@@ -272,7 +272,7 @@ public final class SmpConduit implements Conduit {
     @Override
     public int poll(ConduitListener frameHandler, int channelMask, int limit) {
         ensureOpen();
-        if (handler != frameHandler) { // a reference store into a long-lived object costs G1 a StoreLoad fence
+        if (handler != frameHandler) { // unchanged mostly: G1 fences a reference store (DESIGN section 12)
             handler = frameHandler;
         }
         int frames = 0;

@@ -9,7 +9,7 @@ public final class Args {
     private boolean valid;
 
     void wrap(AmFrameFlyweight frame) {
-        if (this.frame != frame) { // G1's fence, as Token's thread
+        if (this.frame != frame) { // unchanged mostly: G1 fences a reference store (DESIGN section 12)
             this.frame = frame;
         }
         this.count = frame.nargs();

@@ -25,7 +25,7 @@ public final class Payload {
     private boolean valid;
 
     void wrapMedium(DirectBuffer frameBuffer, int payloadIndex, int payloadLength) {
-        if (buffer != frameBuffer) { // G1's fence, as Token's thread
+        if (buffer != frameBuffer) { // unchanged mostly: G1 fences a reference store (DESIGN section 12)
             buffer = frameBuffer;
         }
         index = payloadIndex;

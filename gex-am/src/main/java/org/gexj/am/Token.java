@@ -46,7 +46,7 @@ public final class Token extends TokenReplySends {
         this.isLong = isLong;
         this.replied = false;
         final Thread me = Thread.currentThread();
-        if (thread != me) { // a reference store costs G1 a fence: see Client's handlerThreadId
+        if (thread != me) { // unchanged mostly: G1 fences a reference store (DESIGN section 12)
             thread = me;
         }
         this.active = true;

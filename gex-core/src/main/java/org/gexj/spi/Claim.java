@@ -35,7 +35,7 @@ public final class Claim {
 
     /** Conduit use: the claimed region. */
     public void set(AtomicBuffer buffer, int offset, int length, int target, int channel, long handle) {
-        if (this.buffer != buffer) { // a reference store into a long-lived object costs G1 a StoreLoad fence
+        if (this.buffer != buffer) { // unchanged mostly: G1 fences a reference store (DESIGN section 12)
             this.buffer = buffer;
         }
         this.offset = offset;

@@ -151,7 +151,7 @@ public final class AmFrameFlyweight {
     }
 
     public AmFrameFlyweight wrap(DirectBuffer buffer, int offset, int length) {
-        if (this.buffer != buffer) { // a reference store into a long-lived object costs G1 a StoreLoad fence
+        if (this.buffer != buffer) { // unchanged mostly: G1 fences a reference store (DESIGN section 12)
             this.buffer = buffer;
         }
         this.offset = offset;
