@@ -66,6 +66,11 @@ final class CollEarlyPieces {
         return byKey.remove(key);
     }
 
+    /** Keeps again, as they were, the pieces {@link #remove} returned for {@code key}. */
+    void putBack(long key, ArrayList<Piece> list) {
+        byKey.put(key, list);
+    }
+
     /** Pools a list {@link #remove} returned, and its pieces with their buffers. */
     void release(ArrayList<Piece> list) {
         for (int i = 0; i < list.size(); i++) {

@@ -39,6 +39,12 @@ final class CollOperation {
     private static final int FORWARD = 4;
     /** A non-commutative reduce-to-one's root, not the tree's top, waits for the result from team rank 0. */
     private static final int AWAIT = 5;
+
+    /** {@link #foldEarly}'s answers. */
+    static final int NOT_EARLY = 0;
+    static final int FOLDED_EARLY = 1;
+    static final int FAILED_EARLY = 2;
+
     /**
      * No bytes: native, since a first heap segment in the process loads the JDK's heap segment classes, which
      * invalidates every compiled method that copies segments (the caller's RMA loops, compiled before its first
@@ -89,6 +95,8 @@ final class CollOperation {
     private TreeShape up;
     private TreeShape down;
     private MemorySegment[] childData = new MemorySegment[0];
+    /** The children's values for one fold, in their order: cleared after it. */
+    private MemorySegment[] childValue = new MemorySegment[0];
     private int[] childBytes = new int[0];
     private boolean[] childSeen = new boolean[0];
     private int parentBytes;
@@ -257,12 +265,16 @@ final class CollOperation {
         try {
             return kind == BARRIER ? advanceBarrier(engine) : advanceTree(engine);
         } catch (RuntimeException e) {
-            // a user's combining function threw: this rank cannot go on, and the others must not wait for it
-            fail(new IllegalStateException(name() + " #" + sequence + " on " + team + ": the reduction function threw "
-                + e, e));
-            engine.notifyFailure(this, COMBINE_FAILED);
+            combineFailed(engine, e);
             return true;
         }
+    }
+
+    /** A user's combining function threw: this rank cannot go on, and the others must not wait for it. */
+    private void combineFailed(CollEngine engine, RuntimeException e) {
+        fail(new IllegalStateException(name() + " #" + sequence + " on " + team + ": the reduction function threw " + e,
+            e));
+        engine.notifyFailure(this, COMBINE_FAILED);
     }
 
     private boolean advanceBarrier(CollEngine engine) {
@@ -361,9 +373,7 @@ final class CollOperation {
 
     /**
      * This rank's value combined with its children's, in the children's order, in {@code into} (the root's result), or
-     * else in the accumulator, or, with no children, the source itself. In rank order, the children (consecutive runs
-     * of ranks above this one, in increasing order) are folded from the last, as {@code inOut = in op inOut} takes the
-     * lower ranks' value as {@code in}: {@code v op (c1 op (c2 op ... ck))}.
+     * else in the accumulator, or, with no children, the source itself.
      */
     private MemorySegment fold(CollEngine engine, MemorySegment into) {
         final int c = up.children.length;
@@ -377,20 +387,87 @@ final class CollOperation {
             accumulator = room(accumulator, length);
             acc = accumulator;
         }
+        final MemorySegment[] values = childValues(c);
+        for (int i = 0; i < c; i++) {
+            values[i] = child(engine, i);
+        }
+        combineInto(acc, values, c);
+        return acc;
+    }
+
+    /**
+     * Combines this rank's source and {@code values[0, c)}, its children's values in the children's order, into
+     * {@code acc}. In rank order, the children (consecutive runs of ranks above this one, in increasing order) are
+     * folded from the last, as {@code inOut = in op inOut} takes the lower ranks' value as {@code in}:
+     * {@code v op (c1 op (c2 op ... ck))}.
+     */
+    private void combineInto(MemorySegment acc, MemorySegment[] values, int c) {
         final long count = length / elementSize;
         if (inRankOrder && c > 0) {
-            MemorySegment.copy(child(engine, c - 1), 0, acc, 0, length);
+            MemorySegment.copy(values[c - 1], 0, acc, 0, length);
             for (int i = c - 2; i >= 0; i--) {
-                combine.combine(child(engine, i), acc, count);
+                combine.combine(values[i], acc, count);
             }
             combine.combine(src, acc, count);
-            return acc;
+        } else {
+            MemorySegment.copy(src, 0, acc, 0, length);
+            for (int i = 0; i < c; i++) {
+                combine.combine(values[i], acc, count);
+            }
         }
-        MemorySegment.copy(src, 0, acc, 0, length);
+        java.util.Arrays.fill(values, 0, c, null); // no reference to a child's buffer outlives the fold
+    }
+
+    private MemorySegment[] childValues(int c) {
+        if (childValue.length < c) {
+            childValue = new MemorySegment[c];
+        }
+        return childValue;
+    }
+
+    /**
+     * A flat reduce-to-one's root whose children's values all came before it started, each whole in one piece of
+     * {@code pieces} (one per child, in any order): combines them into the result as {@link #advance} would, without
+     * starting. Anything else (a piece in parts, a probe, a failure notice, a call that differs) is left for
+     * {@link CollEngine#start}, which reports it.
+     *
+     * @param children the flat tree's children of this root, in its combining order
+     * @return {@link #NOT_EARLY} where the pieces are not exactly that (nothing touched), else
+     *         {@link #FOLDED_EARLY}, or {@link #FAILED_EARLY} where the reduction function threw (the failure is
+     *         set and the other members told)
+     */
+    int foldEarly(CollEngine engine, int[] children, java.util.List<CollEarlyPieces.Piece> pieces) {
+        final int c = children.length;
+        if (pieces.size() != c) {
+            return NOT_EARLY;
+        }
+        final int word = CollArgs.word(kind, CollArgs.PHASE_UP, root);
+        final MemorySegment[] values = childValues(c);
         for (int i = 0; i < c; i++) {
-            combine.combine(child(engine, i), acc, count);
+            MemorySegment value = null;
+            for (int j = 0; j < c; j++) {
+                final CollEarlyPieces.Piece p = pieces.get(j);
+                if (team.teamRankUnchecked(p.fromJob) == children[i]) {
+                    if (p.word == word && p.offset == 0 && p.total == length && p.length == length) {
+                        value = p.data;
+                    }
+                    break;
+                }
+            }
+            if (value == null) {
+                java.util.Arrays.fill(values, 0, i, null);
+                return NOT_EARLY;
+            }
+            values[i] = value;
         }
-        return acc;
+        try {
+            combineInto(dst, values, c);
+            return FOLDED_EARLY;
+        } catch (RuntimeException e) {
+            java.util.Arrays.fill(values, 0, c, null);
+            combineFailed(engine, e);
+            return FAILED_EARLY;
+        }
     }
 
     private MemorySegment child(CollEngine engine, int i) {

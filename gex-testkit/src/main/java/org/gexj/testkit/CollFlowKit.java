@@ -2,10 +2,13 @@ package org.gexj.testkit;
 
 import org.gexj.Client;
 import org.gexj.Event;
+import org.gexj.GexException;
 import org.gexj.coll.Coll;
+import org.gexj.coll.ReduceFunction;
 import org.gexj.coll.ReduceOp;
 import org.gexj.coll.Team;
 import org.gexj.rma.AtomicType;
+import org.gexj.testkit.CollKit.Matrix;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -15,6 +18,8 @@ import java.util.Map;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The collectives' flow control on every conduit: a rank whose collectives need nothing from a member (a
@@ -80,6 +85,87 @@ public abstract class CollFlowKit extends ConduitKit {
                 assertEquals(1000 + i, got.getAtIndex(ValueLayout.JAVA_LONG, i), "broadcast " + i);
             }
         });
+    }
+
+    /**
+     * A reduce-to-one's root whose members' values all came before its calls (3 ranks, the leaves run ahead while the
+     * root only polls) folds them as the operator requires: a non-commutative one in team rank order, a sum of every
+     * member's value; and where the reduction function throws at the root, that collective fails there naming it, and
+     * the team's next collectives work.
+     */
+    @Test
+    void aRootFoldsValuesThatCameBeforeItsCalls() {
+        final int early = 64;
+        exactJob(3, client -> {
+            final Coll coll = Coll.of(client);
+            final Team job = Team.job(client);
+            final ReduceFunction product = ReduceFunction.nonCommutative(CollKit::matrixProducts);
+            final ReduceFunction throwsAtRoot = (in, inOut, count) -> {
+                throw new IllegalStateException("refused by rank " + client.rank());
+            };
+            final MemorySegment src = Arena.ofAuto().allocate(32L * early);
+            final MemorySegment sums = Arena.ofAuto().allocate(8L * early);
+            final MemorySegment dst = Arena.ofAuto().allocate(32L * early);
+            final MemorySegment sumDst = Arena.ofAuto().allocate(8L * early);
+            for (int i = 0; i < early; i++) {
+                CollKit.matrix(client.rank(), 7, i).put(src, i);
+                sums.setAtIndex(ValueLayout.JAVA_LONG, i, (client.rank() + 1L) * 1000 + i);
+            }
+            final Event[] events = new Event[2 * early + 1];
+            if (client.rank() != 0) {
+                issueToRoot0(coll, job, events, early, product, throwsAtRoot, src, dst, sums, sumDst);
+                signals().post("sent-by-" + client.rank(), 1);
+            } else {
+                final long end = System.nanoTime() + 60_000_000_000L;
+                while (!(signals().posted("sent-by-1") && signals().posted("sent-by-2")) && System.nanoTime() < end) {
+                    client.poll();
+                }
+                Map<String, Integer> held;
+                while ((held = CollKit.held(coll)) == null || held.get("early") < events.length) {
+                    client.poll(); // pieces still in flight (udp, ofi)
+                    if (System.nanoTime() > end) {
+                        throw new AssertionError("the root keeps pieces for " + held + " of " + events.length);
+                    }
+                }
+                pollAWhile(client, 20); // the last collectives' second pieces
+                issueToRoot0(coll, job, events, early, product, throwsAtRoot, src, dst, sums, sumDst);
+            }
+            for (int i = 0; i < 2 * early; i++) {
+                events[i].await();
+            }
+            if (client.rank() == 0) {
+                final GexException failed = assertThrows(GexException.class, events[2 * early]::await);
+                final String told = failed + " / " + failed.getCause();
+                assertTrue(told.contains("refused by rank 0"), "the failure names the function's exception: " + told);
+                for (int i = 0; i < early; i++) {
+                    final Matrix expected = CollKit.matrix(0, 7, i).times(CollKit.matrix(1, 7, i))
+                        .times(CollKit.matrix(2, 7, i));
+                    assertEquals(expected, Matrix.at(dst, i), "non-commutative reduce-to-one " + i);
+                    assertEquals(6000L + 3 * i, sumDst.getAtIndex(ValueLayout.JAVA_LONG, i), "sum " + i);
+                }
+            } else {
+                events[2 * early].await(); // done at the leaf, which only sent its value
+            }
+            final MemorySegment one = Arena.ofAuto().allocate(8);
+            one.set(ValueLayout.JAVA_LONG, 0, client.rank());
+            coll.reduceToAllNb(job, one, one, AtomicType.INT64, 1, ReduceOp.ADD).await();
+            assertEquals(3, one.get(ValueLayout.JAVA_LONG, 0), "the team's next collective");
+        });
+    }
+
+    /** To root 0: {@code early} non-commutative products and as many sums, alternating, then one that throws there. */
+    private static void issueToRoot0(Coll coll, Team job, Event[] events, int early, ReduceFunction product,
+                                     ReduceFunction throwsAtRoot, MemorySegment src, MemorySegment dst,
+                                     MemorySegment sums, MemorySegment sumDst) {
+        for (int i = 0; i < early; i++) {
+            events[2 * i] = coll.reduceToOneNb(job, 0, dst.asSlice(32L * i, 32), src.asSlice(32L * i, 32), 32, 1,
+                product);
+            events[2 * i + 1] = coll.reduceToOneNb(job, 0, sumDst.asSlice(8L * i, 8), sums.asSlice(8L * i, 8),
+                AtomicType.INT64, 1, ReduceOp.ADD);
+        }
+        // into a buffer of its own: the root's result is written before the function throws
+        events[2 * early] = coll.reduceToOneNb(job, 0, Arena.ofAuto().allocate(8), sums.asSlice(0, 8), 8, 1,
+            throwsAtRoot);
     }
 
     /** {@link #AHEAD} reduce-to-ones to rank 1 (into dst), then as many broadcasts from rank 0 (into got). */

@@ -524,13 +524,13 @@ public abstract class CollKit extends ConduitKit {
         }
     }
 
-    private static Matrix matrix(int jobRank, int step, int i) {
+    static Matrix matrix(int jobRank, int step, int i) {
         return new Matrix(1 + (jobRank * 7 + step * 3 + i) % 5, (jobRank + i) % 3 + step, (jobRank * 2 + step) % 4,
             1 + (jobRank + 2 * i) % 3 + jobRank);
     }
 
     /** {@code inOut[i] = in[i] x inOut[i]}: {@code in} holds the lower ranks' product. */
-    private static void matrixProducts(MemorySegment in, MemorySegment inOut, long count) {
+    static void matrixProducts(MemorySegment in, MemorySegment inOut, long count) {
         for (long i = 0; i < count; i++) {
             Matrix.at(in, i).times(Matrix.at(inOut, i)).put(inOut, i);
         }
