@@ -154,7 +154,8 @@ final class CollEngine implements ClientProgress {
             } else if (sentAsLeaf(op)) {
                 event = Event.DONE;
                 recycle(op);
-            } else if ((event = reducedAsRoot(op)) != null) {
+            } else if ((event = doneFromEarly(op)) != null || sentAsRoot(op)) {
+                event = event != null ? event : Event.DONE;
                 recycle(op);
             } else if (startedAndDone(op)) {
                 event = Event.DONE;
@@ -229,16 +230,16 @@ final class CollEngine implements ClientProgress {
         if (outbox.send(parent, op.src(), 0, op.length) != Am.OK) {
             return false;
         }
-        flow.nextStart = op.sequence + 1;
-        flow.finished(op.sequence, CollArgs.word(op.kind, 0, op.root), op.length);
+        finishedHere(op);
         return true;
     }
 
     /**
-     * A reduce-to-one's root in a flat tree whose members' values all came before it started, each in one piece, as
-     * leaves that run ahead leave them ({@link #sentAsLeaf}): folds them into the result now, with no operation
-     * started, kept by key or put in the active list: {@link #startedAndDone}'s work without its bookkeeping, which
-     * took a third of it at the root, whose time per collective sets the collective's rate.
+     * A flat reduce-to-one's root whose members' values all came before its call, each whole in one piece, as leaves
+     * that run ahead leave them ({@link #sentAsLeaf}), or a flat broadcast's leaf whose root's data came so
+     * ({@link #sentAsRoot}): folds or copies them into the result now, with no operation started, kept by key or put
+     * in the active list. That is {@link #startedAndDone}'s work without its bookkeeping, which took a third of it at
+     * a reduce-to-one's root, whose time per collective sets the collective's rate.
      *
      * <p>Anything else takes the operation's way: the team's first collective here, a piece in parts or of another
      * phase (a probe, a failure notice), a call that differs from a member's, a value read in place.
@@ -246,11 +247,14 @@ final class CollEngine implements ClientProgress {
      * @return {@link Event#DONE}, or an event failed with the reduction function's exception; null where the
      *         operation must start
      */
-    private Event reducedAsRoot(CollOperation op) {
+    private Event doneFromEarly(CollOperation op) {
         final Team team = op.team;
-        if (op.kind != CollOperation.REDUCE || team.rank() != op.root || op.treeRoot() != op.root
-            || op.length > flatBelowBytes || team.size() > flatMaxRanks || op.length >= inPlaceMin
-            || !team.flow.registered || early.size() == 0) {
+        final boolean reduce = op.kind == CollOperation.REDUCE;
+        final boolean takes = reduce
+            ? team.rank() == op.root && op.treeRoot() == op.root && op.length < inPlaceMin
+            : op.kind == CollOperation.BROADCAST && team.rank() != op.root;
+        if (!takes || op.length > flatBelowBytes || team.size() > flatMaxRanks || !team.flow.registered
+            || early.size() == 0) {
             return null;
         }
         final long key = op.key();
@@ -258,7 +262,9 @@ final class CollEngine implements ClientProgress {
         if (pieces == null) {
             return null;
         }
-        final int outcome = op.foldEarly(this, team.shape(op.root, Math.max(2, team.size())).children, pieces);
+        final int outcome = reduce
+            ? op.foldEarly(this, team.shape(op.root, Math.max(2, team.size())).children, pieces)
+            : op.copyEarly(pieces);
         if (outcome == CollOperation.NOT_EARLY) {
             early.putBack(key, pieces);
             return null;
@@ -268,18 +274,62 @@ final class CollEngine implements ClientProgress {
             flow.heard(team.teamRankUnchecked(pieces.get(i).fromJob), op.sequence);
         }
         early.release(pieces);
-        flow.nextStart = op.sequence + 1;
-        if (flow.askerCount() > 0) {
-            answerAsks(team);
-        }
-        flow.finished(op.sequence, CollArgs.word(op.kind, 0, op.root), op.length);
-        work++;
-        if (outcome == CollOperation.FOLDED_EARLY) {
+        finishedHere(op);
+        if (outcome == CollOperation.DONE_EARLY) {
             return Event.DONE;
         }
         final Event failed = newEvent();
         CORE.completeSole(failed, op.failure());
         return failed;
+    }
+
+    /**
+     * A flat broadcast's root sends its data to every member in one piece each, where the window and the path let it
+     * go now, and is done at return, as {@link #sentAsLeaf} is. Where a send cannot go, the operation goes on from
+     * that member; anything else unusual (the team's first collective here, pieces kept for this collective: a probe
+     * or a failure notice) takes the operation's way from the start.
+     *
+     * @return true if done; false with the operation to start ({@link CollOperation#sentToFirst} says how far it got)
+     */
+    private boolean sentAsRoot(CollOperation op) {
+        final Team team = op.team;
+        if (op.kind != CollOperation.BROADCAST || team.rank() != op.root || op.length > flatBelowBytes
+            || team.size() > flatMaxRanks || !team.flow.registered || early.holds(op.key())) {
+            return false;
+        }
+        final CollFlow flow = team.flow;
+        final int[] children = team.shape(op.root, Math.max(2, team.size())).children;
+        MemorySegment.copy(op.src(), 0, op.dst(), 0, op.length);
+        for (int i = 0; i < children.length; i++) {
+            final int to = children[i];
+            final int jobRank = team.jobRank(to);
+            final int ahead = flow.ahead(to, op.sequence);
+            if (ahead >= CollFlow.HALF && flow.shouldAsk(to)) {
+                outbox.queueControl(team.id, jobRank, CollArgs.PHASE_ASK, flow.knownNext(to)); // as trySend asks
+            }
+            if (ahead >= CollFlow.WINDOW || op.length > outbox.chunk(jobRank)) {
+                op.sentToFirst(i);
+                return false;
+            }
+            outbox.setArgs(team.id, op.sequence, CollArgs.word(op.kind, CollArgs.PHASE_DOWN, op.root), 0, op.length);
+            if (outbox.send(jobRank, op.src(), 0, op.length) != Am.OK) {
+                op.sentToFirst(i);
+                return false;
+            }
+        }
+        finishedHere(op);
+        return true;
+    }
+
+    /** The bookkeeping of a collective done in {@code submit} without an operation: its team's next, asks, record. */
+    private void finishedHere(CollOperation op) {
+        final CollFlow flow = op.team.flow;
+        flow.nextStart = op.sequence + 1;
+        if (flow.askerCount() > 0) {
+            answerAsks(op.team);
+        }
+        flow.finished(op.sequence, CollArgs.word(op.kind, 0, op.root), op.length);
+        work++;
     }
 
     /** An operation object from the shared pool, or a new one (another thread held the delivery, or none is spare). */

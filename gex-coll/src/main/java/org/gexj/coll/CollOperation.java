@@ -40,9 +40,9 @@ final class CollOperation {
     /** A non-commutative reduce-to-one's root, not the tree's top, waits for the result from team rank 0. */
     private static final int AWAIT = 5;
 
-    /** {@link #foldEarly}'s answers. */
+    /** {@link #foldEarly}'s and {@link #copyEarly}'s answers. */
     static final int NOT_EARLY = 0;
-    static final int FOLDED_EARLY = 1;
+    static final int DONE_EARLY = 1;
     static final int FAILED_EARLY = 2;
 
     /**
@@ -433,7 +433,7 @@ final class CollOperation {
      *
      * @param children the flat tree's children of this root, in its combining order
      * @return {@link #NOT_EARLY} where the pieces are not exactly that (nothing touched), else
-     *         {@link #FOLDED_EARLY}, or {@link #FAILED_EARLY} where the reduction function threw (the failure is
+     *         {@link #DONE_EARLY}, or {@link #FAILED_EARLY} where the reduction function threw (the failure is
      *         set and the other members told)
      */
     int foldEarly(CollEngine engine, int[] children, java.util.List<CollEarlyPieces.Piece> pieces) {
@@ -462,12 +462,45 @@ final class CollOperation {
         }
         try {
             combineInto(dst, values, c);
-            return FOLDED_EARLY;
+            return DONE_EARLY;
         } catch (RuntimeException e) {
             java.util.Arrays.fill(values, 0, c, null);
             combineFailed(engine, e);
             return FAILED_EARLY;
         }
+    }
+
+    /**
+     * A flat broadcast's leaf whose root's data came before it started, whole in the one piece of {@code pieces}:
+     * copies it into the result, as {@link #advance} would, without starting.
+     *
+     * @return {@link #DONE_EARLY}, or {@link #NOT_EARLY} where the pieces are not exactly that (nothing touched)
+     */
+    int copyEarly(java.util.List<CollEarlyPieces.Piece> pieces) {
+        if (pieces.size() != 1) {
+            return NOT_EARLY;
+        }
+        final CollEarlyPieces.Piece p = pieces.get(0);
+        if (team.teamRankUnchecked(p.fromJob) != root || p.word != CollArgs.word(kind, CollArgs.PHASE_DOWN, root)
+            || p.offset != 0 || p.total != length || p.length != length) {
+            return NOT_EARLY;
+        }
+        if (length > 0) {
+            MemorySegment.copy(p.data, 0, dst, 0, length);
+        }
+        return DONE_EARLY;
+    }
+
+    /**
+     * A flat broadcast's root that sent its data to its first {@code children} children itself (and copied it into
+     * its result): the operation's sends go on from the next.
+     */
+    void sentToFirst(int children) {
+        sendIndex = children;
+    }
+
+    MemorySegment dst() {
+        return dst;
     }
 
     private MemorySegment child(CollEngine engine, int i) {

@@ -153,6 +153,66 @@ public abstract class CollFlowKit extends ConduitKit {
         });
     }
 
+    /**
+     * A broadcast's leaves whose root's data all came before their calls (3 ranks, the root runs ahead while the
+     * leaves only poll) copy it into their results; a broadcast of no bytes among them; the root's result is its
+     * source; and the team's next collective works.
+     */
+    @Test
+    void leavesTakeDataThatCameBeforeTheirCalls() {
+        final int early = 100;
+        exactJob(3, client -> {
+            final Coll coll = Coll.of(client);
+            final Team job = Team.job(client);
+            final MemorySegment src = Arena.ofAuto().allocate(16L * early);
+            final MemorySegment dst = Arena.ofAuto().allocate(16L * early);
+            for (int i = 0; i < 2 * early; i++) {
+                src.setAtIndex(ValueLayout.JAVA_LONG, i, client.rank() == 0 ? 0x7100_0000_0000_0000L + i : -1);
+            }
+            final Event[] events = new Event[early];
+            if (client.rank() == 0) {
+                broadcastFrom0(coll, job, events, src, dst);
+                signals().post("root-sent", 1);
+            } else {
+                final long end = System.nanoTime() + 60_000_000_000L;
+                while (!signals().posted("root-sent") && System.nanoTime() < end) {
+                    client.poll();
+                }
+                Map<String, Integer> held;
+                while ((held = CollKit.held(coll)) == null || held.get("early") < early) {
+                    client.poll(); // pieces still in flight (udp, ofi)
+                    if (System.nanoTime() > end) {
+                        throw new AssertionError("the leaf keeps pieces for " + held + " of " + early);
+                    }
+                }
+                broadcastFrom0(coll, job, events, src, dst);
+            }
+            for (Event e : events) {
+                e.await();
+            }
+            for (int i = 0; i < 2 * early; i++) {
+                final long expected = i == early ? -2 : i == early + 1 ? 0 : 0x7100_0000_0000_0000L + i;
+                assertEquals(expected, dst.getAtIndex(ValueLayout.JAVA_LONG, i), "broadcast " + i / 2 + ", word " + i);
+            }
+            final MemorySegment one = Arena.ofAuto().allocate(8);
+            one.set(ValueLayout.JAVA_LONG, 0, client.rank());
+            coll.reduceToAllNb(job, one, one, AtomicType.INT64, 1, ReduceOp.ADD).await();
+            assertEquals(3, one.get(ValueLayout.JAVA_LONG, 0), "the team's next collective");
+        });
+    }
+
+    /** {@code events.length} broadcasts from rank 0 of 16 bytes each, but one of none in the middle. */
+    private static void broadcastFrom0(Coll coll, Team job, Event[] events, MemorySegment src, MemorySegment dst) {
+        for (int i = 0; i < events.length; i++) {
+            if (i == events.length / 2) {
+                dst.setAtIndex(ValueLayout.JAVA_LONG, 2 * i, -2); // a broadcast of no bytes leaves it
+                events[i] = coll.broadcastNb(job, 0, dst.asSlice(16L * i, 0), src.asSlice(16L * i, 0), 0);
+            } else {
+                events[i] = coll.broadcastNb(job, 0, dst.asSlice(16L * i, 16), src.asSlice(16L * i, 16), 16);
+            }
+        }
+    }
+
     /** To root 0: {@code early} non-commutative products and as many sums, alternating, then one that throws there. */
     private static void issueToRoot0(Coll coll, Team job, Event[] events, int early, ReduceFunction product,
                                      ReduceFunction throwsAtRoot, MemorySegment src, MemorySegment dst,
