@@ -89,6 +89,8 @@ final class CollEngine implements ClientProgress {
      */
     private final ArrayList<CollOperation> active = new ArrayList<>();
     private final CollOutbox outbox;
+    /** The collectives done in their caller's call, with no operation (flat trees' simple cases). */
+    private final CollInCall inCall;
     private final int flatBelowBytes;
     private final int flatMaxRanks;
     /**
@@ -114,6 +116,7 @@ final class CollEngine implements ClientProgress {
         final int min = (int) client.config().getLong("GEX_COLL_IN_PLACE_MIN", 2048, 0, Integer.MAX_VALUE);
         this.inPlaceMin = client.capabilities().crossMapped() ? min : Integer.MAX_VALUE;
         this.probeAfterNanos = client.config().getLong("GEX_COLL_PROBE_MS", 1000, 1, 3_600_000) * 1_000_000L;
+        this.inCall = new CollInCall(this, outbox, early, flatBelowBytes, flatMaxRanks, inPlaceMin);
         AmAccess.get().registerSystem(am, HANDLER, AmHandler.mediumRequest(CollArgs.COUNT, this::onPiece)
             .named("coll"));
         AmAccess.get().registerSystem(am, WHOLE_HANDLER, AmHandler.mediumRequest(CollArgs.WHOLE_COUNT, this::onWhole)
@@ -130,7 +133,7 @@ final class CollEngine implements ClientProgress {
      * send waits for the send's stores to reach the peer's cache line: the reduce-to-one leaf in testcollperf spent
      * 14% of its time in the pool's return alone.
      *
-     * @return the collective's event, or {@link Event#DONE} where it is done already ({@link #sentAsLeaf},
+     * @return the collective's event, or {@link Event#DONE} where it is done already ({@link CollInCall},
      *         {@link #startedAndDone})
      */
     Event submit(Team team, int kind, int root, int length, MemorySegment dst, MemorySegment src,
@@ -151,10 +154,10 @@ final class CollEngine implements ClientProgress {
             if (!team.issueFirst(op, submitted)) {
                 event = op.event = newEvent();
                 queue(op);
-            } else if (sentAsLeaf(op)) {
+            } else if (inCall.sentAsLeaf(op)) {
                 event = Event.DONE;
                 recycle(op);
-            } else if ((event = doneFromEarly(op)) != null || sentAsRoot(op)) {
+            } else if ((event = inCall.doneFromEarly(op)) != null || inCall.sentAsRoot(op)) {
                 event = event != null ? event : Event.DONE;
                 recycle(op);
             } else if (startedAndDone(op)) {
@@ -192,144 +195,10 @@ final class CollEngine implements ClientProgress {
     }
 
     /** A pooled event, begun for one operation before any other thread can see it. */
-    private Event newEvent() {
+    Event newEvent() {
         final Event event = CORE.pooledEvent(client);
         CORE.beginUnseen(event, 1);
         return event;
-    }
-
-    /**
-     * A reduce-to-one's leaf in a flat tree (every member but the tree's root) has only its source to send, in one
-     * piece: where the window and the path let it go now, it goes, and the collective is done here at return, as
-     * GASNet-EX lets an operation be (its event invalid). No operation runs and no event is taken, consumed and given
-     * back: three atomic instructions fewer, the first of which waited for the send's stores.
-     *
-     * <p>Anything unusual takes the operation's way: the team's first collective here, members' asks to answer,
-     * pieces kept for this collective (a probe or a failure notice that came before it started), a full
-     * window (the operation waits), the source read in place, a full path. Past half the window it asks, as
-     * {@link #trySend} does.
-     */
-    private boolean sentAsLeaf(CollOperation op) {
-        final Team team = op.team;
-        final int treeRoot = op.treeRoot();
-        final CollFlow flow = team.flow;
-        if (op.kind != CollOperation.REDUCE || team.rank() == op.root || team.rank() == treeRoot
-            || op.length > flatBelowBytes || team.size() > flatMaxRanks || op.length >= inPlaceMin
-            || !flow.registered || flow.askerCount() > 0 || flow.ahead(treeRoot, op.sequence) >= CollFlow.WINDOW
-            || early.holds(op.key())) {
-            return false;
-        }
-        final int parent = team.jobRank(treeRoot);
-        if (op.length > outbox.chunk(parent)) {
-            return false;
-        }
-        if (flow.ahead(treeRoot, op.sequence) >= CollFlow.HALF && flow.shouldAsk(treeRoot)) {
-            outbox.queueControl(team.id, parent, CollArgs.PHASE_ASK, flow.knownNext(treeRoot)); // as trySend asks
-        }
-        outbox.setArgs(team.id, op.sequence, CollArgs.word(op.kind, CollArgs.PHASE_UP, op.root), 0, op.length);
-        if (outbox.send(parent, op.src(), 0, op.length) != Am.OK) {
-            return false;
-        }
-        finishedHere(op);
-        return true;
-    }
-
-    /**
-     * A flat reduce-to-one's root whose members' values all came before its call, each whole in one piece, as leaves
-     * that run ahead leave them ({@link #sentAsLeaf}), or a flat broadcast's leaf whose root's data came so
-     * ({@link #sentAsRoot}): folds or copies them into the result now, with no operation started, kept by key or put
-     * in the active list. That is {@link #startedAndDone}'s work without its bookkeeping, which took a third of it at
-     * a reduce-to-one's root, whose time per collective sets the collective's rate.
-     *
-     * <p>Anything else takes the operation's way: the team's first collective here, a piece in parts or of another
-     * phase (a probe, a failure notice), a call that differs from a member's, a value read in place.
-     *
-     * @return {@link Event#DONE}, or an event failed with the reduction function's exception; null where the
-     *         operation must start
-     */
-    private Event doneFromEarly(CollOperation op) {
-        final Team team = op.team;
-        final boolean reduce = op.kind == CollOperation.REDUCE;
-        final boolean takes = reduce
-            ? team.rank() == op.root && op.treeRoot() == op.root && op.length < inPlaceMin
-            : op.kind == CollOperation.BROADCAST && team.rank() != op.root;
-        if (!takes || op.length > flatBelowBytes || team.size() > flatMaxRanks || !team.flow.registered
-            || early.size() == 0) {
-            return null;
-        }
-        final long key = op.key();
-        final ArrayList<CollEarlyPieces.Piece> pieces = early.remove(key);
-        if (pieces == null) {
-            return null;
-        }
-        final int outcome = reduce
-            ? op.foldEarly(this, team.shape(op.root, Math.max(2, team.size())).children, pieces)
-            : op.copyEarly(pieces);
-        if (outcome == CollOperation.NOT_EARLY) {
-            early.putBack(key, pieces);
-            return null;
-        }
-        final CollFlow flow = team.flow;
-        for (int i = 0; i < pieces.size(); i++) {
-            flow.heard(team.teamRankUnchecked(pieces.get(i).fromJob), op.sequence);
-        }
-        early.release(pieces);
-        finishedHere(op);
-        if (outcome == CollOperation.DONE_EARLY) {
-            return Event.DONE;
-        }
-        final Event failed = newEvent();
-        CORE.completeSole(failed, op.failure());
-        return failed;
-    }
-
-    /**
-     * A flat broadcast's root sends its data to every member in one piece each, where the window and the path let it
-     * go now, and is done at return, as {@link #sentAsLeaf} is. Where a send cannot go, the operation goes on from
-     * that member; anything else unusual (the team's first collective here, pieces kept for this collective: a probe
-     * or a failure notice) takes the operation's way from the start.
-     *
-     * @return true if done; false with the operation to start ({@link CollOperation#sentToFirst} says how far it got)
-     */
-    private boolean sentAsRoot(CollOperation op) {
-        final Team team = op.team;
-        if (op.kind != CollOperation.BROADCAST || team.rank() != op.root || op.length > flatBelowBytes
-            || team.size() > flatMaxRanks || !team.flow.registered || early.holds(op.key())) {
-            return false;
-        }
-        final CollFlow flow = team.flow;
-        final int[] children = team.shape(op.root, Math.max(2, team.size())).children;
-        MemorySegment.copy(op.src(), 0, op.dst(), 0, op.length);
-        for (int i = 0; i < children.length; i++) {
-            final int to = children[i];
-            final int jobRank = team.jobRank(to);
-            final int ahead = flow.ahead(to, op.sequence);
-            if (ahead >= CollFlow.HALF && flow.shouldAsk(to)) {
-                outbox.queueControl(team.id, jobRank, CollArgs.PHASE_ASK, flow.knownNext(to)); // as trySend asks
-            }
-            if (ahead >= CollFlow.WINDOW || op.length > outbox.chunk(jobRank)) {
-                op.sentToFirst(i);
-                return false;
-            }
-            outbox.setArgs(team.id, op.sequence, CollArgs.word(op.kind, CollArgs.PHASE_DOWN, op.root), 0, op.length);
-            if (outbox.send(jobRank, op.src(), 0, op.length) != Am.OK) {
-                op.sentToFirst(i);
-                return false;
-            }
-        }
-        finishedHere(op);
-        return true;
-    }
-
-    /** The bookkeeping of a collective done in {@code submit} without an operation: its team's next, asks, record. */
-    private void finishedHere(CollOperation op) {
-        final CollFlow flow = op.team.flow;
-        flow.nextStart = op.sequence + 1;
-        if (flow.askerCount() > 0) {
-            answerAsks(op.team);
-        }
-        flow.finished(op.sequence, CollArgs.word(op.kind, 0, op.root), op.length);
-        work++;
     }
 
     /** An operation object from the shared pool, or a new one (another thread held the delivery, or none is spare). */
@@ -445,7 +314,7 @@ final class CollEngine implements ClientProgress {
         }
     }
 
-    private void answerAsks(Team team) {
+    void answerAsks(Team team) {
         for (int r = team.flow.takeAnswerable(); r >= 0; r = team.flow.takeAnswerable()) {
             answer(team, r);
         }

@@ -403,19 +403,22 @@ final class CollOperation {
      */
     private void combineInto(MemorySegment acc, MemorySegment[] values, int c) {
         final long count = length / elementSize;
-        if (inRankOrder && c > 0) {
-            MemorySegment.copy(values[c - 1], 0, acc, 0, length);
-            for (int i = c - 2; i >= 0; i--) {
-                combine.combine(values[i], acc, count);
+        try {
+            if (inRankOrder && c > 0) {
+                MemorySegment.copy(values[c - 1], 0, acc, 0, length);
+                for (int i = c - 2; i >= 0; i--) {
+                    combine.combine(values[i], acc, count);
+                }
+                combine.combine(src, acc, count);
+            } else {
+                MemorySegment.copy(src, 0, acc, 0, length);
+                for (int i = 0; i < c; i++) {
+                    combine.combine(values[i], acc, count);
+                }
             }
-            combine.combine(src, acc, count);
-        } else {
-            MemorySegment.copy(src, 0, acc, 0, length);
-            for (int i = 0; i < c; i++) {
-                combine.combine(values[i], acc, count);
-            }
+        } finally {
+            java.util.Arrays.fill(values, 0, c, null); // no reference to a child's buffer outlives the fold
         }
-        java.util.Arrays.fill(values, 0, c, null); // no reference to a child's buffer outlives the fold
     }
 
     private MemorySegment[] childValues(int c) {
@@ -464,7 +467,6 @@ final class CollOperation {
             combineInto(dst, values, c);
             return DONE_EARLY;
         } catch (RuntimeException e) {
-            java.util.Arrays.fill(values, 0, c, null);
             combineFailed(engine, e);
             return FAILED_EARLY;
         }

@@ -146,10 +146,7 @@ public abstract class CollFlowKit extends ConduitKit {
             } else {
                 events[2 * early].await(); // done at the leaf, which only sent its value
             }
-            final MemorySegment one = Arena.ofAuto().allocate(8);
-            one.set(ValueLayout.JAVA_LONG, 0, client.rank());
-            coll.reduceToAllNb(job, one, one, AtomicType.INT64, 1, ReduceOp.ADD).await();
-            assertEquals(3, one.get(ValueLayout.JAVA_LONG, 0), "the team's next collective");
+            nextCollectiveWorks(coll, job);
         });
     }
 
@@ -194,10 +191,7 @@ public abstract class CollFlowKit extends ConduitKit {
                 final long expected = i == early ? -2 : i == early + 1 ? 0 : 0x7100_0000_0000_0000L + i;
                 assertEquals(expected, dst.getAtIndex(ValueLayout.JAVA_LONG, i), "broadcast " + i / 2 + ", word " + i);
             }
-            final MemorySegment one = Arena.ofAuto().allocate(8);
-            one.set(ValueLayout.JAVA_LONG, 0, client.rank());
-            coll.reduceToAllNb(job, one, one, AtomicType.INT64, 1, ReduceOp.ADD).await();
-            assertEquals(3, one.get(ValueLayout.JAVA_LONG, 0), "the team's next collective");
+            nextCollectiveWorks(coll, job);
         });
     }
 
@@ -211,6 +205,15 @@ public abstract class CollFlowKit extends ConduitKit {
                 events[i] = coll.broadcastNb(job, 0, dst.asSlice(16L * i, 16), src.asSlice(16L * i, 16), 16);
             }
         }
+    }
+
+    /** A reduce-to-all of every member's team rank: the team still works after what came before. */
+    private static void nextCollectiveWorks(Coll coll, Team team) {
+        final MemorySegment one = Arena.ofAuto().allocate(8);
+        one.set(ValueLayout.JAVA_LONG, 0, team.rank());
+        coll.reduceToAllNb(team, one, one, AtomicType.INT64, 1, ReduceOp.ADD).await();
+        final long n = team.size();
+        assertEquals(n * (n - 1) / 2, one.get(ValueLayout.JAVA_LONG, 0), "the team's next collective");
     }
 
     /** To root 0: {@code early} non-commutative products and as many sums, alternating, then one that throws there. */
