@@ -154,11 +154,7 @@ final class CollEngine implements ClientProgress {
             if (!team.issueFirst(op, submitted)) {
                 event = op.event = newEvent();
                 queue(op);
-            } else if (inCall.sentAsLeaf(op)) {
-                event = Event.DONE;
-                recycle(op);
-            } else if ((event = inCall.doneFromEarly(op)) != null || inCall.sentAsRoot(op)) {
-                event = event != null ? event : Event.DONE;
+            } else if ((event = inCall.finish(op)) != null) {
                 recycle(op);
             } else if (startedAndDone(op)) {
                 event = Event.DONE;

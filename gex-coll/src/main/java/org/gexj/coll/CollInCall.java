@@ -12,9 +12,9 @@ import java.util.ArrayList;
  * The collectives a caller's {@link CollEngine#submit} finishes itself, with no operation started, kept by key or put
  * in the list the polls advance: a flat tree's member whose part is one piece to send (a reduce-to-one's leaf, a
  * broadcast's root) where the window and the path let it go now, or whose part came whole before its call (a
- * reduce-to-one's root, a broadcast's leaf). Such a collective is done at return, as GASNet-EX lets an operation be
- * (its event invalid). Anything unusual returns false or null, and the caller takes the operation's way, which
- * handles and reports it.
+ * reduce-to-one's root, a broadcast's leaf, a reduce-to-all's root, which then sends the result down). Such a
+ * collective is done at return, as GASNet-EX lets an operation be (its event invalid). Anything unusual returns null,
+ * and the caller takes the operation's way, which handles and reports it.
  *
  * <p>Threads: the holder of the client's delivery, as {@link CollEngine}.
  */
@@ -50,7 +50,7 @@ final class CollInCall {
      * window (the operation waits), the source read in place, a full path. Past half the window it asks, as
      * {@link CollEngine#trySend} does.
      */
-    boolean sentAsLeaf(CollOperation op) {
+    private boolean sentAsLeaf(CollOperation op) {
         final Team team = op.team;
         final int treeRoot = op.treeRoot();
         final CollFlow flow = team.flow;
@@ -76,11 +76,28 @@ final class CollInCall {
     }
 
     /**
-     * A flat reduce-to-one's root whose members' values all came before its call, each whole in one piece, as leaves
-     * that run ahead leave them ({@link #sentAsLeaf}), or a flat broadcast's leaf whose root's data came so
-     * ({@link #sentAsRoot}): folds or copies them into the result now. That is {@link CollEngine#startedAndDone}'s
-     * work without its bookkeeping, which took a third of it at a reduce-to-one's root, whose time per collective sets
-     * the collective's rate.
+     * Finishes {@code op} in the call where one of the paths below can: {@link #sentAsLeaf}, {@link #doneFromEarly},
+     * {@link #sentAsRoot}.
+     *
+     * @return {@link Event#DONE}, or an event failed with a reduction function's exception; null where the operation
+     *         must start (it may have been told how far this call got: {@link CollOperation#sentToFirst},
+     *         {@link CollOperation#foldedToFirst})
+     */
+    Event finish(CollOperation op) {
+        if (sentAsLeaf(op)) {
+            return Event.DONE;
+        }
+        final Event event = doneFromEarly(op);
+        return event != null ? event : sentAsRoot(op) ? Event.DONE : null;
+    }
+
+    /**
+     * A flat reduce-to-one's or reduce-to-all's root whose members' values all came before its call, each whole in one
+     * piece, as leaves that run ahead leave them ({@link #sentAsLeaf}), or a flat broadcast's leaf whose root's data
+     * came so ({@link #sentAsRoot}): folds or copies them into the result now; a reduce-to-all's root then sends the
+     * result down as {@link #sentAsRoot} does. That is {@link CollEngine#startedAndDone}'s work without its
+     * bookkeeping, which took a third of it at a reduce-to-one's root, whose time per collective sets the collective's
+     * rate.
      *
      * <p>Anything else takes the operation's way: the team's first collective here, a piece in parts or of another
      * phase (a probe, a failure notice), a call that differs from a member's, a value read in place.
@@ -88,10 +105,10 @@ final class CollInCall {
      * @return {@link Event#DONE}, or an event failed with the reduction function's exception; null where the
      *         operation must start
      */
-    Event doneFromEarly(CollOperation op) {
+    private Event doneFromEarly(CollOperation op) {
         final Team team = op.team;
-        final boolean reduce = op.kind == CollOperation.REDUCE;
-        final boolean takes = reduce
+        final boolean folds = op.kind == CollOperation.REDUCE || op.kind == CollOperation.REDUCE_ALL;
+        final boolean takes = folds
             ? team.rank() == op.root && op.treeRoot() == op.root && op.length < inPlaceMin
             : op.kind == CollOperation.BROADCAST && team.rank() != op.root;
         if (!takes || op.length > flatBelowBytes || team.size() > flatMaxRanks || !team.flow.registered
@@ -103,9 +120,8 @@ final class CollInCall {
         if (pieces == null) {
             return null;
         }
-        final int outcome = reduce
-            ? op.foldEarly(engine, team.shape(op.root, Math.max(2, team.size())).children, pieces)
-            : op.copyEarly(pieces);
+        final int[] children = team.shape(op.root, Math.max(2, team.size())).children;
+        final int outcome = folds ? op.foldEarly(engine, children, pieces) : op.copyEarly(pieces);
         if (outcome == CollOperation.NOT_EARLY) {
             early.putBack(key, pieces);
             return null;
@@ -115,6 +131,13 @@ final class CollInCall {
             flow.heard(team.teamRankUnchecked(pieces.get(i).fromJob), op.sequence);
         }
         early.release(pieces);
+        if (outcome == CollOperation.DONE_EARLY && op.kind == CollOperation.REDUCE_ALL) {
+            final int sent = sentDown(op, op.dst(), children);
+            if (sent < children.length) {
+                op.foldedToFirst(sent);
+                return null;
+            }
+        }
         finishedHere(op);
         if (outcome == CollOperation.DONE_EARLY) {
             return Event.DONE;
@@ -132,15 +155,32 @@ final class CollInCall {
      *
      * @return true if done; false with the operation to start ({@link CollOperation#sentToFirst} says how far it got)
      */
-    boolean sentAsRoot(CollOperation op) {
+    private boolean sentAsRoot(CollOperation op) {
         final Team team = op.team;
         if (op.kind != CollOperation.BROADCAST || team.rank() != op.root || op.length > flatBelowBytes
             || team.size() > flatMaxRanks || !team.flow.registered || early.holds(op.key())) {
             return false;
         }
-        final CollFlow flow = team.flow;
         final int[] children = team.shape(op.root, Math.max(2, team.size())).children;
         MemorySegment.copy(op.src(), 0, op.dst(), 0, op.length);
+        final int sent = sentDown(op, op.src(), children);
+        if (sent < children.length) {
+            op.sentToFirst(sent);
+            return false;
+        }
+        finishedHere(op);
+        return true;
+    }
+
+    /**
+     * Sends {@code data} down to the flat tree's {@code children}, one piece each, while the window and the path let
+     * them go.
+     *
+     * @return how many were sent: the first child whose send could not go now, or all
+     */
+    private int sentDown(CollOperation op, MemorySegment data, int[] children) {
+        final Team team = op.team;
+        final CollFlow flow = team.flow;
         for (int i = 0; i < children.length; i++) {
             final int to = children[i];
             final int jobRank = team.jobRank(to);
@@ -149,17 +189,14 @@ final class CollInCall {
                 outbox.queueControl(team.id, jobRank, CollArgs.PHASE_ASK, flow.knownNext(to)); // as trySend asks
             }
             if (ahead >= CollFlow.WINDOW || op.length > outbox.chunk(jobRank)) {
-                op.sentToFirst(i);
-                return false;
+                return i;
             }
             outbox.setArgs(team.id, op.sequence, CollArgs.word(op.kind, CollArgs.PHASE_DOWN, op.root), 0, op.length);
-            if (outbox.send(jobRank, op.src(), 0, op.length) != Am.OK) {
-                op.sentToFirst(i);
-                return false;
+            if (outbox.send(jobRank, data, 0, op.length) != Am.OK) {
+                return i;
             }
         }
-        finishedHere(op);
-        return true;
+        return children.length;
     }
 
     /** The bookkeeping of a collective done in {@code submit} without an operation: its team's next, asks, record. */

@@ -116,6 +116,8 @@ final class CollOperation {
     private boolean upSent;
     private boolean readSeen;
     private int readsSent;
+    /** This rank folded its children's values into its result before it started ({@link #foldedToFirst}). */
+    private boolean folded;
 
     /**
      * Takes a collective's arguments and resets how far it has gone (a pooled operation is reused); the sequence is
@@ -147,6 +149,7 @@ final class CollOperation {
         upSent = false;
         readSeen = false;
         readsSent = 0;
+        folded = false;
         return this;
     }
 
@@ -193,7 +196,7 @@ final class CollOperation {
         resultFrom = forwarded && team.rank() == root ? 0 : -1;
         up = goesUp ? shape : null;
         down = kind == BROADCAST || kind == REDUCE_ALL ? shape : null;
-        stage = goesUp ? UP : down != null ? DOWN : DONE; // a barrier has no stages
+        stage = folded ? DOWN : goesUp ? UP : down != null ? DOWN : DONE; // a barrier has no stages
         if (kind == BARRIER) {
             rounds = 32 - Integer.numberOfLeadingZeros(team.size() - 1);
             if (arrivals.length < rounds) {
@@ -498,6 +501,15 @@ final class CollOperation {
      * its result): the operation's sends go on from the next.
      */
     void sentToFirst(int children) {
+        sendIndex = children;
+    }
+
+    /**
+     * A flat reduce-to-all's root that folded its children's values into its result ({@link #foldEarly}) and sent it
+     * to its first {@code children} children itself: the operation starts at sending down, from the next.
+     */
+    void foldedToFirst(int children) {
+        folded = true;
         sendIndex = children;
     }
 

@@ -16,6 +16,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -193,6 +194,101 @@ public abstract class CollFlowKit extends ConduitKit {
             }
             nextCollectiveWorks(coll, job);
         });
+    }
+
+    /**
+     * A reduce-to-all's root whose leaves' values all came before its calls (3 ranks, the leaves run ahead while the
+     * root only polls) folds them and sends the results down; the leaves do not poll while it does, so its sends may
+     * fill their paths (1.5 KiB sums past smp's 128 KiB window) and the collectives whose sends could not all go
+     * finish in the polls. Every member gets every non-commutative product M0 x M1 x M2 and every sum; a reduction
+     * whose function throws at the root fails there, naming the exception, and at the leaves; the team's next
+     * collective works.
+     */
+    @Test
+    void aReduceToAllsRootFoldsAndSendsDownInItsCall() {
+        final int early = 100;
+        final int longs = 192;
+        exactJob(3, client -> {
+            final Coll coll = Coll.of(client);
+            final Team job = Team.job(client);
+            final ReduceFunction product = ReduceFunction.nonCommutative(CollKit::matrixProducts);
+            final ReduceFunction throwsAtRoot = (in, inOut, count) -> {
+                throw new IllegalStateException("refused by rank " + client.rank());
+            };
+            final MemorySegment src = Arena.ofAuto().allocate(32L * early);
+            final MemorySegment dst = Arena.ofAuto().allocate(32L * early);
+            final MemorySegment sums = Arena.ofAuto().allocate(8L * longs * early);
+            final MemorySegment sumDst = Arena.ofAuto().allocate(8L * longs * early);
+            for (int i = 0; i < early; i++) {
+                CollKit.matrix(client.rank(), 7, i).put(src, i);
+            }
+            for (int i = 0; i < longs * early; i++) {
+                sums.setAtIndex(ValueLayout.JAVA_LONG, i, (client.rank() + 1L) * 1_000_000 + i);
+            }
+            final Event[] events = new Event[2 * early + 1];
+            final long end = System.nanoTime() + 60_000_000_000L;
+            if (client.rank() != 0) {
+                issueToAll(coll, job, events, early, longs, product, throwsAtRoot, src, dst, sums, sumDst);
+                signals().post("sent-by-" + client.rank(), 1);
+                while (!signals().posted("root-holds-all") && System.nanoTime() < end) {
+                    client.poll(); // this rank's sends go on
+                }
+                while (!signals().posted("root-issued") && System.nanoTime() < end) {
+                    LockSupport.parkNanos(1_000_000); // not polling: the root's sends down fill this rank's paths
+                }
+            } else {
+                while (!(signals().posted("sent-by-1") && signals().posted("sent-by-2")) && System.nanoTime() < end) {
+                    client.poll();
+                }
+                Map<String, Integer> held;
+                while ((held = CollKit.held(coll)) == null || held.get("early") < events.length) {
+                    client.poll(); // pieces still in flight (udp, ofi)
+                    if (System.nanoTime() > end) {
+                        throw new AssertionError("the root keeps pieces for " + held + " of " + events.length);
+                    }
+                }
+                pollAWhile(client, 20); // the last collectives' second pieces
+                signals().post("root-holds-all", 1);
+                LockSupport.parkNanos(50_000_000); // the leaves stop polling
+                issueToAll(coll, job, events, early, longs, product, throwsAtRoot, src, dst, sums, sumDst);
+                signals().post("root-issued", 1);
+            }
+            for (int i = 0; i < 2 * early; i++) {
+                events[i].await();
+            }
+            final GexException failed = assertThrows(GexException.class, events[2 * early]::await);
+            if (client.rank() == 0) {
+                final String told = failed + " / " + failed.getCause();
+                assertTrue(told.contains("refused by rank 0"), "the failure names the function's exception: " + told);
+            }
+            for (int i = 0; i < early; i++) {
+                final Matrix expected = CollKit.matrix(0, 7, i).times(CollKit.matrix(1, 7, i))
+                    .times(CollKit.matrix(2, 7, i));
+                assertEquals(expected, Matrix.at(dst, i), "non-commutative reduce-to-all " + i);
+            }
+            for (int i = 0; i < longs * early; i++) {
+                assertEquals(6_000_000L + 3L * i, sumDst.getAtIndex(ValueLayout.JAVA_LONG, i), "sum word " + i);
+            }
+            nextCollectiveWorks(coll, job);
+        });
+    }
+
+    /**
+     * {@code early} non-commutative products and as many sums of {@code longs} words, alternating, then one that
+     * throws at the root.
+     */
+    private static void issueToAll(Coll coll, Team job, Event[] events, int early, int longs, ReduceFunction product,
+                                   ReduceFunction throwsAtRoot, MemorySegment src, MemorySegment dst,
+                                   MemorySegment sums, MemorySegment sumDst) {
+        final long bytes = 8L * longs;
+        for (int i = 0; i < early; i++) {
+            events[2 * i] = coll.reduceToAllNb(job, dst.asSlice(32L * i, 32), src.asSlice(32L * i, 32), 32, 1,
+                product);
+            events[2 * i + 1] = coll.reduceToAllNb(job, sumDst.asSlice(bytes * i, bytes),
+                sums.asSlice(bytes * i, bytes), AtomicType.INT64, longs, ReduceOp.ADD);
+        }
+        events[2 * early] = coll.reduceToAllNb(job, Arena.ofAuto().allocate(8), sums.asSlice(0, 8), 8, 1,
+            throwsAtRoot);
     }
 
     /** {@code events.length} broadcasts from rank 0 of 16 bytes each, but one of none in the middle. */
