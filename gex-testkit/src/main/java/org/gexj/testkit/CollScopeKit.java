@@ -223,8 +223,10 @@ public abstract class CollScopeKit extends ConduitKit {
     /**
      * Reductions of sources in the segment, which a parent that maps its children's segments (smp) reads in place:
      * at 2 and 5 ranks (binomial trees above 4 KiB, so leaves and inner nodes), to one and to all, sizes on either side
-     * of {@code GEX_COLL_IN_PLACE_MIN}, sources at moving offsets. Each rank overwrites its source as soon as its event
-     * completes, as a program may: a parent reading it after that would sum garbage.
+     * of {@code GEX_COLL_IN_PLACE_MIN} (flat trees up to 4 KiB, among them 2400 and 4096 bytes), sources at moving
+     * offsets; then bursts of 8 non-blocking reduce-to-ones of 3 KiB, read in place while the others are in flight.
+     * Each rank overwrites its source as soon as its event completes, as a program may: a parent reading it after that
+     * would sum garbage.
      */
     @Test
     void reductionsOfSegmentSourcesMatchTheModel() {
@@ -235,7 +237,7 @@ public abstract class CollScopeKit extends ConduitKit {
                 final Team job = Team.job(client);
                 final int me = client.rank();
                 final MemorySegment dst = Arena.ofAuto().allocate(64 * 1024);
-                final int[] counts = {8, 100, 700, 2000};
+                final int[] counts = {8, 100, 300, 512, 700, 2000};
                 for (int step = 0; step < 48; step++) {
                     final int count = counts[step % counts.length];
                     final MemorySegment src = segment.asSlice(1024L * (step % 7) + 8L * me, 8L * count);
@@ -256,6 +258,33 @@ public abstract class CollScopeKit extends ConduitKit {
                             assertEquals(expected, dst.getAtIndex(ValueLayout.JAVA_LONG, i), "step " + step + " at "
                                 + n + " ranks: " + (toAll ? "reduce-to-all" : "reduce-to-one to " + root) + " of "
                                 + count + " INT64, element " + i);
+                        }
+                    }
+                }
+                final int burst = 8;
+                final int count = 384;
+                final Event[] events = new Event[burst];
+                for (int step = 48; step < 52; step++) {
+                    for (int b = 0; b < burst; b++) {
+                        final MemorySegment src = segment.asSlice(8L * count * (burst * me + b), 8L * count);
+                        for (int i = 0; i < count; i++) {
+                            src.setAtIndex(ValueLayout.JAVA_LONG, i, segmentValue(me, step * burst + b, i));
+                        }
+                        events[b] = coll.reduceToOneNb(job, 0, dst.asSlice(8L * count * b, 8L * count), src,
+                            AtomicType.INT64, count, ReduceOp.ADD);
+                    }
+                    for (int b = 0; b < burst; b++) {
+                        events[b].await();
+                        segment.asSlice(8L * count * (burst * me + b), 8L * count).fill((byte) 0x5A);
+                    }
+                    for (int b = 0; me == 0 && b < burst; b++) {
+                        for (int i = 0; i < count; i++) {
+                            long expected = 0;
+                            for (int r = 0; r < n; r++) {
+                                expected += segmentValue(r, step * burst + b, i);
+                            }
+                            assertEquals(expected, dst.getAtIndex(ValueLayout.JAVA_LONG, count * b + i), "burst "
+                                + step + " at " + n + " ranks: reduce-to-one " + b + " of 3 KiB, element " + i);
                         }
                     }
                 }
