@@ -117,18 +117,7 @@ public abstract class CollFlowKit extends ConduitKit {
                 issueToRoot0(coll, job, events, early, product, throwsAtRoot, src, dst, sums, sumDst);
                 signals().post("sent-by-" + client.rank(), 1);
             } else {
-                final long end = System.nanoTime() + 60_000_000_000L;
-                while (!(signals().posted("sent-by-1") && signals().posted("sent-by-2")) && System.nanoTime() < end) {
-                    client.poll();
-                }
-                Map<String, Integer> held;
-                while ((held = CollKit.held(coll)) == null || held.get("early") < events.length) {
-                    client.poll(); // pieces still in flight (udp, ofi)
-                    if (System.nanoTime() > end) {
-                        throw new AssertionError("the root keeps pieces for " + held + " of " + events.length);
-                    }
-                }
-                pollAWhile(client, 20); // the last collectives' second pieces
+                keepLeavesPieces(client, coll, events.length, System.nanoTime() + 60_000_000_000L);
                 issueToRoot0(coll, job, events, early, product, throwsAtRoot, src, dst, sums, sumDst);
             }
             for (int i = 0; i < 2 * early; i++) {
@@ -237,17 +226,7 @@ public abstract class CollFlowKit extends ConduitKit {
                     LockSupport.parkNanos(1_000_000); // not polling: the root's sends down fill this rank's paths
                 }
             } else {
-                while (!(signals().posted("sent-by-1") && signals().posted("sent-by-2")) && System.nanoTime() < end) {
-                    client.poll();
-                }
-                Map<String, Integer> held;
-                while ((held = CollKit.held(coll)) == null || held.get("early") < events.length) {
-                    client.poll(); // pieces still in flight (udp, ofi)
-                    if (System.nanoTime() > end) {
-                        throw new AssertionError("the root keeps pieces for " + held + " of " + events.length);
-                    }
-                }
-                pollAWhile(client, 20); // the last collectives' second pieces
+                keepLeavesPieces(client, coll, events.length, end);
                 signals().post("root-holds-all", 1);
                 LockSupport.parkNanos(50_000_000); // the leaves stop polling
                 issueToAll(coll, job, events, early, longs, product, throwsAtRoot, src, dst, sums, sumDst);
@@ -289,6 +268,24 @@ public abstract class CollFlowKit extends ConduitKit {
         }
         events[2 * early] = coll.reduceToAllNb(job, Arena.ofAuto().allocate(8), sums.asSlice(0, 8), 8, 1,
             throwsAtRoot);
+    }
+
+    /**
+     * The root's wait in the tests whose leaves run ahead: polls until ranks 1 and 2 have posted that they sent, then
+     * until this rank keeps pieces for {@code count} collectives, then a little longer for pieces in parts.
+     */
+    private void keepLeavesPieces(Client client, Coll coll, int count, long end) {
+        while (!(signals().posted("sent-by-1") && signals().posted("sent-by-2")) && System.nanoTime() < end) {
+            client.poll();
+        }
+        Map<String, Integer> held;
+        while ((held = CollKit.held(coll)) == null || held.get("early") < count) {
+            client.poll(); // pieces still in flight (udp, ofi)
+            if (System.nanoTime() > end) {
+                throw new AssertionError("the root keeps pieces for " + held + " of " + count);
+            }
+        }
+        pollAWhile(client, 20); // the last collectives' second pieces
     }
 
     /** {@code events.length} broadcasts from rank 0 of 16 bytes each, but one of none in the middle. */
