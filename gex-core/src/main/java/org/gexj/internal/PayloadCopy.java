@@ -11,11 +11,12 @@ import java.util.Objects;
  * {@link #MEMCPY_MIN} bytes, the C library's {@code memcpy} from there on.
  *
  * <p>Why two: a payload is written where the peer's core read or wrote last (its ring, its segment), and read where
- * the peer's core wrote last. The JDK's copy stub reads every destination line before writing it; glibc's
- * {@code memcpy} from a few KiB on ({@code rep movsb}) writes whole lines without that read. Two threads copying
- * 64 KiB back and forth between two buffers took 22 µs per round trip with {@code MemorySegment.copy} and 9.1 µs
- * with {@code memcpy} (the same as GASNet-EX's smp AMLong 64 KiB round trip on this machine); at 1 KiB the JDK's
- * copy is faster, as the down call costs more than it saves. Heap memory always takes the JDK's copy.
+ * the peer's core wrote last, and there the JDK's copy stub is the slower: two threads copying 64 KiB back and forth
+ * between two buffers took 22 µs per round trip with {@code MemorySegment.copy} and 9.1 µs with {@code memcpy} (the
+ * same as GASNet-EX's smp AMLong 64 KiB round trip on this machine), and smp testam's 2 KiB Medium round trip 0.77 us
+ * against 0.56-0.61; at 1 KiB neither won, below it the down call costs more than it saves. The ranks' {@code memcpy}
+ * is its vector loop, not {@code rep movsb}, by the launcher's {@code GLIBC_TUNABLES} (gex-launch's
+ * {@code GexRun.avoidRepMovsb} says why). Heap memory always takes the JDK's copy.
  *
  * <p>Up to {@link #SMALL_COPY_MAX} bytes, native-to-native copies are plain loads and stores ({@link #copySmall}):
  * on this AVX-512 machine the JDK's stub copies a few bytes with masked vector moves, and testam's Medium round trip
@@ -34,7 +35,7 @@ public final class PayloadCopy {
     private static long memcpyMin() {
         final String value = System.getenv("GEX_MEMCPY_MIN");
         if (value == null || value.isBlank()) {
-            return 4096;
+            return 2048;
         }
         try {
             final long min = Long.parseLong(value.trim());

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Timeout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -59,6 +60,26 @@ class GexRunIT {
         assertTrue(job.lines.contains("node 0/2 done.") && job.lines.contains("node 1/2 done."), job.output());
         assertEquals(List.of(), job.cleanupReports(), "the ranks unlinked their own files:\n" + job.output());
         assertEquals(before, Jobs.shmFiles(), "files left in /dev/shm");
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void ranksGetMemcpyWithoutRepMovsbUnlessTheUserSetItsThreshold() throws Exception {
+        final String never = "glibc.cpu.x86_rep_movsb_threshold=1099511627776";
+        final String users = "glibc.cpu.x86_rep_movsb_threshold=4096";
+        for (String tunables : new String[] {null, "glibc.malloc.arena_max=2", users}) {
+            final Map<String, String> env = new HashMap<>(ManagedJob.environment(Map.of()));
+            if (tunables != null) {
+                env.put("GLIBC_TUNABLES", tunables);
+            }
+            final Jobs job = Jobs.start(env, "-n", "2", "--", TunablesProbe.class.getName());
+            assertTrue(job.process.waitFor(90, TimeUnit.SECONDS), "the job did not finish: " + job.output());
+            assertEquals(0, job.process.exitValue(), job.output());
+            final String expected = tunables == null ? never : tunables.equals(users) ? users : tunables + ":" + never;
+            for (int r = 0; r < 2; r++) {
+                assertTrue(job.lines.contains("tunables " + r + " " + expected), tunables + ":\n" + job.output());
+            }
+        }
     }
 
     @Test

@@ -102,4 +102,17 @@ class MpirunIT {
         assertTrue(job.lines.stream().anyMatch(l -> l.matches("gex: rank [02]: ending the job: rank [02] waited 5 s"
             + " \\(GEX_BOOTSTRAP_TIMEOUT\\) in PMIx_Fence \\(gexj\\.ag\\.0\\) for the other ranks.*")), job.output());
     }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void gexrankKeepsMemcpyFromRepMovsbBesideTheUsersTunables() throws Exception {
+        final ManagedJob job = ManagedJob.mpirun(2, Map.of("GLIBC_TUNABLES", "glibc.malloc.arena_max=2"),
+            TunablesProbe.class.getName());
+        assertTrue(job.process.waitFor(90, TimeUnit.SECONDS), "mpirun did not finish:\n" + job.output());
+        assertEquals(0, job.process.exitValue(), job.output());
+        for (int r = 0; r < 2; r++) {
+            assertTrue(job.lines.contains("tunables " + r
+                + " glibc.malloc.arena_max=2:glibc.cpu.x86_rep_movsb_threshold=1099511627776"), job.output());
+        }
+    }
 }

@@ -32,8 +32,8 @@ final class CrossMappedRmaEngine implements RmaEngine {
      * The largest copy done with the JDK's copy stub, above {@link #SMALL_COPY_MAX}; larger ones call {@code memcpy}.
      * Alone, the stub copies 4 KiB in 17 ns against {@code memcpy}'s 20 and ties from 8 KiB on; in testlarge's loops,
      * where C2 hoists the checks across the stub but not across the down call, 4-16 KiB puts and gets took 4-10% less
-     * than with {@code memcpy} from 4 KiB ({@link PayloadCopy#MEMCPY_MIN}, chosen for AM payloads, which the other
-     * core reads at once).
+     * than with {@code memcpy} from 4 KiB (AM payloads, which the other core reads at once, take it from
+     * {@link PayloadCopy#MEMCPY_MIN}).
      */
     static final long STUB_COPY_MAX = 16384;
     /**
