@@ -32,10 +32,10 @@ import java.util.Locale;
  * {@link Client#maxSegmentSize()}; arguments that are not numbers, negative sizes, {@code -sl} or
  * {@code -densitysteps} below 1 are usage errors (GASNet's atol/atoi would read 0, or its loops would misbehave);
  * the NB events are allocated before the timed loop, not in it. The GEX/J-only {@code -warmup N} first runs every
- * enabled section silently (each cell with N iterations, at most {@link #WARMUP_BYTES} bytes' worth but at least
- * one, in calls of {@link #WARMUP_CALL} iterations; two passes, and more while the JIT still compiles, at most
- * {@link #MAX_PASSES}), then {@link WarmupFinish}, so that the JIT has compiled the loops before the first timed
- * cell. Nothing of GASNet's test is missing from GEX/J.
+ * enabled section silently (each cell with {@link #WARMUP_CELL_FACTOR} x N iterations, at most
+ * {@link #WARMUP_BYTES} bytes' worth but at least one, in calls of {@link #WARMUP_CALL} iterations; two passes, and
+ * more while the JIT still compiles, at most {@link #MAX_PASSES}), then {@link WarmupFinish}, so that the JIT has
+ * compiled the loops before the first timed cell. Nothing of GASNet's test is missing from GEX/J.
  */
 public final class TestVisPerf {
     static final String USAGE = "Usage: testvisperf [options] (iters) (test_sections)\n"
@@ -59,9 +59,9 @@ public final class TestVisPerf {
         + "  -nbi      use NBI-mode synchronization (default)\n"
         + "  -nb       use NB-mode synchronization\n"
         + "  -warmup N (GEX/J) first runs every enabled section silently, twice and more while the\n"
-        + "            JIT compiles, each cell with N iterations (at most 1 MiB's worth, at least 1);\n"
+        + "            JIT compiles, each cell with 20 x N iterations (at most 1 MiB's worth, at least 1);\n"
         + "            default 100, 0 = off.";
-    /** The default of {@code -warmup}: iterations per cell of the silent passes. */
+    /** The default of {@code -warmup}: a cell of the silent passes runs {@link #WARMUP_CELL_FACTOR} times as many. */
     static final int WARMUP = 100;
     /** Data per cell of a warm-up pass at most (a cell runs at least one operation, besides GASNet's warm-up one). */
     static final long WARMUP_BYTES = 1L << 20;
@@ -77,6 +77,15 @@ public final class TestVisPerf {
      * for C2 to compile them whole, not only on-stack in a long call.
      */
     static final int WARMUP_CALL = 4;
+    /**
+     * A warm-up cell runs this many times {@code -warmup}'s iterations where {@link #WARMUP_BYTES} allows: a path that
+     * only a row's cells take (the one-piece row's {@code Rma.copyOne}) needs some 10 000 calls before C2 compiles
+     * it. With 100 a cell, a narrow command line (one contig size, 8 rows: 400 calls of the one-piece path a pass)
+     * ended a quiet warm-up with it in C1's code; C2 compiled it in the first timed cell, which took 11-54 ns an
+     * operation against the next cell's 3.6 ({@code -mincontig 64 -maxcontig 64 -mindata 64 -maxdata 8192
+     * -datafactor 2 100000 A}).
+     */
+    static final int WARMUP_CELL_FACTOR = 20;
     /** TEST_ASI_BANKS. */
     private static final int ASI_BANKS = 10;
     private static final long MIB = 1024 * 1024;
@@ -372,7 +381,7 @@ public final class TestVisPerf {
             final PrintStream sink = RmaBench.printStream(devNull);
             print = sink;
             warmIters = warmup;
-            cells(1, warmup, WARMUP_BYTES, WARMUP_CALL);
+            cells(1, (long) warmup * WARMUP_CELL_FACTOR, WARMUP_BYTES, WARMUP_CALL);
             pass();
             client.barrier();
             JitQuiescence.repeatWhileCompiling(() -> {
