@@ -145,9 +145,7 @@ final class FrameRing {
             buffer.putInt(paddingIndex + TYPE_OFFSET, PADDING);
             buffer.putLongRelease(paddingIndex + TAG_OFFSET, FrameRingDescriptor.tag(tailPosition, salt));
         }
-        final long position = tailPosition + padding;
-        buffer.putInt(((int) position & mask) + LENGTH_OFFSET, recordLength);
-        return position;
+        return tailPosition + padding;
     }
 
     /**
@@ -164,16 +162,22 @@ final class FrameRing {
         return ((int) position & mask) + HEADER_LENGTH;
     }
 
-    /** Publishes the frame of the record claimed at {@code position}. */
-    void commit(long position) {
+    /**
+     * Publishes the frame of {@code length} bytes (as claimed) of the record claimed at {@code position}. The record's
+     * header is written here, all of it: a consumer spinning on the record's tag reads its line, and each store to
+     * that line between the claim and the commit would take it back once more.
+     */
+    void commit(long position, int length) {
         final int recordIndex = (int) position & mask;
+        buffer.putInt(recordIndex + LENGTH_OFFSET, length + HEADER_LENGTH);
         buffer.putInt(recordIndex + TYPE_OFFSET, FRAME);
         buffer.putLongRelease(recordIndex + TAG_OFFSET, FrameRingDescriptor.tag(position, salt));
     }
 
-    /** Gives back the record claimed at {@code position}: the consumer skips it. */
-    void abort(long position) {
+    /** Gives back the record of a {@code length}-byte frame claimed at {@code position}: the consumer skips it. */
+    void abort(long position, int length) {
         final int recordIndex = (int) position & mask;
+        buffer.putInt(recordIndex + LENGTH_OFFSET, length + HEADER_LENGTH);
         buffer.putInt(recordIndex + TYPE_OFFSET, PADDING);
         buffer.putLongRelease(recordIndex + TAG_OFFSET, FrameRingDescriptor.tag(position, salt));
     }

@@ -260,12 +260,12 @@ public final class SmpConduit implements Conduit {
 
     @Override
     public void commit(Claim claim) {
-        ring(claim.target(), claim.channel()).commit(claim.handle());
+        ring(claim.target(), claim.channel()).commit(claim.handle(), claim.length());
     }
 
     @Override
     public void abort(Claim claim) {
-        ring(claim.target(), claim.channel()).abort(claim.handle());
+        ring(claim.target(), claim.channel()).abort(claim.handle(), claim.length());
     }
 
     /** Replies first: they retire requests and free the peers' credits, so they never wait behind new requests. */

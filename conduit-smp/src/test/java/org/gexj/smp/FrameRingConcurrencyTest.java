@@ -59,9 +59,9 @@ class FrameRingConcurrencyTest {
                     final boolean abort = random.nextInt(10) == 0;
                     fill(buffer, mine.frameIndex(position), producer, abort ? -1 : seq, length);
                     if (abort) {
-                        mine.abort(position);
+                        mine.abort(position, length);
                     } else {
-                        mine.commit(position);
+                        mine.commit(position, length);
                         seq++;
                     }
                 }
@@ -131,7 +131,7 @@ class FrameRingConcurrencyTest {
         long position;
         while ((position = ring.tryClaim(100)) != FrameRing.INSUFFICIENT_CAPACITY) {
             buffer.putInt(ring.frameIndex(position), claimed++);
-            ring.commit(position);
+            ring.commit(position, 100);
         }
         assertEquals(1024 / 128, claimed, "100-byte frames take 128 bytes each");
         final int[] seen = {0};
@@ -205,7 +205,7 @@ class FrameRingConcurrencyTest {
             return false;
         }
         buffer.putInt(ring.frameIndex(position), sent.size());
-        ring.commit(position);
+        ring.commit(position, length);
         sent.add(sent.size());
         return true;
     }

@@ -143,10 +143,10 @@ class FrameRingProperties {
                         }
                         final long[] entry = open.remove(op.pick() % open.size());
                         if (op.kind() == Op.COMMIT) {
-                            ring.commit(entry[1]);
+                            ring.commit(entry[1], (int) entry[2]);
                             entry[3] = 1;
                         } else {
-                            ring.abort(entry[1]);
+                            ring.abort(entry[1], (int) entry[2]);
                             entry[3] = 2;
                         }
                     }
