@@ -168,17 +168,18 @@ final class FrameRing {
      * that line between the claim and the commit would take it back once more.
      */
     void commit(long position, int length) {
-        final int recordIndex = (int) position & mask;
-        buffer.putInt(recordIndex + LENGTH_OFFSET, length + HEADER_LENGTH);
-        buffer.putInt(recordIndex + TYPE_OFFSET, FRAME);
-        buffer.putLongRelease(recordIndex + TAG_OFFSET, FrameRingDescriptor.tag(position, salt));
+        publish(position, length, FRAME);
     }
 
     /** Gives back the record of a {@code length}-byte frame claimed at {@code position}: the consumer skips it. */
     void abort(long position, int length) {
+        publish(position, length, PADDING);
+    }
+
+    private void publish(long position, int length, int type) {
         final int recordIndex = (int) position & mask;
         buffer.putInt(recordIndex + LENGTH_OFFSET, length + HEADER_LENGTH);
-        buffer.putInt(recordIndex + TYPE_OFFSET, PADDING);
+        buffer.putInt(recordIndex + TYPE_OFFSET, type);
         buffer.putLongRelease(recordIndex + TAG_OFFSET, FrameRingDescriptor.tag(position, salt));
     }
 

@@ -59,7 +59,8 @@ public final class TestVisPerf {
         + "  -nbi      use NBI-mode synchronization (default)\n"
         + "  -nb       use NB-mode synchronization\n"
         + "  -warmup N (GEX/J) first runs every enabled section silently, twice and more while the\n"
-        + "            JIT compiles, each cell with 20 x N iterations (at most 1 MiB's worth, at least 1);\n"
+        + "            JIT compiles, each cell with " + TestVisPerf.WARMUP_CELL_FACTOR
+        + " x N iterations (at most 1 MiB's worth, at least 1);\n"
         + "            default 100, 0 = off.";
     /** The default of {@code -warmup}: a cell of the silent passes runs {@link #WARMUP_CELL_FACTOR} times as many. */
     static final int WARMUP = 100;
