@@ -140,10 +140,7 @@ final class FrameRing {
             }
         } while (!buffer.compareAndSetLong(tail, tailPosition, tailPosition + padding + required));
         if (padding != 0) {
-            final int paddingIndex = (int) tailPosition & mask;
-            buffer.putInt(paddingIndex + LENGTH_OFFSET, padding);
-            buffer.putInt(paddingIndex + TYPE_OFFSET, PADDING);
-            buffer.putLongRelease(paddingIndex + TAG_OFFSET, FrameRingDescriptor.tag(tailPosition, salt));
+            publish(tailPosition, padding, PADDING);
         }
         return tailPosition + padding;
     }
@@ -168,17 +165,18 @@ final class FrameRing {
      * that line between the claim and the commit would take it back once more.
      */
     void commit(long position, int length) {
-        publish(position, length, FRAME);
+        publish(position, length + HEADER_LENGTH, FRAME);
     }
 
     /** Gives back the record of a {@code length}-byte frame claimed at {@code position}: the consumer skips it. */
     void abort(long position, int length) {
-        publish(position, length, PADDING);
+        publish(position, length + HEADER_LENGTH, PADDING);
     }
 
-    private void publish(long position, int length, int type) {
+    /** Writes a record's header, its tag last (the release the consumer's acquire load of the tag pairs with). */
+    private void publish(long position, int recordLength, int type) {
         final int recordIndex = (int) position & mask;
-        buffer.putInt(recordIndex + LENGTH_OFFSET, length + HEADER_LENGTH);
+        buffer.putInt(recordIndex + LENGTH_OFFSET, recordLength);
         buffer.putInt(recordIndex + TYPE_OFFSET, type);
         buffer.putLongRelease(recordIndex + TAG_OFFSET, FrameRingDescriptor.tag(position, salt));
     }
