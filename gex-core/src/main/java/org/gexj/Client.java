@@ -88,6 +88,8 @@ public final class Client implements AutoCloseable {
     /** Memory other ranks may reach by descriptor ({@link #register}). */
     final RegistrationTable registrations;
     private volatile boolean closed;
+    /** {@link #close()} has begun: set before its final barrier. */
+    private volatile boolean closing;
     /* Threads in an NBI access region: most have none, so the count lets the data path skip the thread-local. */
     private final AtomicInteger regionThreads = new AtomicInteger();
     private final ThreadLocal<Event[]> region = ThreadLocal.withInitial(() -> new Event[1]);
@@ -403,6 +405,10 @@ public final class Client implements AutoCloseable {
         }
     }
 
+    boolean closing() {
+        return closing || closed;
+    }
+
     boolean tryHoldDelivery() {
         return !closed && pollLock.tryLock();
     }
@@ -541,6 +547,27 @@ public final class Client implements AutoCloseable {
     }
 
     /**
+     * Tells the layers that this rank closes ({@link org.gexj.internal.ClientProgress#closing}), under the delivery
+     * as their progress runs: a peer that waits in a collective this rank never started is answered with a failure
+     * during the final barrier, which would otherwise wait for that peer forever (a rank whose program threw out of
+     * its try-with-resources block while the others wait in a collective barrier).
+     */
+    private void announceClosing() {
+        if (!progress.isSet()) {
+            return;
+        }
+        while (!pollLock.tryLock()) {
+            checkCanWait("closing");
+            Thread.yield(); // another thread polls: a short wait
+        }
+        try {
+            progress.closing();
+        } finally {
+            pollLock.unlock();
+        }
+    }
+
+    /**
      * Collective orderly exit: a final barrier (so no peer still sends to this rank), then the conduit and the
      * bootstrap are closed. After a peer failure it skips the barrier and only releases resources.
      */
@@ -551,7 +578,9 @@ public final class Client implements AutoCloseable {
         }
         checkNotRestricted("close");
         try {
+            closing = true;
             if (!health.failed()) {
+                announceClosing();
                 barrier();
             }
         } finally {

@@ -129,6 +129,11 @@ final class ClientAccess extends CoreAccess {
     }
 
     @Override
+    public boolean closing(Client client) {
+        return client.closing();
+    }
+
+    @Override
     public void releaseDelivery(Client client) {
         client.releaseDelivery();
     }

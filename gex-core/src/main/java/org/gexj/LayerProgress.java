@@ -19,7 +19,15 @@ final class LayerProgress {
 
     synchronized void add(ClientProgress w) {
         final ClientProgress first = work;
-        work = first == null ? w : () -> first.progress() + w.progress();
+        work = first == null ? w : new Both(first, w);
+    }
+
+    /** Tells the work that the client closes ({@link ClientProgress#closing}); under the poll lock. */
+    void closing() {
+        final ClientProgress w = work;
+        if (w != null) {
+            w.closing();
+        }
     }
 
     /** @return what the work did, or 0 where it is unset or running already */
@@ -33,6 +41,20 @@ final class LayerProgress {
             return w.progress();
         } finally {
             running = false;
+        }
+    }
+
+    /** Two layers' work, the first's first. */
+    private record Both(ClientProgress first, ClientProgress second) implements ClientProgress {
+        @Override
+        public int progress() {
+            return first.progress() + second.progress();
+        }
+
+        @Override
+        public void closing() {
+            first.closing();
+            second.closing();
         }
     }
 }

@@ -2,6 +2,7 @@ package org.gexj.coll;
 
 import org.agrona.collections.Long2ObjectHashMap;
 import org.gexj.am.Payload;
+import org.gexj.coll.wire.CollArgs;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -78,6 +79,23 @@ final class CollEarlyPieces {
         }
         list.clear();
         freeLists.push(list);
+    }
+
+    /** Receives a kept probe ({@link #forEachProbe}). */
+    @FunctionalInterface
+    interface ProbeConsumer {
+        void accept(long key, Piece probe);
+    }
+
+    /** Hands every kept probe, with its collective's key, to {@code consumer} (control path), keeping them. */
+    void forEachProbe(ProbeConsumer consumer) {
+        byKey.forEach((key, list) -> {
+            for (int i = 0; i < list.size(); i++) {
+                if (CollArgs.phase(list.get(i).word) == CollArgs.PHASE_PROBE) {
+                    consumer.accept(key, list.get(i));
+                }
+            }
+        });
     }
 
     /** Collectives with pieces kept. */

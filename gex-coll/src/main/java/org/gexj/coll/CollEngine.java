@@ -252,6 +252,22 @@ final class CollEngine implements ClientProgress {
     }
 
     /**
+     * This rank closes its client, so it will start no more collectives: every member that waits in one it has not
+     * started, and so probes it (after {@code GEX_COLL_PROBE_MS} of silence), is answered with a failure, the probes
+     * kept until now at once and later ones as they come. Else a rank that left its program early (an exception out of
+     * its try-with-resources block) would wait in its final barrier for members that wait in a collective for it.
+     */
+    @Override
+    public void closing() {
+        early.forEachProbe((key, probe) -> refuseAsClosing((int) (key >>> 32), (int) key, probe.word, probe.fromJob));
+    }
+
+    private void refuseAsClosing(int team, int sequence, int word, int fromJob) {
+        outbox.queueNotice(team, sequence, CollArgs.word(CollArgs.kind(word), CollArgs.PHASE_FAILED,
+            CollArgs.root(word)), CollOperation.CLOSED_THERE, fromJob, 0);
+    }
+
+    /**
      * Once every {@link #probeAfterNanos}: a collective that heard nothing since the last look (so for one to two
      * periods) and waits for pieces, not for a path, probes its members.
      */
@@ -429,6 +445,15 @@ final class CollEngine implements ClientProgress {
         final Team t = team(team);
         if (t == null || sequence - t.flow.nextStart >= 0) {
             // not started here (a team this rank has started nothing on may not even be made yet): kept until it is
+            if (CollArgs.phase(word) == CollArgs.PHASE_PROBE) {
+                if (!hooked) {
+                    hook(); // so that this rank's close answers the probe kept here (closing)
+                }
+                if (CORE.closing(client)) {
+                    refuseAsClosing(team, sequence, word, token.sourceRank());
+                    return;
+                }
+            }
             early.keep(key, token.sourceRank(), word, offset, total, payload);
             return;
         }

@@ -27,6 +27,8 @@ final class CollOperation {
     static final int MISMATCHED_ROOT = 2;
     static final int MISMATCHED_LENGTH = 3;
     static final int COMBINE_FAILED = 4;
+    /** The member closed its client without starting the collective ({@link CollEngine#closing}). */
+    static final int CLOSED_THERE = 5;
     /** With a reason: the member had finished the collective when this rank's probe found that their calls differ. */
     static final int FINISHED_THERE = 0x100;
 
@@ -647,9 +649,11 @@ final class CollOperation {
      */
     void failedElsewhere(int from, int reason) {
         if (failure == null) {
-            final String what = (reason & FINISHED_THERE) != 0 ? " finished it with another call" : " failed it";
+            final String what = reason == CLOSED_THERE ? " closed its client (Client.close) without starting it"
+                : ((reason & FINISHED_THERE) != 0 ? " finished it with another call" : " failed it") + " ("
+                + reasonText(reason & ~FINISHED_THERE) + ")";
             fail(new IllegalStateException(name() + " #" + sequence + " on " + team + ": team rank " + from + what
-                + " (" + reasonText(reason & ~FINISHED_THERE) + "), so it cannot complete here"));
+                + ", so it cannot complete here"));
         }
     }
 
@@ -663,6 +667,7 @@ final class CollOperation {
             case MISMATCHED_ROOT -> "the members gave different roots";
             case MISMATCHED_LENGTH -> "the members gave different sizes";
             case COMBINE_FAILED -> "its reduction function threw";
+            case CLOSED_THERE -> "it closed its client without starting it";
             default -> "reason " + reason;
         };
     }

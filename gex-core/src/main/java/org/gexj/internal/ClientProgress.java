@@ -9,4 +9,12 @@ package org.gexj.internal;
 public interface ClientProgress {
     /** @return how much work was done (0 when there was none), counted as a poll's deliveries are */
     int progress();
+
+    /**
+     * This rank's client is closing: called once, on the thread holding the client's delivery, before the final
+     * barrier, whose polls still run {@link #progress}. A layer whose peers may wait for this rank in something the
+     * barrier does not end (a collective it never started) tells them here, so that they fail instead of waiting.
+     */
+    default void closing() {
+    }
 }

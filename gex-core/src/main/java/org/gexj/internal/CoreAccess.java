@@ -159,6 +159,9 @@ public abstract class CoreAccess {
     /** Gives back what {@link #tryHoldDelivery} took. */
     public abstract void releaseDelivery(Client client);
 
+    /** Whether the client's {@code close()} has begun (its final barrier may be running) or ended. */
+    public abstract boolean closing(Client client);
+
     /** Resets this thread's back-off before a new wait. */
     public abstract void resetBackoff(Client client);
 

@@ -456,6 +456,38 @@ public abstract class CollKit extends ConduitKit {
     }
 
     /**
+     * A rank that closes its client while the others wait in a collective it never started (as a program that threw
+     * out of its try-with-resources block does) ends their waits instead of waiting with them forever: they probe it
+     * after {@code GEX_COLL_PROBE_MS} (here 100) of silence, its close answers with a failure naming it, and once they
+     * close too, every close returns. At 2 and 3 ranks, with the closing rank's engine used before (a barrier) and
+     * never used (only made), and with the wait a barrier and a broadcast from the closing rank.
+     */
+    @Test
+    void aRankThatClosesEndsTheCollectivesWaitingForIt() {
+        for (int n : new int[] {2, 3}) {
+            for (boolean usedBefore : new boolean[] {true, false}) {
+                job(n, Map.of("GEX_COLL_PROBE_MS", "100"), client -> {
+                    final Coll coll = Coll.of(client);
+                    final Team job = Team.job(client);
+                    if (usedBefore) {
+                        coll.barrier(job);
+                    }
+                    if (client.rank() == 0) {
+                        client.close();
+                        return;
+                    }
+                    final MemorySegment buf = Arena.ofAuto().allocate(64);
+                    final Runnable wait = usedBefore ? () -> coll.barrier(job)
+                        : () -> coll.broadcastNb(job, 0, buf, null, 64).await();
+                    final GexException e = assertThrows(GexException.class, wait::run,
+                        "rank " + client.rank() + " of " + n + " waited for rank 0, which closed");
+                    assertMentions(e.getCause(), "team rank 0 closed its client");
+                });
+            }
+        }
+    }
+
+    /**
      * A non-commutative operator ({@code GEX_OP_USER_NC}: 2x2 matrix products, wrapping) folds the members' values in
      * team rank order, {@code M0 x M1 x ... x M(n-1)}, at 2, 3 and 5 ranks: on the job team and on a team in reversed
      * job order, to all and to every root, flat (32 and 320 bytes) and binomial (6400 bytes, sources in the segment:
