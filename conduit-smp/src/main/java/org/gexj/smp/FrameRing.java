@@ -1,7 +1,10 @@
 package org.gexj.smp;
 
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.gexj.smp.wire.FrameRingDescriptor;
+
+import java.nio.ByteBuffer;
 
 import static org.gexj.smp.wire.FrameRingDescriptor.FRAME;
 import static org.gexj.smp.wire.FrameRingDescriptor.HEADER_LENGTH;
@@ -41,6 +44,13 @@ final class FrameRing {
      * against 0.63-1.58 (GASNet 0.62). Small records are released once a batch, a store fewer per frame.
      */
     static final int RELEASE_EACH_MIN = 1024;
+
+    /** Claims {@link #primeWrapPaths} makes: enough for C1's profiling code to count thousands of wraps. */
+    static final int PRIMING_CLAIMS = 50_000;
+    private static final int PRIMING_CAPACITY = 4096;
+    private static final FrameHandler NO_FRAME = (buffer, index, length) -> {
+        throw new AssertionError("priming aborts every record");
+    };
 
     /** Receives committed frames; the frame is valid only during the call. */
     @FunctionalInterface
@@ -98,6 +108,43 @@ final class FrameRing {
         final int capacity = buffer.capacity() - FrameRingDescriptor.TRAILER_LENGTH;
         FrameRingDescriptor.checkCapacity(capacity);
         buffer.putLongVolatile(capacity + SALT_OFFSET, salt | Long.MIN_VALUE);
+    }
+
+    /**
+     * Runs a private ring through {@link #PRIMING_CLAIMS} claims of lengths that do not divide its capacity, each
+     * aborted, read in batches that do not always fit, so that the JIT's profile of {@link #tryClaim} and
+     * {@link #read} has seen the wrap's padding record and a full ring before the conduit's first frame. Where the
+     * first record that did not fit before a ring's end came after C2 had compiled them (a benchmark whose warm-up sent
+     * one size), both trapped at that branch and ran interpreted until recompiled: the first Medium row of
+     * {@code testam 20000 64 AB} took 1.3-2.9 us against 0.25. Aborted records only: the handler's call site in
+     * {@link #read} keeps the conduit's own type profile.
+     *
+     * @return how many claims wrapped with a padding record (for tests)
+     */
+    static int primeWrapPaths() {
+        final AtomicBuffer memory = new UnsafeBuffer(
+            ByteBuffer.allocateDirect(PRIMING_CAPACITY + FrameRingDescriptor.TRAILER_LENGTH));
+        initialise(memory, 1);
+        final FrameRing ring = new FrameRing(memory, PRIMING_CAPACITY / 4); // a window, as the conduit's rings have
+        long next = 0;
+        int paddings = 0;
+        for (int i = 0; i < PRIMING_CLAIMS; i++) {
+            final int length = (i * 37) % (ring.maxFrameLength() + 1);
+            final long position = ring.tryClaim(length);
+            if (position == INSUFFICIENT_CAPACITY) {
+                ring.read(NO_FRAME, Integer.MAX_VALUE);
+                continue;
+            }
+            if (position != next) {
+                paddings++;
+            }
+            ring.abort(position, length);
+            next = position + FrameRingDescriptor.aligned(length + HEADER_LENGTH);
+            if (i % 16 == 15) {
+                ring.read(NO_FRAME, Integer.MAX_VALUE); // 16 claims may not fit: refusals are primed too
+            }
+        }
+        return paddings;
     }
 
     AtomicBuffer buffer() {

@@ -26,6 +26,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The ranks of one host over shared memory. Every rank owns two many-to-one {@link FrameRing}s, one per channel,
@@ -65,6 +66,8 @@ public final class SmpConduit implements Conduit {
 
     private static final long PAGE = SegmentRules.PAGE_SIZE;
     private static final long TABLE_BYTES = align(RegistrationTableFlyweight.length(), PAGE);
+    /** Once a process: {@link FrameRing#primeWrapPaths}. */
+    private static final AtomicBoolean PRIMED = new AtomicBoolean();
 
     private final int rank;
     private final int size;
@@ -156,6 +159,9 @@ public final class SmpConduit implements Conduit {
 
     /** Collective over the job: creates and maps this rank's files, maps every peer's. */
     static SmpConduit open(ConduitContext context) {
+        if (PRIMED.compareAndSet(false, true)) {
+            FrameRing.primeWrapPaths();
+        }
         return new SmpConduit(context);
     }
 

@@ -219,4 +219,15 @@ class FrameRingProperties {
             }
         }
     }
+
+    /**
+     * The JIT priming (SmpConduit runs it once a process) meets the ring's end with records that do not fit, thousands
+     * of times, so that tryClaim's and read's profiles count the padding branch before any conduit sends.
+     */
+    @Test
+    void primingWrapsThePrivateRingWithPaddingRecords() {
+        final int paddings = FrameRing.primeWrapPaths();
+        assertTrue(paddings >= FrameRing.PRIMING_CLAIMS / 100, paddings + " padding records in "
+            + FrameRing.PRIMING_CLAIMS + " claims");
+    }
 }
