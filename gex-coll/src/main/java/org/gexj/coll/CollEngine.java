@@ -269,7 +269,9 @@ final class CollEngine implements ClientProgress {
 
     /**
      * Once every {@link #probeAfterNanos}: a collective that heard nothing since the last look (so for one to two
-     * periods) and waits for pieces, not for a path, probes its members.
+     * periods) and waits, for pieces or with a piece the window or a full path holds, probes its members. A held one
+     * probes too: a member that closed its client never answers the window's ask, and answers the probe with a
+     * failure ({@link #closing}); a member that is only slow keeps the probe until it starts the collective.
      */
     private void lookForStalls() {
         final long now = System.nanoTime();
@@ -278,7 +280,8 @@ final class CollEngine implements ClientProgress {
         }
         lastLook = now;
         for (final CollOperation op : started.values()) {
-            if (op.looked && op.heard == op.heardAtLook && !op.probed && !op.awake && op.failure() == null) {
+            if (op.looked && op.heard == op.heardAtLook && !op.probed && (!op.awake || op.sendHeld)
+                && op.failure() == null) {
                 op.probed = true;
                 queueToOthers(op, CollArgs.word(op.kind, CollArgs.PHASE_PROBE, op.root), 0, op.length);
             }
@@ -349,7 +352,9 @@ final class CollEngine implements ClientProgress {
         for (int i = 0; i < before.size(); i++) {
             final CollEarlyPieces.Piece e = before.get(i);
             final int from = op.team.teamRankUnchecked(e.fromJob);
-            op.team.flow.heard(from, op.sequence);
+            if (startedThere(e.word, e.offset)) {
+                op.team.flow.heard(from, op.sequence);
+            }
             op.heard++;
             if (CollArgs.phase(e.word) == CollArgs.PHASE_FAILED) {
                 op.failedElsewhere(from, e.offset);
@@ -465,7 +470,9 @@ final class CollEngine implements ClientProgress {
             return;
         }
         final int from = op.team.teamRankUnchecked(token.sourceRank());
-        op.team.flow.heard(from, sequence);
+        if (startedThere(word, offset)) {
+            op.team.flow.heard(from, sequence);
+        }
         op.heard++;
         wake(op);
         if (CollArgs.phase(word) == CollArgs.PHASE_FAILED) {
@@ -480,6 +487,15 @@ final class CollEngine implements ClientProgress {
         if (to != null && payload.length() > 0) {
             payload.copyTo(0, to, offset, payload.length());
         }
+    }
+
+    /**
+     * Whether a piece ({@code word}, {@code offset}) says that its sender has started its collective, as every piece
+     * does but the failure notice of a member that closed without starting it: that one must not open the window
+     * toward it, or the collectives it holds would go out to a rank that will never run them.
+     */
+    private static boolean startedThere(int word, int offset) {
+        return CollArgs.phase(word) != CollArgs.PHASE_FAILED || offset != CollOperation.CLOSED_THERE;
     }
 
     /** An ask or an answer of {@link CollFlow} from job rank {@code fromJob}. */

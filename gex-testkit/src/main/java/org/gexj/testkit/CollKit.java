@@ -488,6 +488,41 @@ public abstract class CollKit extends ConduitKit {
     }
 
     /**
+     * A broadcast's root that runs more than the window (256 collectives) ahead of a member holds its further pieces
+     * until the member answers how far it got; a member that closes its client never will. The root's held
+     * collectives probe it once the window has been shut for {@code GEX_COLL_PROBE_MS} (here 100), and the closing
+     * member answers each with a failure: the root's waits end, each with a completion or a failure naming it.
+     */
+    @Test
+    void collectivesHeldByTheWindowOfAMemberThatClosesFail() {
+        job(2, Map.of("GEX_COLL_PROBE_MS", "100"), client -> {
+            final Coll coll = Coll.of(client);
+            final Team job = Team.job(client);
+            coll.barrier(job);
+            if (client.rank() == 0) {
+                client.close();
+                return;
+            }
+            final MemorySegment buf = Arena.ofAuto().allocate(8);
+            final Event[] events = new Event[600];
+            for (int i = 0; i < events.length; i++) {
+                events[i] = coll.broadcastNb(job, 1, buf, buf, 8);
+            }
+            int failed = 0;
+            for (Event e : events) {
+                try {
+                    e.await();
+                } catch (GexException x) {
+                    assertMentions(x.getCause(), "team rank 0 closed its client");
+                    failed++;
+                }
+            }
+            assertTrue(failed >= events.length - 256, failed + " of " + events.length
+                + " broadcasts failed");
+        });
+    }
+
+    /**
      * A non-commutative operator ({@code GEX_OP_USER_NC}: 2x2 matrix products, wrapping) folds the members' values in
      * team rank order, {@code M0 x M1 x ... x M(n-1)}, at 2, 3 and 5 ranks: on the job team and on a team in reversed
      * job order, to all and to every root, flat (32 and 320 bytes) and binomial (6400 bytes, sources in the segment:
