@@ -64,8 +64,6 @@ final class CollEngine implements ClientProgress {
     private static final int QUEUED = 1024;
     /** {@link #asksBefore}'s answer for no ask. */
     private static final long NONE = Long.MIN_VALUE;
-    /** Polls, while a collective runs, between looks at the clock for stalled ones. */
-    private static final int POLLS_PER_LOOK = 256;
 
 
     private final Client client;
@@ -102,10 +100,7 @@ final class CollEngine implements ClientProgress {
     private MemorySegment[] peerSegments;
     private volatile boolean hooked;
     private int work;
-    /** How long a collective hears nothing before it probes its members ({@code GEX_COLL_PROBE_MS}). */
-    private final long probeAfterNanos;
-    private int pollsSinceLook;
-    private long lastLook = System.nanoTime();
+    private final CollProbes probes;
 
     CollEngine(Client client) {
         this.client = client;
@@ -115,7 +110,8 @@ final class CollEngine implements ClientProgress {
         this.flatMaxRanks = (int) client.config().getLong("GEX_COLL_FLAT_RANKS", 4, 2, Integer.MAX_VALUE);
         final int min = (int) client.config().getLong("GEX_COLL_IN_PLACE_MIN", 2048, 0, Integer.MAX_VALUE);
         this.inPlaceMin = client.capabilities().crossMapped() ? min : Integer.MAX_VALUE;
-        this.probeAfterNanos = client.config().getLong("GEX_COLL_PROBE_MS", 1000, 1, 3_600_000) * 1_000_000L;
+        this.probes = new CollProbes(outbox,
+            client.config().getLong("GEX_COLL_PROBE_MS", 1000, 1, 3_600_000) * 1_000_000L);
         this.inCall = new CollInCall(this, outbox, early, flatBelowBytes, flatMaxRanks, inPlaceMin);
         AmAccess.get().registerSystem(am, HANDLER, AmHandler.mediumRequest(CollArgs.COUNT, this::onPiece)
             .named("coll"));
@@ -219,9 +215,8 @@ final class CollEngine implements ClientProgress {
 
     @Override
     public int progress() {
-        if (!started.isEmpty() && ++pollsSinceLook >= POLLS_PER_LOOK) {
-            pollsSinceLook = 0;
-            lookForStalls();
+        if (!started.isEmpty()) {
+            probes.poll(started.values());
         }
         if (active.isEmpty() && submitted.isEmpty() && outbox.isEmpty()) {
             return 0; // idle: four loads (a queued collective is seen by the next poll, as it is queued first)
@@ -251,43 +246,10 @@ final class CollEngine implements ClientProgress {
         return work;
     }
 
-    /**
-     * This rank closes its client, so it will start no more collectives: every member that waits in one it has not
-     * started, and so probes it (after {@code GEX_COLL_PROBE_MS} of silence), is answered with a failure, the probes
-     * kept until now at once and later ones as they come. Else a rank that left its program early (an exception out of
-     * its try-with-resources block) would wait in its final barrier for members that wait in a collective for it.
-     */
+    /** This rank closes its client: see {@link CollProbes#closing}. */
     @Override
     public void closing() {
-        early.forEachProbe((key, probe) -> refuseAsClosing((int) (key >>> 32), (int) key, probe.word, probe.fromJob));
-    }
-
-    private void refuseAsClosing(int team, int sequence, int word, int fromJob) {
-        outbox.queueNotice(team, sequence, CollArgs.word(CollArgs.kind(word), CollArgs.PHASE_FAILED,
-            CollArgs.root(word)), CollOperation.CLOSED_THERE, fromJob, 0);
-    }
-
-    /**
-     * Once every {@link #probeAfterNanos}: a collective that heard nothing since the last look (so for one to two
-     * periods) and waits, for pieces or with a piece the window or a full path holds, probes its members. A held one
-     * probes too: a member that closed its client never answers the window's ask, and answers the probe with a
-     * failure ({@link #closing}); a member that is only slow keeps the probe until it starts the collective.
-     */
-    private void lookForStalls() {
-        final long now = System.nanoTime();
-        if (now - lastLook < probeAfterNanos) {
-            return;
-        }
-        lastLook = now;
-        for (final CollOperation op : started.values()) {
-            if (op.looked && op.heard == op.heardAtLook && !op.probed && (!op.awake || op.sendHeld)
-                && op.failure() == null) {
-                op.probed = true;
-                queueToOthers(op, CollArgs.word(op.kind, CollArgs.PHASE_PROBE, op.root), 0, op.length);
-            }
-            op.looked = true;
-            op.heardAtLook = op.heard;
-        }
+        probes.closing(early);
     }
 
     private void start(CollOperation op) {
@@ -352,7 +314,7 @@ final class CollEngine implements ClientProgress {
         for (int i = 0; i < before.size(); i++) {
             final CollEarlyPieces.Piece e = before.get(i);
             final int from = op.team.teamRankUnchecked(e.fromJob);
-            if (startedThere(e.word, e.offset)) {
+            if (CollProbes.startedThere(e.word, e.offset)) {
                 op.team.flow.heard(from, op.sequence);
             }
             op.heard++;
@@ -455,7 +417,7 @@ final class CollEngine implements ClientProgress {
                     hook(); // so that this rank's close answers the probe kept here (closing)
                 }
                 if (CORE.closing(client)) {
-                    refuseAsClosing(team, sequence, word, token.sourceRank());
+                    probes.refuseAsClosing(team, sequence, word, token.sourceRank());
                     return;
                 }
             }
@@ -465,12 +427,12 @@ final class CollEngine implements ClientProgress {
         final CollOperation op = started.get(key);
         if (op == null) { // below the team's next and not running: finished here
             if (CollArgs.phase(word) == CollArgs.PHASE_PROBE) {
-                answerProbe(t, sequence, word, total, token.sourceRank());
+                probes.answerFinished(t, sequence, word, total, token.sourceRank());
             }
             return;
         }
         final int from = op.team.teamRankUnchecked(token.sourceRank());
-        if (startedThere(word, offset)) {
+        if (CollProbes.startedThere(word, offset)) {
             op.team.flow.heard(from, sequence);
         }
         op.heard++;
@@ -489,15 +451,6 @@ final class CollEngine implements ClientProgress {
         }
     }
 
-    /**
-     * Whether a piece ({@code word}, {@code offset}) says that its sender has started its collective, as every piece
-     * does but the failure notice of a member that closed without starting it: that one must not open the window
-     * toward it, or the collectives it holds would go out to a rank that will never run them.
-     */
-    private static boolean startedThere(int word, int offset) {
-        return CollArgs.phase(word) != CollArgs.PHASE_FAILED || offset != CollOperation.CLOSED_THERE;
-    }
-
     /** An ask or an answer of {@link CollFlow} from job rank {@code fromJob}. */
     private void onFlow(int teamId, int fromJob, int phase, int sequence) {
         final Team team = team(teamId);
@@ -510,18 +463,6 @@ final class CollEngine implements ClientProgress {
             asksBefore.put((long) teamId << 32 | fromJob, sequence);
         } else if (team.flow.asked(team.teamRankUnchecked(fromJob), sequence)) {
             answer(team, team.teamRankUnchecked(fromJob));
-        }
-    }
-
-    /**
-     * A probe for collective {@code sequence}, finished here: where the prober's call differs from the one this rank
-     * finished, a failure notice to it alone (the others learn it from their own probes or from the prober).
-     */
-    private void answerProbe(Team team, int sequence, int word, int total, int fromJob) {
-        final int reason = team.flow.finishedDifferently(sequence, word, total);
-        if (reason != 0) {
-            outbox.queueNotice(team.id, sequence, CollArgs.word(CollArgs.kind(word), CollArgs.PHASE_FAILED,
-                CollArgs.root(word)), reason | CollOperation.FINISHED_THERE, fromJob, 0);
         }
     }
 
@@ -571,16 +512,7 @@ final class CollEngine implements ClientProgress {
 
     /** Tells every other member of {@code op}'s team that it failed here, so that none waits for this rank. */
     void notifyFailure(CollOperation op, int reason) {
-        queueToOthers(op, CollArgs.word(op.kind, CollArgs.PHASE_FAILED, op.root), reason, 0);
-    }
-
-    /** Queues a notice or a probe of {@code op} for every other member of its team (control path: allocates). */
-    private void queueToOthers(CollOperation op, int word, int offset, int total) {
-        for (int r = 0; r < op.team.size(); r++) {
-            if (r != op.team.rank()) {
-                outbox.queueNotice(op.team.id, op.sequence, word, offset, op.team.jobRank(r), total);
-            }
-        }
+        outbox.queueToOthers(op, CollArgs.word(op.kind, CollArgs.PHASE_FAILED, op.root), reason, 0);
     }
 
     /**

@@ -87,6 +87,15 @@ final class CollOutbox {
         notices.add(new int[] {team, sequence, word, offset, jobRank, total});
     }
 
+    /** Queues a notice or a probe of {@code op} for every other member of its team (control path: allocates). */
+    void queueToOthers(CollOperation op, int word, int offset, int total) {
+        for (int r = 0; r < op.team.size(); r++) {
+            if (r != op.team.rank()) {
+                queueNotice(op.team.id, op.sequence, word, offset, op.team.jobRank(r), total);
+            }
+        }
+    }
+
     /** Sends the queued notices and probes, in order, until a path is full. @return how many went */
     int sendNotices() {
         int sent = 0;
