@@ -547,27 +547,6 @@ public final class Client implements AutoCloseable {
     }
 
     /**
-     * Tells the layers that this rank closes ({@link org.gexj.internal.ClientProgress#closing}), under the delivery
-     * as their progress runs: a peer that waits in a collective this rank never started is answered with a failure
-     * during the final barrier, which would otherwise wait for that peer forever (a rank whose program threw out of
-     * its try-with-resources block while the others wait in a collective barrier).
-     */
-    private void announceClosing() {
-        if (!progress.isSet()) {
-            return;
-        }
-        while (!pollLock.tryLock()) {
-            checkCanWait("closing");
-            Thread.yield(); // another thread polls: a short wait
-        }
-        try {
-            progress.closing();
-        } finally {
-            pollLock.unlock();
-        }
-    }
-
-    /**
      * Collective orderly exit: a final barrier (so no peer still sends to this rank), then the conduit and the
      * bootstrap are closed. After a peer failure it skips the barrier and only releases resources.
      */
@@ -580,7 +559,8 @@ public final class Client implements AutoCloseable {
         try {
             closing = true;
             if (!health.failed()) {
-                announceClosing();
+                // a peer waiting in a collective this rank never started is answered during the barrier below
+                progress.closing(pollLock, () -> checkCanWait("closing"));
                 barrier();
             }
         } finally {

@@ -22,11 +22,24 @@ final class LayerProgress {
         work = first == null ? w : new Both(first, w);
     }
 
-    /** Tells the work that the client closes ({@link ClientProgress#closing}); under the poll lock. */
-    void closing() {
+    /**
+     * Tells the work that the client closes ({@link ClientProgress#closing}), before its final barrier, under
+     * {@code delivery} as the work's progress runs; while another thread polls, runs {@code whileWaiting} (a check that
+     * the wait can end) and yields.
+     */
+    void closing(DeliveryLock delivery, Runnable whileWaiting) {
         final ClientProgress w = work;
-        if (w != null) {
+        if (w == null) {
+            return;
+        }
+        while (!delivery.tryLock()) {
+            whileWaiting.run();
+            Thread.yield(); // another thread polls: a short wait
+        }
+        try {
             w.closing();
+        } finally {
+            delivery.unlock();
         }
     }
 

@@ -667,7 +667,6 @@ final class CollOperation {
             case MISMATCHED_ROOT -> "the members gave different roots";
             case MISMATCHED_LENGTH -> "the members gave different sizes";
             case COMBINE_FAILED -> "its reduction function threw";
-            case CLOSED_THERE -> "it closed its client without starting it";
             default -> "reason " + reason;
         };
     }
