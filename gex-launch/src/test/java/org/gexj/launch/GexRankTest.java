@@ -70,6 +70,12 @@ class GexRankTest {
         assertEquals(List.of("--enable-native-access=ALL-UNNAMED",
             "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
             "--add-opens", "java.base/java.nio=ALL-UNNAMED",
-            "-Dagrona.disable.bounds.checks=true"), GexRun.JVM_FLAGS);
+            "-Dagrona.disable.bounds.checks=true", "-XX:CompileCommand=quiet",
+            "-XX:CompileCommand=inline,org.gexj.rma.Rma::copyOne",
+            "-XX:CompileCommand=inline,org.gexj.rma.Rma::copyPaired",
+            "-XX:CompileCommand=inline,org.gexj.rma.Rma::copyStrided",
+            "-XX:CompileCommand=inline,org.gexj.rma.VisDirect::paired",
+            "-XX:CompileCommand=inline,org.gexj.rma.VisDirect::strided",
+            "-XX:CompileCommand=inline,org.gexj.rma.CrossMappedRmaEngine::copyPaired"), GexRun.JVM_FLAGS);
     }
 }
