@@ -52,6 +52,11 @@ public final class Am extends AmRequestSends {
             }
 
             @Override
+            public long payloadAddress(Payload payload) {
+                return payload.nativeAddress();
+            }
+
+            @Override
             public TeamAm onTeam(Am am, int[] jobRanks) {
                 return new TeamAm(am, jobRanks);
             }

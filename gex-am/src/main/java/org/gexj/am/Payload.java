@@ -60,6 +60,15 @@ public final class Payload {
         }
     }
 
+    /**
+     * A Medium payload's first byte in native memory, for a library handler's reads of the whole payload at once
+     * ({@link org.gexj.am.internal.AmAccess#payloadAddress}); 0 where its bytes are not in native memory (a Long's, a
+     * heap buffer's) or after its handler returned.
+     */
+    long nativeAddress() {
+        return valid && buffer != null && buffer.byteArray() == null ? buffer.addressOffset() + index : 0;
+    }
+
     /** Payload length in bytes. */
     public long length() {
         return length;

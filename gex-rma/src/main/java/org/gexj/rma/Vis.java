@@ -204,6 +204,16 @@ public final class Vis {
             return form == NB ? Event.DONE : null;
         }
         final VisPlan plan = plans.get();
+        if (packing != NEVER && remoteCount == localCount && rank >= 0 && rank < client.size()) {
+            if (oneRun(plan, remoteCount, remoteOffsets, localOffsets, remoteLengths, localLengths, 0)) {
+                return run(form, put, rank, plan, local);
+            }
+            final long bytes = packed.pairedBytes(put, client.segment().size(rank), local, remoteCount,
+                remoteOffsets, localOffsets, remoteLengths, localLengths, 0);
+            if (bytes > 0 && packs(bytes, remoteCount)) {
+                return sendPaired(form, put, rank, local, remoteCount, remoteOffsets, localOffsets, remoteLengths, 0);
+            }
+        }
         plan.vector(remoteCount, remoteOffsets, remoteLengths, localCount, localOffsets, localLengths);
         return run(form, put, rank, plan, local);
     }
@@ -220,6 +230,18 @@ public final class Vis {
             return form == NB ? Event.DONE : null;
         }
         final VisPlan plan = plans.get();
+        if (packing != NEVER && remoteCount == localCount && remoteLength == localLength && rank >= 0
+            && rank < client.size()) {
+            if (oneRun(plan, remoteCount, remoteOffsets, localOffsets, null, null, remoteLength)) {
+                return run(form, put, rank, plan, local);
+            }
+            final long bytes = packed.pairedBytes(put, client.segment().size(rank), local, remoteCount,
+                remoteOffsets, localOffsets, null, null, remoteLength);
+            if (bytes > 0 && packs(bytes, remoteCount)) {
+                return sendPaired(form, put, rank, local, remoteCount, remoteOffsets, localOffsets, null,
+                    remoteLength);
+            }
+        }
         plan.indexed(remoteCount, remoteOffsets, remoteLength, localCount, localOffsets, localLength);
         return run(form, put, rank, plan, local);
     }
@@ -235,9 +257,49 @@ public final class Vis {
                 return form == NB ? Event.DONE : null;
             }
         }
+        if (packing != NEVER && rank >= 0 && rank < client.size()) {
+            final long elem = packed.stridedElement(put, client.segment().size(rank), local, remoteBase, remoteStrides,
+                localBase, localStrides, elemSize, count, levels);
+            if (elem > 0 && packs(elem, 1)) {
+                if (!put) {
+                    Rma.checkDestination(local, 0, local.byteSize());
+                }
+                final Event e = event(form, put);
+                packed.startStrided(put, rank, local, remoteBase, remoteStrides, localBase, localStrides, elemSize,
+                    count, levels, e);
+                return awaitIfBlocking(form, e);
+            }
+        }
         final VisPlan plan = plans.get();
         plan.strided(remoteBase, remoteStrides, localBase, localStrides, elemSize, count, levels);
         return run(form, put, rank, plan, local);
+    }
+
+    /**
+     * Lists that pair up into one run contiguous on both sides (each piece continuing the one before, as testvisperf's
+     * at density 100 %) become {@code plan}'s one chunk, checked by {@link #run} as any plan: listed piece by piece, a
+     * packed transfer spent its time building and sending the list. Two pieces that do not continue end the look at
+     * once. @return whether {@code plan} now holds the run
+     */
+    private static boolean oneRun(VisPlan plan, int count, long[] remoteOffsets, long[] localOffsets, long[] lengths,
+                                  long[] sameLengths, long length) {
+        if (count < 2 || remoteOffsets == null || localOffsets == null || count > remoteOffsets.length
+            || count > localOffsets.length || (lengths == null ? length <= 0 : sameLengths == null
+            || count > lengths.length || count > sameLengths.length)) {
+            return false;
+        }
+        long total = 0;
+        for (int i = 0; i < count; i++) {
+            final long n = lengths == null ? length : lengths[i];
+            if (n <= 0 || lengths != null && sameLengths[i] != n || total > Long.MAX_VALUE - n || i > 0
+                && (remoteOffsets[i] != remoteOffsets[0] + total || localOffsets[i] != localOffsets[0] + total)) {
+                return false;
+            }
+            total += n;
+        }
+        plan.clear();
+        plan.add(remoteOffsets[0], localOffsets[0], total);
+        return true;
     }
 
     /** Whether both lists hold a first piece ({@link Rma#copyOne}'s case; the general path names a short one). */
@@ -290,16 +352,12 @@ public final class Vis {
         if (plan.chunks == 0) {
             return form == NB ? Event.DONE : null;
         }
-        final boolean packing = packs(plan);
+        final boolean packing = packs(plan.bytes, plan.chunks);
         if (!packing && rma.copiesDirectly()) {
             rma.copyPieces(put, rank, plan, local);
             return form == NB ? Event.DONE : null;
         }
-        final Event e = switch (form) {
-            case BLOCKING -> blocking.get();
-            case NB -> CORE.pooledEvent(client);
-            default -> CORE.nbiEvent(client, put ? Ec.PUT : Ec.GET);
-        };
+        final Event e = event(form, put);
         if (packing) {
             packed.start(put, rank, plan, local, e);
         } else {
@@ -313,9 +371,36 @@ public final class Vis {
         return e;
     }
 
-    /** Whether to pack the plan into active messages rather than move it a chunk at a time. */
-    private boolean packs(VisPlan plan) {
-        return packing == BY_SIZE ? plan.bytes < packBelow * plan.chunks : packing == ALWAYS;
+    /** Whether to pack {@code bytes} in {@code chunks} into active messages rather than move them a chunk at a time. */
+    private boolean packs(long bytes, int chunks) {
+        return packing == BY_SIZE ? bytes < packBelow * chunks : packing == ALWAYS;
+    }
+
+    /** The completion of a transfer in {@code form}: the thread's blocking event, a pooled NB one, or the NBI one. */
+    private Event event(int form, boolean put) {
+        return switch (form) {
+            case BLOCKING -> blocking.get();
+            case NB -> CORE.pooledEvent(client);
+            default -> CORE.nbiEvent(client, put ? Ec.PUT : Ec.GET);
+        };
+    }
+
+    /** Packs a transfer that {@link VisAmEngine#pairedBytes} accepted, in the form asked for. */
+    private Event sendPaired(int form, boolean put, int rank, MemorySegment local, int count, long[] remoteOffsets,
+                             long[] localOffsets, long[] lengths, long length) {
+        if (!put) {
+            Rma.checkDestination(local, 0, local.byteSize());
+        }
+        final Event e = event(form, put);
+        packed.startPaired(put, rank, local, count, remoteOffsets, localOffsets, lengths, length, e);
+        return awaitIfBlocking(form, e);
+    }
+
+    private static Event awaitIfBlocking(int form, Event e) {
+        if (form == BLOCKING) {
+            e.await();
+        }
+        return e;
     }
 
     private void piece(boolean put, int rank, VisPlan plan, int i, MemorySegment local, Event e) {

@@ -1,5 +1,6 @@
 package org.gexj.rma;
 
+import org.agrona.UnsafeApi;
 import org.gexj.Client;
 import org.gexj.Event;
 import org.gexj.Lc;
@@ -11,27 +12,38 @@ import org.gexj.am.Token;
 import org.gexj.am.internal.AmAccess;
 import org.gexj.internal.CoreAccess;
 import org.gexj.internal.OperationSlots;
+import org.gexj.internal.PayloadCopy;
 import org.gexj.rma.wire.VisPieceFlyweight;
+import org.gexj.rma.wire.VisShapeFlyweight;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
  * Non-contiguous RMA packed into active messages (GASNet's VIS AM pipelining): a put sends Medium requests each
- * holding as many whole chunks as fit, their (offset, length) list then their bytes ({@link VisPieceFlyweight}); the
- * target scatters them into its segment and acknowledges with a Short reply. A get sends the lists alone; the target
- * gathers the bytes into its Medium reply, which the initiator scatters into the chunks' local places. Chunks larger
- * than a message are split first.
+ * holding as many whole chunks as fit, their piece list then their bytes ({@link VisPieceFlyweight}: offsets alone
+ * where every chunk has one length, as indexed and strided transfers' have, else offsets and lengths); the target
+ * scatters them into its segment and acknowledges with a Short reply. A get sends the list alone; the target gathers
+ * the bytes into its Medium reply, which the initiator scatters into the chunks' local places. Chunks larger than a
+ * message are split first.
+ *
+ * <p>Lists and bytes move by native address, checked once a message and each piece against the segment as it lands,
+ * not by a checked copy a piece: with 8-byte pieces those copies and the lengths in the list were most of the time.
+ * A local buffer on the heap, or one this thread may not access, goes by the checked copies.
  *
  * <p>An operation in flight holds one of {@code GEX_VIS_AM_OPS} slots, whose chunk lists (copied from the caller's
  * plan, for a get's replies) grow and are reused. Threads: {@link #start} from any thread; handlers on the polling one.
  */
 final class VisAmEngine {
     private static final CoreAccess CORE = CoreAccess.get();
+    private static final AmAccess AM = AmAccess.get();
     static final int PUT = 86;
     static final int PUT_ACK = 87;
     static final int GET = 88;
     static final int GET_REPLY = 89;
+    static final int PUT_STRIDED = 90;
+    static final int GET_STRIDED = 91;
+    static final int GET_STRIDED_REPLY = 92;
 
     private final Am am;
     private final Client client;
@@ -48,6 +60,14 @@ final class VisAmEngine {
     /** A put's plan with chunks split to fit a message, when some chunk does not. */
     private final ThreadLocal<VisPlan> splitPuts;
     private final ThreadLocal<MemorySegment> replies;
+    /** A delivered payload copied to native memory where the conduit delivered it elsewhere. */
+    private final ThreadLocal<MemorySegment> landings;
+    /** A strided get's local side, by slot, for its replies. */
+    private final VisShape[] shapes;
+    /** Each thread's local side of the strided put it is packing. */
+    private final ThreadLocal<VisShape> packingShapes;
+    /** Each polling thread's shape of the strided message its handler is running. */
+    private final ThreadLocal<VisShape> handlerShapes;
 
     VisAmEngine(Am am) {
         this.am = am;
@@ -62,18 +82,27 @@ final class VisAmEngine {
         this.plans = new VisPlan[count];
         this.buffers = new MemorySegment[count];
         this.remaining = new java.util.concurrent.atomic.AtomicIntegerArray(count);
+        this.shapes = new VisShape[count];
         for (int i = 0; i < count; i++) {
             plans[i] = new VisPlan();
+            shapes[i] = new VisShape();
         }
+        this.packingShapes = ThreadLocal.withInitial(VisShape::new);
+        this.handlerShapes = ThreadLocal.withInitial(VisShape::new);
         this.staging = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(requestMax, 8));
         this.splitPuts = ThreadLocal.withInitial(VisPlan::new);
         this.replies = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(replyMax, 8));
+        this.landings = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(Math.max(requestMax, replyMax), 8));
         final AmAccess access = AmAccess.get();
-        access.registerSystem(am, PUT, AmHandler.mediumRequest(2, this::onPut).named("vis-put"));
+        access.registerSystem(am, PUT, AmHandler.mediumRequest(3, this::onPut).named("vis-put"));
         access.registerSystem(am, PUT_ACK, AmHandler.shortReply(1, (token, args) -> done(args.get(0), 1))
             .named("vis-put-ack"));
-        access.registerSystem(am, GET, AmHandler.mediumRequest(3, this::onGet).named("vis-get"));
+        access.registerSystem(am, GET, AmHandler.mediumRequest(4, this::onGet).named("vis-get"));
         access.registerSystem(am, GET_REPLY, AmHandler.mediumReply(3, this::onGetReply).named("vis-get-reply"));
+        access.registerSystem(am, PUT_STRIDED, AmHandler.mediumRequest(1, this::onPutStrided).named("vis-put-strided"));
+        access.registerSystem(am, GET_STRIDED, AmHandler.mediumRequest(2, this::onGetStrided).named("vis-get-strided"));
+        access.registerSystem(am, GET_STRIDED_REPLY, AmHandler.mediumReply(2, this::onGetStridedReply)
+            .named("vis-get-strided-reply"));
     }
 
     /**
@@ -85,34 +114,211 @@ final class VisAmEngine {
             return;
         }
         final int slot = slots.acquire();
-        final long max = (put ? requestMax : Math.min(requestMax, replyMax)) - VisPieceFlyweight.PIECE;
+        final long max = maxPiece(put);
         // a get's replies need its plan until they are all in: the slot keeps it; a put reads it during the call
-        final VisPlan mine = put && plan.longest() <= max ? plan : put ? splitPuts.get() : plans[slot];
-        if (mine != plan) {
+        final VisPlan mine;
+        if (plan.longest() > max) {
+            mine = put ? splitPuts.get() : plans[slot];
             copySplit(plan, mine, max);
+        } else if (put) {
+            mine = plan;
+        } else {
+            mine = plans[slot];
+            mine.copyFrom(plan);
         }
+        send(put, peer, slot, mine.remote, mine.local, mine.length, mine.evenLength(), mine.chunks, buffer,
+            completion);
+    }
+
+    /**
+     * A vector or indexed transfer whose lists pair up, sent from the caller's lists without a plan where this can
+     * prove what the plan's checks would: {@code count} pieces a side, piece i of {@code lengths[i]} bytes (or
+     * {@code length} each where {@code lengths} is null; a vector's other side's lengths, {@code sameLengths}, the
+     * same) at {@code remoteOffsets[i]} and {@code localOffsets[i]}, each non-empty, fitting a message and in range on
+     * both sides, the destinations ascending and apart, and none continuing the piece before it on both sides (the
+     * plan would merge those). With 8-byte pieces the plan's building and checks took as long as the sending.
+     *
+     * @return the pieces' bytes, or -1 (nothing checked of consequence) where the plan must be built instead
+     */
+    long pairedBytes(boolean put, long remoteSize, MemorySegment buffer, int count, long[] remoteOffsets,
+                     long[] localOffsets, long[] lengths, long[] sameLengths, long length) {
+        if (buffer == null || count <= 0 || remoteOffsets == null || localOffsets == null
+            || count > remoteOffsets.length || count > localOffsets.length
+            || (lengths == null ? length <= 0 : sameLengths == null || count > lengths.length
+            || count > sameLengths.length)) {
+            return -1;
+        }
+        final long max = maxPiece(put);
+        final long localSize = buffer.byteSize();
+        final long[] to = put ? remoteOffsets : localOffsets;
+        long end = Long.MIN_VALUE;
+        long bytes = 0;
+        long nextRemote = -1;
+        long nextLocal = -1;
+        for (int i = 0; i < count; i++) {
+            final long n = lengths == null ? length : lengths[i];
+            final long r = remoteOffsets[i];
+            final long l = localOffsets[i];
+            if (n <= 0 || n > max || r < 0 || r > remoteSize - n || l < 0 || l > localSize - n || to[i] < end
+                || lengths != null && sameLengths[i] != n || r == nextRemote && l == nextLocal) {
+                return -1;
+            }
+            end = to[i] + n;
+            nextRemote = r + n;
+            nextLocal = l + n;
+            bytes += n;
+        }
+        return bytes;
+    }
+
+    /** Starts a transfer that {@link #pairedBytes} accepted, as {@link #start} starts a plan. */
+    void startPaired(boolean put, int peer, MemorySegment buffer, int count, long[] remoteOffsets,
+                     long[] localOffsets, long[] lengths, long length, Event completion) {
+        final int slot = slots.acquire();
+        long even = length;
+        if (lengths != null) {
+            even = lengths[0];
+            for (int i = 1; i < count && even > 0; i++) {
+                if (lengths[i] != even) {
+                    even = 0;
+                }
+            }
+        }
+        if (put) {
+            send(true, peer, slot, remoteOffsets, localOffsets, lengths, even, count, buffer, completion);
+        } else {
+            final VisPlan mine = plans[slot]; // the replies scatter by it after the call returns
+            mine.copyFrom(remoteOffsets, localOffsets, lengths, length, count);
+            send(false, peer, slot, mine.remote, mine.local, mine.length, even, count, buffer, completion);
+        }
+    }
+
+    /**
+     * A strided transfer that can travel as its shape ({@link VisShapeFlyweight}) rather than as a piece list: checked
+     * as {@link VisDirect#strided} checks one on cross-mapped memory (each side's range from the shape's extremes, the
+     * destination's elements apart), with the levels contiguous on both sides folded into the element, which must fit
+     * a message, and a local buffer this engine copies by address.
+     *
+     * @return the folded element's bytes, or -1 (nothing checked of consequence) where the plan must be built instead
+     */
+    long stridedElement(boolean put, long remoteSize, MemorySegment local, long remoteBase, long[] remoteStrides,
+                        long localBase, long[] localStrides, long elemSize, long[] count, int levels) {
+        if (local == null || elemSize <= 0 || levels < 0 || levels > VisShapeFlyweight.MAX_LEVELS || count == null
+            || remoteStrides == null || localStrides == null || levels > count.length
+            || levels > remoteStrides.length || levels > localStrides.length || !direct(local)) {
+            return -1;
+        }
+        long elem = elemSize;
+        int first = 0;
+        while (first < levels && remoteStrides[first] == elem && localStrides[first] == elem) {
+            if (count[first] <= 0 || Math.multiplyHigh(elem, count[first]) != 0 || elem * count[first] < 0) {
+                return -1;
+            }
+            elem *= count[first];
+            first++;
+        }
+        long elements = 1;
+        for (int k = first; k < levels; k++) {
+            if (count[k] <= 0 || Math.multiplyHigh(elements, count[k]) != 0 || elements * count[k] < 0) {
+                return -1; // nothing to move, or a bad count, which the plan names
+            }
+            elements *= count[k];
+        }
+        if (!VisDirect.inRange(remoteBase, remoteStrides, elem, count, first, levels, remoteSize)
+            || !VisDirect.inRange(localBase, localStrides, elem, count, first, levels, local.byteSize())
+            || !VisDirect.disjoint(put ? remoteStrides : localStrides, elem, count, first, levels)) {
+            return -1;
+        }
+        final long per = stridedPerMessage(put, elem, levels - first);
+        return per <= 0 || (elements + per - 1) / per > Integer.MAX_VALUE ? -1 : elem;
+    }
+
+    /** Elements of {@code elem} bytes that a message of a {@code levels}-level shape holds (0: not one). */
+    private long stridedPerMessage(boolean put, long elem, int levels) {
+        final long header = VisShapeFlyweight.length(levels);
+        return header > requestMax ? 0 : put ? (requestMax - header) / elem : replyMax / elem;
+    }
+
+    /** Starts a strided transfer that {@link #stridedElement} accepted, as {@link #start} starts a plan. */
+    void startStrided(boolean put, int peer, MemorySegment buffer, long remoteBase, long[] remoteStrides,
+                      long localBase, long[] localStrides, long elemSize, long[] count, int levels, Event completion) {
+        long elem = elemSize;
+        int first = 0;
+        while (first < levels && remoteStrides[first] == elem && localStrides[first] == elem) {
+            elem *= count[first];
+            first++;
+        }
+        final int slot = slots.acquire();
+        final VisShape mine = put ? packingShapes.get() : shapes[slot]; // a get's replies scatter by it later
+        mine.set(localBase, elem, localStrides, count, first, levels);
+        final long per = stridedPerMessage(put, elem, levels - first);
+        mine.perMessage = per;
+        final int messages = (int) ((mine.elements + per - 1) / per);
+        events[slot] = completion;
+        buffers[slot] = buffer;
+        remaining.set(slot, messages);
+        CORE.begin(completion, messages);
+        final MemorySegment out = staging.get();
+        final long outAddress = out.address();
+        int sent = 0;
+        try {
+            for (; sent < messages; sent++) {
+                final long from = sent * per;
+                final long n = Math.min(per, mine.elements - from);
+                final long header = VisShapeFlyweight.write(outAddress, remoteBase, elem, remoteStrides, count, first,
+                    levels, from, n);
+                if (put) {
+                    mine.copy(false, buffer.address(), from, n, outAddress + header);
+                    am.requestMedium(peer, PUT_STRIDED, out, 0, header + n * elem, Lc.NOW, slot);
+                } else {
+                    am.requestMedium(peer, GET_STRIDED, out, 0, header, Lc.NOW, slot, sent);
+                }
+            }
+        } catch (RuntimeException e) {
+            done(slot, messages - sent);
+            throw e;
+        }
+    }
+
+    /** The longest piece a message takes with its list entry. */
+    private long maxPiece(boolean put) {
+        return (put ? requestMax : Math.min(requestMax, replyMax)) - VisPieceFlyweight.PIECE;
+    }
+
+    /**
+     * Sends the {@code count} chunks in messages: chunk i at {@code remote[i]} and {@code local[i]}, of
+     * {@code lengths[i]} bytes, or {@code even} each where that is > 0 (then {@code lengths} may be null); each fits a
+     * message. The operation holds {@code slot}.
+     */
+    private void send(boolean put, int peer, int slot, long[] remote, long[] local, long[] lengths, long even,
+                      int count, MemorySegment buffer, Event completion) {
+        final int perMessage = even > 0 ? evenPerMessage(even, put) : 0;
         events[slot] = completion;
         buffers[slot] = buffer;
         int messages = 0;
-        for (int first = 0; first < mine.chunks; messages++) {
-            first = endOfMessage(mine, first, put);
+        if (even > 0) {
+            messages = (int) ((count + (long) perMessage - 1) / perMessage);
+        } else {
+            for (int first = 0; first < count; messages++) {
+                first = endOfMessage(lengths, count, first, put);
+            }
         }
         remaining.set(slot, messages);
         CORE.begin(completion, messages);
         final MemorySegment out = staging.get();
+        final long outAddress = out.address();
+        final boolean direct = put && direct(buffer);
         int sent = 0;
         try {
-            for (int first = 0; first < mine.chunks; sent++) {
-                final int end = endOfMessage(mine, first, put);
-                long at = VisPieceFlyweight.write(out, mine.remote, mine.length, first, end);
+            for (int first = 0; first < count; sent++) {
+                final int end = even > 0 ? (int) Math.min((long) first + perMessage, count)
+                    : endOfMessage(lengths, count, first, put);
+                final long list = VisPieceFlyweight.write(outAddress, remote, lengths, even, first, end);
                 if (put) {
-                    for (int i = first; i < end; i++) {
-                        MemorySegment.copy(buffer, mine.local[i], out, at, mine.length[i]);
-                        at += mine.length[i];
-                    }
-                    am.requestMedium(peer, PUT, out, 0, at, Lc.NOW, slot, end - first);
+                    final long at = pack(local, lengths, even, first, end, buffer, direct, out, list);
+                    am.requestMedium(peer, PUT, out, 0, at, Lc.NOW, slot, end - first, (int) even);
                 } else {
-                    am.requestMedium(peer, GET, out, 0, at, Lc.NOW, slot, first, end - first);
+                    am.requestMedium(peer, GET, out, 0, list, Lc.NOW, slot, first, end - first, (int) even);
                 }
                 first = end;
             }
@@ -122,17 +328,25 @@ final class VisAmEngine {
         }
     }
 
+    /** Chunks of {@code even} bytes each that one message holds: a put's list and bytes, a get's list and reply. */
+    private int evenPerMessage(long even, boolean put) {
+        final long n = put ? requestMax / (VisPieceFlyweight.OFFSET + even)
+            : Math.min(requestMax / VisPieceFlyweight.OFFSET, replyMax / even);
+        return (int) Math.min(n, Integer.MAX_VALUE);
+    }
+
     /**
-     * The end (exclusive) of the chunks from {@code first} that one message holds: a put's list and bytes within a
-     * request; a get's list within a request and its bytes within a reply. Each chunk alone fits (split before).
+     * The end (exclusive) of the chunks from {@code first} (of {@code count}, of {@code lengths} bytes) that one
+     * message of a listed list holds: a put's list and bytes within a request; a get's list within a request and its
+     * bytes within a reply. Each chunk alone fits (split before).
      */
-    private int endOfMessage(VisPlan plan, int first, boolean put) {
+    private int endOfMessage(long[] lengths, int count, int first, boolean put) {
         long list = 0;
         long data = 0;
         int i = first;
-        while (i < plan.chunks) {
+        while (i < count) {
             final long nextList = list + VisPieceFlyweight.PIECE;
-            final long nextData = data + plan.length[i];
+            final long nextData = data + lengths[i];
             if (put ? nextList + nextData > requestMax : nextList > requestMax || nextData > replyMax) {
                 break;
             }
@@ -141,6 +355,28 @@ final class VisAmEngine {
             i++;
         }
         return i;
+    }
+
+    /** Appends the bytes of a put's chunks {@code [first, end)} to its request at {@code at}. @return the new end */
+    private static long pack(long[] local, long[] lengths, long even, int first, int end, MemorySegment buffer,
+                             boolean direct, MemorySegment out, long at) {
+        long to = at;
+        if (direct) {
+            final long here = buffer.address();
+            final long outAddress = out.address();
+            for (int i = first; i < end; i++) {
+                final long n = even > 0 ? even : lengths[i];
+                copy(here + local[i], outAddress + to, n);
+                to += n;
+            }
+        } else {
+            for (int i = first; i < end; i++) {
+                final long n = even > 0 ? even : lengths[i];
+                MemorySegment.copy(buffer, local[i], out, to, n);
+                to += n;
+            }
+        }
+        return to;
     }
 
     /** Copies {@code from} into {@code to}, splitting chunks longer than {@code max}. */
@@ -155,27 +391,42 @@ final class VisAmEngine {
     }
 
     private void onPut(Token token, Payload payload, Args args) {
-        final MemorySegment segment = client.segment().memory();
         final int pieces = args.get(1);
-        long at = (long) pieces * VisPieceFlyweight.PIECE;
+        final long even = args.get(2);
+        final int stride = VisPieceFlyweight.stride(even);
+        final long length = payload.length();
+        final long address = readable(payload);
+        final MemorySegment segment = client.segment().memory();
+        final long base = segment.address();
+        final long size = segment.byteSize();
+        long at = VisAmChecks.checkList(pieces, stride, length);
         for (int i = 0; i < pieces; i++) {
-            final long offset = VisPieceFlyweight.offset(payload, i);
-            final long n = VisPieceFlyweight.length(payload, i);
-            payload.copyTo(at, segment, offset, n);
+            final long offset = VisPieceFlyweight.offset(address, stride, i);
+            final long n = VisPieceFlyweight.length(address, even, i);
+            VisAmChecks.checkPiece(offset, n, size, at, length);
+            copy(address + at, base + offset, n);
             at += n;
         }
         token.replyShort(PUT_ACK, args.get(0));
     }
 
     private void onGet(Token token, Payload payload, Args args) {
-        final MemorySegment segment = client.segment().memory();
         final int pieces = args.get(2);
+        final long even = args.get(3);
+        final int stride = VisPieceFlyweight.stride(even);
+        final long address = readable(payload);
+        final MemorySegment segment = client.segment().memory();
+        final long base = segment.address();
+        final long size = segment.byteSize();
         final MemorySegment out = replies.get();
+        final long outAddress = out.address();
+        VisAmChecks.checkList(pieces, stride, payload.length());
         long at = 0;
         for (int i = 0; i < pieces; i++) {
-            final long offset = VisPieceFlyweight.offset(payload, i);
-            final long n = VisPieceFlyweight.length(payload, i);
-            MemorySegment.copy(segment, offset, out, at, n);
+            final long offset = VisPieceFlyweight.offset(address, stride, i);
+            final long n = VisPieceFlyweight.length(address, even, i);
+            VisAmChecks.checkPiece(offset, n, size, at, out.byteSize());
+            copy(base + offset, outAddress + at, n);
             at += n;
         }
         token.replyMedium(GET_REPLY, out, 0, at, Lc.NOW, args.get(0), args.get(1), pieces);
@@ -189,14 +440,110 @@ final class VisAmEngine {
         long at = 0;
         Throwable failure = null;
         try {
-            for (int i = args.get(1); i < end; i++) {
-                payload.copyTo(at, buffer, plan.local[i], plan.length[i]);
-                at += plan.length[i];
+            if (direct(buffer) && !buffer.isReadOnly()) {
+                final long address = readable(payload);
+                final long length = payload.length();
+                final long here = buffer.address();
+                for (int i = args.get(1); i < end; i++) {
+                    final long n = plan.length[i];
+                    if (at > length - n) {
+                        throw new IllegalStateException("a VIS get's reply of " + length + " bytes ends before its"
+                            + " piece " + i + " (" + n + " bytes from " + at + ")");
+                    }
+                    copy(address + at, here + plan.local[i], n);
+                    at += n;
+                }
+            } else {
+                for (int i = args.get(1); i < end; i++) {
+                    payload.copyTo(at, buffer, plan.local[i], plan.length[i]);
+                    at += plan.length[i];
+                }
             }
         } catch (RuntimeException e) {
             failure = e; // the destination's arena was closed meanwhile
         }
         finish(slot, 1, failure);
+    }
+
+    private void onPutStrided(Token token, Payload payload, Args args) {
+        final VisShape shape = handlerShapes.get();
+        final long address = readable(payload);
+        final long header = VisAmChecks.readShape(shape, address, payload.length());
+        final long first = VisShapeFlyweight.first(address);
+        final long n = VisShapeFlyweight.count(address);
+        final MemorySegment segment = client.segment().memory();
+        VisAmChecks.checkShape(shape, first, n, segment.byteSize(), payload.length() - header);
+        shape.copy(true, segment.address(), first, n, address + header);
+        token.replyShort(PUT_ACK, args.get(0));
+    }
+
+    private void onGetStrided(Token token, Payload payload, Args args) {
+        final VisShape shape = handlerShapes.get();
+        final long address = readable(payload);
+        VisAmChecks.readShape(shape, address, payload.length());
+        final long first = VisShapeFlyweight.first(address);
+        final long n = VisShapeFlyweight.count(address);
+        final MemorySegment segment = client.segment().memory();
+        final MemorySegment out = replies.get();
+        VisAmChecks.checkShape(shape, first, n, segment.byteSize(), out.byteSize());
+        shape.copy(false, segment.address(), first, n, out.address());
+        token.replyMedium(GET_STRIDED_REPLY, out, 0, n * shape.elem, Lc.NOW, args.get(0), args.get(1));
+    }
+
+    private void onGetStridedReply(Token token, Payload payload, Args args) {
+        final int slot = args.get(0);
+        final VisShape shape = shapes[slot];
+        final MemorySegment buffer = buffers[slot];
+        Throwable failure = null;
+        try {
+            final long first = args.get(1) * shape.perMessage;
+            final long n = Math.min(shape.perMessage, shape.elements - first);
+            if (first < 0 || n < 0 || payload.length() != n * shape.elem) {
+                throw new IllegalStateException("a VIS get's reply of " + payload.length() + " bytes for elements ["
+                    + first + ", " + (first + n) + ") of " + shape.elem + " bytes");
+            }
+            if (!direct(buffer) || buffer.isReadOnly()) {
+                throw new IllegalStateException("the destination of a VIS get is no longer accessible: its arena was"
+                    + " closed before the data came");
+            }
+            shape.copy(true, buffer.address(), first, n, readable(payload));
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        finish(slot, 1, failure);
+    }
+
+    /** The payload's bytes at a native address: where the conduit delivered them, or copied to this thread's. */
+    private long readable(Payload payload) {
+        final long address = AM.payloadAddress(payload);
+        if (address != 0) {
+            return address;
+        }
+        final MemorySegment landing = landings.get();
+        payload.copyTo(0, landing, 0, payload.length());
+        return landing.address();
+    }
+
+    /** A buffer this engine copies by address: native, and accessible to this thread now. */
+    private static boolean direct(MemorySegment buffer) {
+        return buffer.isNative() && PayloadCopy.accessible(buffer);
+    }
+
+    /**
+     * Copies between native ranges that the callers checked and that do not overlap, as {@link PayloadCopy} chooses:
+     * loads and stores up to 32 bytes, the JDK's copy stub up to {@link PayloadCopy#MEMCPY_MIN}, {@code memcpy} above.
+     */
+    static void copy(long from, long to, long n) {
+        if (n <= 0) {
+            return;
+        }
+        if (n <= PayloadCopy.SMALL_COPY_MAX) {
+            PayloadCopy.copySmall(from, to, n);
+        } else if (n < PayloadCopy.MEMCPY_MIN) {
+            UnsafeApi.copyMemory(from, to, n);
+        } else {
+            PayloadCopy.memcpy(to, from, n);
+        }
     }
 
     /** Counts {@code messages} of the operation in {@code slot} answered; the last frees the slot. */

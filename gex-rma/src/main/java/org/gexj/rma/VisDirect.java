@@ -87,7 +87,7 @@ final class VisDirect {
     }
 
     /** Whether every element of the shape lies in [0, size), computed from its lowest and highest start. */
-    private static boolean inRange(long base, long[] strides, long elem, long[] count, int first, int levels,
+    static boolean inRange(long base, long[] strides, long elem, long[] count, int first, int levels,
                                    long size) {
         long low = base;
         long high = base;
@@ -115,7 +115,7 @@ final class VisDirect {
      * growing absolute stride, each stride is at least the extent of everything below it. At most 8 levels, picked
      * smallest first without sorting into an array (nothing is allocated).
      */
-    private static boolean disjoint(long[] strides, long elem, long[] count, int first, int levels) {
+    static boolean disjoint(long[] strides, long elem, long[] count, int first, int levels) {
         int taken = 0;
         long extent = elem;
         while (true) {

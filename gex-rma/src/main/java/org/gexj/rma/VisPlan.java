@@ -30,6 +30,50 @@ final class VisPlan {
         return max;
     }
 
+    /** The length every chunk has, or 0 where they differ (or there are none). */
+    long evenLength() {
+        if (chunks == 0) {
+            return 0;
+        }
+        final long n = length[0];
+        for (int i = 1; i < chunks; i++) {
+            if (length[i] != n) {
+                return 0;
+            }
+        }
+        return n;
+    }
+
+    /** Makes this plan a copy of {@code from}'s chunks (no merging). */
+    void copyFrom(VisPlan from) {
+        copyFrom(from.remote, from.local, from.length, 0, from.chunks);
+    }
+
+    /**
+     * Makes this plan the {@code count} chunks at {@code remote[i]} and {@code local[i]} of {@code lengths[i]} bytes,
+     * or {@code length} each where {@code lengths} is null (no merging).
+     */
+    void copyFrom(long[] remoteOffsets, long[] localOffsets, long[] lengths, long length, int count) {
+        if (remote.length < count) {
+            remote = new long[count];
+            local = new long[count];
+            this.length = new long[count];
+        }
+        System.arraycopy(remoteOffsets, 0, remote, 0, count);
+        System.arraycopy(localOffsets, 0, local, 0, count);
+        if (lengths == null) {
+            Arrays.fill(this.length, 0, count, length);
+            bytes = length * count;
+        } else {
+            System.arraycopy(lengths, 0, this.length, 0, count);
+            bytes = 0;
+            for (int i = 0; i < count; i++) {
+                bytes += lengths[i];
+            }
+        }
+        chunks = count;
+    }
+
     void clear() {
         chunks = 0;
         bytes = 0;

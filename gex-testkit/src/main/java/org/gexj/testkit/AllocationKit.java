@@ -353,14 +353,17 @@ public abstract class AllocationKit extends AllocationMeasureKit {
     private static List<Path> visPaths(Client client, MemorySegment src, MemorySegment dst) {
         final Vis vis = Vis.of(client);
         final long[] remote = {VIS_AT + 300, VIS_AT, VIS_AT + 100};
+        final long[] ascending = {VIS_AT, VIS_AT + 100, VIS_AT + 300};
         final long[] local = {0, 128, 256};
         final long[] lengths = {64, 64, 64};
         final long[] strides = {16, 256};
         final long[] localStrides = {8, 32};
         final long[] count = {4, 2};
         final List<Path> paths = new ArrayList<>();
-        paths.add(new Path("VIS vector put + get of 3 pieces, blocking and NB", i -> {
+        // out of order, the put's destinations take the chunk plan; in order, the indexed put and the get do not
+        paths.add(new Path("VIS vector put, indexed put + vector get of 3 pieces, blocking and NB", i -> {
             vis.putVector(1, 3, remote, lengths, src, 3, local, lengths);
+            vis.putIndexed(1, 3, ascending, 64, src, 3, local, 64);
             vis.getVectorNb(dst, 3, local, lengths, 1, 3, remote, lengths).await();
         }));
         paths.add(new Path("VIS strided put + get 2x4 elements of 8 B, NBI nbiWait(Ec.PUT | Ec.GET)", i -> {

@@ -316,6 +316,160 @@ public abstract class VisKit extends ConduitKit {
     }
 
     /**
+     * Packed, lists that pair up piece by piece and strided shapes go without a chunk plan (a list of offsets alone
+     * where the pieces are of one length, a shape instead of a list): many 8-byte and uneven pieces and a 3-level shape
+     * with a negative stride, each across several messages, put and get in every form, against a model of the bytes.
+     */
+    @Test
+    void pairedListsAndShapesCrossManyMessages() {
+        job(2, Map.of("GEX_VIS", "packed"), client -> {
+            final Vis vis = Vis.of(client);
+            final Rma rma = Rma.of(client);
+            final long region = 1 << 20;
+            client.attachSegment(2 * region);
+            final int peer = 1 - client.rank();
+            final long base = client.rank() * region;
+            final Random random = new Random(seed() * 7 + client.rank());
+            final byte[] model = new byte[(int) region];
+            random.nextBytes(model);
+            final MemorySegment image = Arena.ofShared().allocate(region);
+            image.copyFrom(MemorySegment.ofArray(model));
+            rma.put(peer, base, image, 0, region);
+            final MemorySegment local = Arena.ofShared().allocate(region);
+            final int pieces = 20_000;
+            for (int form = 0; form < 3; form++) {
+                for (boolean even : new boolean[] {true, false}) {
+                    final long[] far = new long[pieces];
+                    final long[] near = new long[pieces];
+                    final long[] lengths = new long[pieces];
+                    long at = random.nextInt(8);
+                    for (int i = 0; i < pieces; i++) { // destinations ascending with gaps; sources anywhere
+                        lengths[i] = even ? 8 : 1 + random.nextInt(40);
+                        far[i] = at;
+                        at += lengths[i] + 1 + random.nextInt(9);
+                        near[i] = random.nextInt((int) (region / 2 - 64));
+                    }
+                    final byte[] fill = new byte[(int) region];
+                    random.nextBytes(fill);
+                    local.copyFrom(MemorySegment.ofArray(fill));
+                    final long[] remote = far.clone();
+                    for (int i = 0; i < pieces; i++) {
+                        remote[i] += base;
+                        System.arraycopy(fill, (int) near[i], model, (int) far[i], (int) lengths[i]);
+                    }
+                    final int f = form;
+                    call(f, () -> even ? vis.putIndexedNb(peer, pieces, remote, 8, local, pieces, near, 8)
+                        : vis.putVectorNb(peer, pieces, remote, lengths, local, pieces, near, lengths),
+                        () -> {
+                            if (even) {
+                                vis.putIndexed(peer, pieces, remote, 8, local, pieces, near, 8);
+                            } else {
+                                vis.putVector(peer, pieces, remote, lengths, local, pieces, near, lengths);
+                            }
+                        }, () -> {
+                            if (even) {
+                                vis.putIndexedNbi(peer, pieces, remote, 8, local, pieces, near, 8);
+                            } else {
+                                vis.putVectorNbi(peer, pieces, remote, lengths, local, pieces, near, lengths);
+                            }
+                        }, client);
+                    rma.get(image, 0, peer, base, region);
+                    assertArrayEquals(model, image.toArray(ValueLayout.JAVA_BYTE), "after the put, form " + f
+                        + (even ? ", even" : ", uneven"));
+                    // back again: the same remote pieces into fresh local places, ascending (a get's destinations)
+                    final MemorySegment got = Arena.ofShared().allocate(region);
+                    final byte[] expect = new byte[(int) region];
+                    final long[] into = new long[pieces];
+                    long to = 0;
+                    for (int i = 0; i < pieces; i++) {
+                        into[i] = to;
+                        System.arraycopy(model, (int) far[i], expect, (int) to, (int) lengths[i]);
+                        to += lengths[i] + 3;
+                    }
+                    call(f, () -> even ? vis.getIndexedNb(got, pieces, into, 8, peer, pieces, remote, 8)
+                        : vis.getVectorNb(got, pieces, into, lengths, peer, pieces, remote, lengths),
+                        () -> {
+                            if (even) {
+                                vis.getIndexed(got, pieces, into, 8, peer, pieces, remote, 8);
+                            } else {
+                                vis.getVector(got, pieces, into, lengths, peer, pieces, remote, lengths);
+                            }
+                        }, () -> {
+                            if (even) {
+                                vis.getIndexedNbi(got, pieces, into, 8, peer, pieces, remote, 8);
+                            } else {
+                                vis.getVectorNbi(got, pieces, into, lengths, peer, pieces, remote, lengths);
+                            }
+                        }, client);
+                    assertArrayEquals(expect, got.toArray(ValueLayout.JAVA_BYTE), "after the get, form " + f
+                        + (even ? ", even" : ", uneven"));
+                }
+                // pieces that continue each other on both sides: one run, as testvisperf's lists at density 100 %
+                final long[] runRemote = new long[3000];
+                final long[] runLocal = new long[3000];
+                final long[] runLengths = new long[3000];
+                final long runAt = 1000 + random.nextInt(1000);
+                final long runFrom = random.nextInt(1000);
+                for (int i = 0; i < 3000; i++) {
+                    runRemote[i] = base + runAt + 8L * i;
+                    runLocal[i] = runFrom + 8L * i;
+                    runLengths[i] = 8;
+                }
+                final byte[] runFill = new byte[(int) region];
+                random.nextBytes(runFill);
+                local.copyFrom(MemorySegment.ofArray(runFill));
+                System.arraycopy(runFill, (int) runFrom, model, (int) runAt, 24_000);
+                vis.putVector(peer, 3000, runRemote, runLengths, local, 3000, runLocal, runLengths);
+                rma.get(image, 0, peer, base, region);
+                assertArrayEquals(model, image.toArray(ValueLayout.JAVA_BYTE), "after the put of one run");
+                // a shape of 8-byte elements: 50 a row 16 bytes apart, 40 rows, 6 planes in reverse order
+                final long[] count = {50, 40, 6};
+                final long[] rStrides = {16, 808, -32_400};
+                final long[] lStrides = {8, 400, 16_000};
+                final long rBase = 5 * 32_400 + random.nextInt(8);
+                final byte[] fill = new byte[(int) region];
+                random.nextBytes(fill);
+                local.copyFrom(MemorySegment.ofArray(fill));
+                final long[] index = new long[3];
+                for (int e = 0; e < 12_000; e++) {
+                    final long r = rBase + index[0] * rStrides[0] + index[1] * rStrides[1] + index[2] * rStrides[2];
+                    final long l = index[0] * lStrides[0] + index[1] * lStrides[1] + index[2] * lStrides[2];
+                    System.arraycopy(fill, (int) l, model, (int) r, 8);
+                    for (int k = 0; k < 3 && ++index[k] == count[k]; k++) {
+                        index[k] = 0;
+                    }
+                }
+                final int f = form;
+                call(f, () -> vis.putStridedNb(peer, base + rBase, rStrides, local, 0, lStrides, 8, count, 3),
+                    () -> vis.putStrided(peer, base + rBase, rStrides, local, 0, lStrides, 8, count, 3),
+                    () -> vis.putStridedNbi(peer, base + rBase, rStrides, local, 0, lStrides, 8, count, 3), client);
+                rma.get(image, 0, peer, base, region);
+                assertArrayEquals(model, image.toArray(ValueLayout.JAVA_BYTE), "after the strided put, form " + f);
+                final MemorySegment got = Arena.ofShared().allocate(region);
+                call(f, () -> vis.getStridedNb(got, 0, lStrides, peer, base + rBase, rStrides, 8, count, 3),
+                    () -> vis.getStrided(got, 0, lStrides, peer, base + rBase, rStrides, 8, count, 3),
+                    () -> vis.getStridedNbi(got, 0, lStrides, peer, base + rBase, rStrides, 8, count, 3), client);
+                assertArrayEquals(local.asSlice(0, 6 * 16_000).toArray(ValueLayout.JAVA_BYTE),
+                    got.asSlice(0, 6 * 16_000).toArray(ValueLayout.JAVA_BYTE), "after the strided get, form " + f);
+            }
+            client.barrier();
+        });
+    }
+
+    /** Runs a transfer in form 0 (NB, awaited), 1 (blocking) or 2 (NBI, then the wait for both kinds). */
+    private static void call(int form, java.util.function.Supplier<org.gexj.Event> nb, Runnable blocking,
+                             Runnable nbi, Client client) {
+        switch (form) {
+            case 0 -> nb.get().await();
+            case 1 -> blocking.run();
+            default -> {
+                nbi.run();
+                client.nbiWait(Ec.PUT | Ec.GET);
+            }
+        }
+    }
+
+    /**
      * Strided levels that are contiguous on both sides move as larger blocks: a 3-level put whose two lowest levels
      * are dense on both sides, and whose top level skips, lands where the contiguous copies would.
      */

@@ -2,6 +2,7 @@ package org.gexj.am.internal;
 
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
+import org.gexj.am.Payload;
 import org.gexj.am.TeamAm;
 
 /**
@@ -41,6 +42,13 @@ public abstract class AmAccess {
      * can arrive (a second sink is refused).
      */
     public abstract void setRemoteWriteSink(Am am, RemoteWriteSink sink);
+
+    /**
+     * The native address of a delivered Medium payload's first byte, for reads during its handler of up to
+     * {@link Payload#length()} bytes, or 0 where its bytes are not in native memory (then read it through the
+     * {@link Payload}).
+     */
+    public abstract long payloadAddress(Payload payload);
 
     /** The requests of {@code am} by team rank, for a team whose rank i is job rank {@code jobRanks[i]}. */
     public abstract TeamAm onTeam(Am am, int[] jobRanks);
