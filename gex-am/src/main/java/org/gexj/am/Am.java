@@ -57,6 +57,11 @@ public final class Am extends AmRequestSends {
             }
 
             @Override
+            public long preparedAddress(SrcDesc prepared) {
+                return prepared.view.nativeAddress();
+            }
+
+            @Override
             public TeamAm onTeam(Am am, int[] jobRanks) {
                 return new TeamAm(am, jobRanks);
             }

@@ -32,6 +32,15 @@ public final class PayloadBuffer {
         capacity = length;
     }
 
+    /**
+     * The payload's first byte in native memory, for a library's writes of up to the granted bytes by address
+     * ({@link org.gexj.am.internal.AmAccess#preparedAddress}); 0 where the buffer is a heap array's.
+     */
+    long nativeAddress() {
+        owner.checkOpen();
+        return memory.byteArray() == null ? memory.addressOffset() : 0;
+    }
+
     /** The granted payload size: {@link SrcDesc#size()}. */
     public int capacity() {
         owner.checkOpen();

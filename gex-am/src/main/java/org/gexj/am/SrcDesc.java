@@ -84,6 +84,14 @@ public final class SrcDesc {
         npam.commit(this, handler, nbytes, a, 2);
     }
 
+    public void commit(int handler, long nbytes, int a0, int a1, int a2) {
+        final int[] a = scratchArgs;
+        a[0] = a0;
+        a[1] = a1;
+        a[2] = a2;
+        npam.commit(this, handler, nbytes, a, 3);
+    }
+
     /** Sends the prepared message with {@code nargs} args from {@code args}. */
     public void commit(int handler, long nbytes, int[] args, int nargs) {
         AmChecks.args(args, nargs);

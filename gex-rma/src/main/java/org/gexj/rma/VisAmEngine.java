@@ -8,6 +8,7 @@ import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
 import org.gexj.am.Args;
 import org.gexj.am.Payload;
+import org.gexj.am.SrcDesc;
 import org.gexj.am.Token;
 import org.gexj.am.internal.AmAccess;
 import org.gexj.internal.CoreAccess;
@@ -29,7 +30,10 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Lists and bytes move by native address, checked once a message and each piece against the segment as it lands,
  * not by a checked copy a piece: with 8-byte pieces those copies and the lengths in the list were most of the time.
- * A local buffer on the heap, or one this thread may not access, goes by the checked copies.
+ * A put's request is written in place in the conduit's frame (a negotiated-payload Medium), so its bytes are copied
+ * once before the conduit sends them, not into a staging buffer first: with chunks of 4 KiB and more on udp that copy
+ * was as costly as the rest. A local buffer on the heap, or one this thread may not access, goes by the checked copies
+ * through the staging buffer. The target's side is {@link VisAmTarget}.
  *
  * <p>An operation in flight holds one of {@code GEX_VIS_AM_OPS} slots, whose chunk lists (copied from the caller's
  * plan, for a get's replies) grow and are reused. Threads: {@link #start} from any thread; handlers on the polling one.
@@ -47,6 +51,7 @@ final class VisAmEngine {
 
     private final Am am;
     private final Client client;
+    private final VisAmTarget target;
     private final long requestMax;
     private final long replyMax;
     private final OperationSlots slots;
@@ -55,19 +60,14 @@ final class VisAmEngine {
     private final MemorySegment[] buffers;
     /** Messages of each slot's operation not yet answered. */
     private final java.util.concurrent.atomic.AtomicIntegerArray remaining;
-    /** Each thread's request being built; a send may poll and run {@link #onGet}, which has its own. */
+    /** Each thread's request being built; a send may poll and run the target's handlers, which have their own. */
     private final ThreadLocal<MemorySegment> staging;
     /** A put's plan with chunks split to fit a message, when some chunk does not. */
     private final ThreadLocal<VisPlan> splitPuts;
-    private final ThreadLocal<MemorySegment> replies;
-    /** A delivered payload copied to native memory where the conduit delivered it elsewhere. */
-    private final ThreadLocal<MemorySegment> landings;
     /** A strided get's local side, by slot, for its replies. */
     private final VisShape[] shapes;
     /** Each thread's local side of the strided put it is packing. */
     private final ThreadLocal<VisShape> packingShapes;
-    /** Each polling thread's shape of the strided message its handler is running. */
-    private final ThreadLocal<VisShape> handlerShapes;
 
     VisAmEngine(Am am) {
         this.am = am;
@@ -88,19 +88,19 @@ final class VisAmEngine {
             shapes[i] = new VisShape();
         }
         this.packingShapes = ThreadLocal.withInitial(VisShape::new);
-        this.handlerShapes = ThreadLocal.withInitial(VisShape::new);
         this.staging = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(requestMax, 8));
         this.splitPuts = ThreadLocal.withInitial(VisPlan::new);
-        this.replies = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(replyMax, 8));
-        this.landings = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(Math.max(requestMax, replyMax), 8));
+        this.target = new VisAmTarget(client, requestMax, replyMax);
         final AmAccess access = AmAccess.get();
-        access.registerSystem(am, PUT, AmHandler.mediumRequest(3, this::onPut).named("vis-put"));
+        access.registerSystem(am, PUT, AmHandler.mediumRequest(3, target::onPut).named("vis-put"));
         access.registerSystem(am, PUT_ACK, AmHandler.shortReply(1, (token, args) -> done(args.get(0), 1))
             .named("vis-put-ack"));
-        access.registerSystem(am, GET, AmHandler.mediumRequest(4, this::onGet).named("vis-get"));
+        access.registerSystem(am, GET, AmHandler.mediumRequest(4, target::onGet).named("vis-get"));
         access.registerSystem(am, GET_REPLY, AmHandler.mediumReply(3, this::onGetReply).named("vis-get-reply"));
-        access.registerSystem(am, PUT_STRIDED, AmHandler.mediumRequest(1, this::onPutStrided).named("vis-put-strided"));
-        access.registerSystem(am, GET_STRIDED, AmHandler.mediumRequest(2, this::onGetStrided).named("vis-get-strided"));
+        access.registerSystem(am, PUT_STRIDED,
+            AmHandler.mediumRequest(1, target::onPutStrided).named("vis-put-strided"));
+        access.registerSystem(am, GET_STRIDED,
+            AmHandler.mediumRequest(2, target::onGetStrided).named("vis-get-strided"));
         access.registerSystem(am, GET_STRIDED_REPLY, AmHandler.mediumReply(2, this::onGetStridedReply)
             .named("vis-get-strided-reply"));
     }
@@ -265,12 +265,26 @@ final class VisAmEngine {
             for (; sent < messages; sent++) {
                 final long from = sent * per;
                 final long n = Math.min(per, mine.elements - from);
-                final long header = VisShapeFlyweight.write(outAddress, remoteBase, elem, remoteStrides, count, first,
-                    levels, from, n);
                 if (put) {
-                    mine.copy(false, buffer.address(), from, n, outAddress + header);
-                    am.requestMedium(peer, PUT_STRIDED, out, 0, header + n * elem, Lc.NOW, slot);
+                    final long bytes = VisShapeFlyweight.length(levels - first) + n * elem;
+                    final SrcDesc sd = am.prepareRequestMedium(peer, null, bytes, bytes, null, 0, 1);
+                    final long in = AM.preparedAddress(sd);
+                    final long to = in != 0 ? in : outAddress;
+                    try {
+                        final long header = VisShapeFlyweight.write(to, remoteBase, elem, remoteStrides, count, first,
+                            levels, from, n);
+                        mine.copy(false, buffer.address(), from, n, to + header);
+                        if (in == 0) {
+                            sd.buffer().putBytes(0, out, 0, (int) bytes);
+                        }
+                    } catch (RuntimeException e) {
+                        sd.cancel();
+                        throw e;
+                    }
+                    sd.commit(PUT_STRIDED, bytes, slot);
                 } else {
+                    final long header = VisShapeFlyweight.write(outAddress, remoteBase, elem, remoteStrides, count,
+                        first, levels, from, n);
                     am.requestMedium(peer, GET_STRIDED, out, 0, header, Lc.NOW, slot, sent);
                 }
             }
@@ -313,11 +327,23 @@ final class VisAmEngine {
             for (int first = 0; first < count; sent++) {
                 final int end = even > 0 ? (int) Math.min((long) first + perMessage, count)
                     : endOfMessage(lengths, count, first, put);
-                final long list = VisPieceFlyweight.write(outAddress, remote, lengths, even, first, end);
                 if (put) {
-                    final long at = pack(local, lengths, even, first, end, buffer, direct, out, list);
-                    am.requestMedium(peer, PUT, out, 0, at, Lc.NOW, slot, end - first, (int) even);
+                    final long bytes = requestBytes(lengths, even, first, end);
+                    final SrcDesc sd = am.prepareRequestMedium(peer, null, bytes, bytes, null, 0, 3);
+                    final long to = direct ? AM.preparedAddress(sd) : 0;
+                    try {
+                        if (to != 0) {
+                            pack(local, lengths, even, first, end, buffer.address(), to, remote);
+                        } else {
+                            packStaged(local, remote, lengths, even, first, end, buffer, direct, out, sd);
+                        }
+                    } catch (RuntimeException e) {
+                        sd.cancel();
+                        throw e;
+                    }
+                    sd.commit(PUT, bytes, slot, end - first, (int) even);
                 } else {
+                    final long list = VisPieceFlyweight.write(outAddress, remote, lengths, even, first, end);
                     am.requestMedium(peer, GET, out, 0, list, Lc.NOW, slot, first, end - first, (int) even);
                 }
                 first = end;
@@ -357,26 +383,51 @@ final class VisAmEngine {
         return i;
     }
 
-    /** Appends the bytes of a put's chunks {@code [first, end)} to its request at {@code at}. @return the new end */
-    private static long pack(long[] local, long[] lengths, long even, int first, int end, MemorySegment buffer,
-                             boolean direct, MemorySegment out, long at) {
-        long to = at;
+    /** A put's request of chunks {@code [first, end)}: their list and bytes. */
+    private static long requestBytes(long[] lengths, long even, int first, int end) {
+        if (even > 0) {
+            return (end - first) * (VisPieceFlyweight.OFFSET + even);
+        }
+        long bytes = (end - first) * (long) VisPieceFlyweight.PIECE;
+        for (int i = first; i < end; i++) {
+            bytes += lengths[i];
+        }
+        return bytes;
+    }
+
+    /**
+     * Writes a put's request of chunks {@code [first, end)} at {@code to}, native memory of {@link #requestBytes}: the
+     * list, then the bytes from the local buffer at {@code here}. @return its bytes
+     */
+    private static long pack(long[] local, long[] lengths, long even, int first, int end, long here, long to,
+                             long[] remote) {
+        long at = to + VisPieceFlyweight.write(to, remote, lengths, even, first, end);
+        for (int i = first; i < end; i++) {
+            final long n = even > 0 ? even : lengths[i];
+            copy(here + local[i], at, n);
+            at += n;
+        }
+        return at - to;
+    }
+
+    /**
+     * Writes a put's request as {@link #pack} does, in this thread's staging buffer {@code out}, then into the
+     * prepared message's buffer: where the local buffer is not one to copy by address, or the message's is not native.
+     */
+    private static void packStaged(long[] local, long[] remote, long[] lengths, long even, int first, int end,
+                                   MemorySegment buffer, boolean direct, MemorySegment out, SrcDesc sd) {
+        long at;
         if (direct) {
-            final long here = buffer.address();
-            final long outAddress = out.address();
-            for (int i = first; i < end; i++) {
-                final long n = even > 0 ? even : lengths[i];
-                copy(here + local[i], outAddress + to, n);
-                to += n;
-            }
+            at = pack(local, lengths, even, first, end, buffer.address(), out.address(), remote);
         } else {
+            at = VisPieceFlyweight.write(out.address(), remote, lengths, even, first, end);
             for (int i = first; i < end; i++) {
                 final long n = even > 0 ? even : lengths[i];
-                MemorySegment.copy(buffer, local[i], out, to, n);
-                to += n;
+                MemorySegment.copy(buffer, local[i], out, at, n);
+                at += n;
             }
         }
-        return to;
+        sd.buffer().putBytes(0, out, 0, (int) at);
     }
 
     /** Copies {@code from} into {@code to}, splitting chunks longer than {@code max}. */
@@ -390,48 +441,6 @@ final class VisAmEngine {
         }
     }
 
-    private void onPut(Token token, Payload payload, Args args) {
-        final int pieces = args.get(1);
-        final long even = args.get(2);
-        final int stride = VisPieceFlyweight.stride(even);
-        final long length = payload.length();
-        final long address = readable(payload);
-        final MemorySegment segment = client.segment().memory();
-        final long base = segment.address();
-        final long size = segment.byteSize();
-        long at = VisAmChecks.checkList(pieces, stride, length);
-        for (int i = 0; i < pieces; i++) {
-            final long offset = VisPieceFlyweight.offset(address, stride, i);
-            final long n = VisPieceFlyweight.length(address, even, i);
-            VisAmChecks.checkPiece(offset, n, size, at, length);
-            copy(address + at, base + offset, n);
-            at += n;
-        }
-        token.replyShort(PUT_ACK, args.get(0));
-    }
-
-    private void onGet(Token token, Payload payload, Args args) {
-        final int pieces = args.get(2);
-        final long even = args.get(3);
-        final int stride = VisPieceFlyweight.stride(even);
-        final long address = readable(payload);
-        final MemorySegment segment = client.segment().memory();
-        final long base = segment.address();
-        final long size = segment.byteSize();
-        final MemorySegment out = replies.get();
-        final long outAddress = out.address();
-        VisAmChecks.checkList(pieces, stride, payload.length());
-        long at = 0;
-        for (int i = 0; i < pieces; i++) {
-            final long offset = VisPieceFlyweight.offset(address, stride, i);
-            final long n = VisPieceFlyweight.length(address, even, i);
-            VisAmChecks.checkPiece(offset, n, size, at, out.byteSize());
-            copy(base + offset, outAddress + at, n);
-            at += n;
-        }
-        token.replyMedium(GET_REPLY, out, 0, at, Lc.NOW, args.get(0), args.get(1), pieces);
-    }
-
     private void onGetReply(Token token, Payload payload, Args args) {
         final int slot = args.get(0);
         final VisPlan plan = plans[slot];
@@ -441,7 +450,7 @@ final class VisAmEngine {
         Throwable failure = null;
         try {
             if (direct(buffer) && !buffer.isReadOnly()) {
-                final long address = readable(payload);
+                final long address = target.readable(payload);
                 final long length = payload.length();
                 final long here = buffer.address();
                 for (int i = args.get(1); i < end; i++) {
@@ -465,31 +474,6 @@ final class VisAmEngine {
         finish(slot, 1, failure);
     }
 
-    private void onPutStrided(Token token, Payload payload, Args args) {
-        final VisShape shape = handlerShapes.get();
-        final long address = readable(payload);
-        final long header = VisAmChecks.readShape(shape, address, payload.length());
-        final long first = VisShapeFlyweight.first(address);
-        final long n = VisShapeFlyweight.count(address);
-        final MemorySegment segment = client.segment().memory();
-        VisAmChecks.checkShape(shape, first, n, segment.byteSize(), payload.length() - header);
-        shape.copy(true, segment.address(), first, n, address + header);
-        token.replyShort(PUT_ACK, args.get(0));
-    }
-
-    private void onGetStrided(Token token, Payload payload, Args args) {
-        final VisShape shape = handlerShapes.get();
-        final long address = readable(payload);
-        VisAmChecks.readShape(shape, address, payload.length());
-        final long first = VisShapeFlyweight.first(address);
-        final long n = VisShapeFlyweight.count(address);
-        final MemorySegment segment = client.segment().memory();
-        final MemorySegment out = replies.get();
-        VisAmChecks.checkShape(shape, first, n, segment.byteSize(), out.byteSize());
-        shape.copy(false, segment.address(), first, n, out.address());
-        token.replyMedium(GET_STRIDED_REPLY, out, 0, n * shape.elem, Lc.NOW, args.get(0), args.get(1));
-    }
-
     private void onGetStridedReply(Token token, Payload payload, Args args) {
         final int slot = args.get(0);
         final VisShape shape = shapes[slot];
@@ -506,22 +490,11 @@ final class VisAmEngine {
                 throw new IllegalStateException("the destination of a VIS get is no longer accessible: its arena was"
                     + " closed before the data came");
             }
-            shape.copy(true, buffer.address(), first, n, readable(payload));
+            shape.copy(true, buffer.address(), first, n, target.readable(payload));
         } catch (RuntimeException e) {
             failure = e;
         }
         finish(slot, 1, failure);
-    }
-
-    /** The payload's bytes at a native address: where the conduit delivered them, or copied to this thread's. */
-    private long readable(Payload payload) {
-        final long address = AM.payloadAddress(payload);
-        if (address != 0) {
-            return address;
-        }
-        final MemorySegment landing = landings.get();
-        payload.copyTo(0, landing, 0, payload.length());
-        return landing.address();
     }
 
     /** A buffer this engine copies by address: native, and accessible to this thread now. */

@@ -3,6 +3,7 @@ package org.gexj.am.internal;
 import org.gexj.am.Am;
 import org.gexj.am.AmHandler;
 import org.gexj.am.Payload;
+import org.gexj.am.SrcDesc;
 import org.gexj.am.TeamAm;
 
 /**
@@ -49,6 +50,13 @@ public abstract class AmAccess {
      * {@link Payload}).
      */
     public abstract long payloadAddress(Payload payload);
+
+    /**
+     * The native address where the payload of a prepared negotiated-payload AM is written (its
+     * {@link SrcDesc#buffer()}), for writes of up to {@link SrcDesc#size()} bytes before its commit, or 0 where that
+     * buffer is not in native memory (then write it through the buffer).
+     */
+    public abstract long preparedAddress(SrcDesc prepared);
 
     /** The requests of {@code am} by team rank, for a team whose rank i is job rank {@code jobRanks[i]}. */
     public abstract TeamAm onTeam(Am am, int[] jobRanks);
