@@ -67,54 +67,31 @@ final class VisAmTarget {
         final int stride = VisPieceFlyweight.stride(even);
         final long address = readable(payload);
         VisAmChecks.checkList(pieces, stride, payload.length());
-        final long bytes = replyBytes(address, even, pieces);
+        // one pass where the pieces have one length: with 8-byte pieces a pass of checks first slowed ofi's gets
+        final long bytes = even > 0 && pieces * even <= replyMax ? pieces * even
+            : checkGet(address, stride, even, pieces);
         final SrcDesc sd = prepareReply(token, bytes, 3);
-        final long in = sd == null ? 0 : AM.preparedAddress(sd);
-        final MemorySegment out = replies.get();
-        try {
-            gather(address, stride, even, pieces, in != 0 ? in : out.address(), bytes);
-            if (sd != null && in == 0) {
-                sd.buffer().putBytes(0, out, 0, (int) bytes);
-            }
-        } catch (RuntimeException e) {
+        final long to = replyAt(sd);
+        if (!gather(address, stride, even, pieces, to, bytes)) {
             if (sd != null) {
                 sd.cancel();
             }
-            throw e;
+            checkGet(address, stride, even, pieces); // names the piece
+            throw new IllegalStateException("a damaged VIS get: its pieces do not fit a reply of " + bytes + " bytes");
         }
-        if (sd != null) {
+        if (prepared(sd, to, bytes)) {
             sd.commit(VisAmEngine.GET_REPLY, bytes, args.get(0), args.get(1), pieces);
         } else {
-            token.replyMedium(VisAmEngine.GET_REPLY, out, 0, bytes, Lc.NOW, args.get(0), args.get(1), pieces);
+            token.replyMedium(VisAmEngine.GET_REPLY, replies.get(), 0, bytes, Lc.NOW, args.get(0), args.get(1), pieces);
         }
     }
 
     /**
-     * A reply of {@code bytes} to be written in place, or null where the path has no room now: waiting for it polls,
-     * and a reply handler run then may reuse this thread's landing buffer, which may hold the request being answered.
+     * Copies the segment's pieces of a get's list at {@code list} to {@code to}, {@code limit} bytes in all.
+     *
+     * @return false (part copied) at the first piece outside the segment or beyond the limit
      */
-    private static SrcDesc prepareReply(Token token, long bytes, int nargs) {
-        return token.prepareReplyMedium(null, bytes, bytes, null, Flags.IMMEDIATE, nargs);
-    }
-
-    /**
-     * The bytes a get's reply carries: the pieces' lengths, each 0 or more, together at most a reply's; else what
-     * {@link #gather} then refuses (their sum up to the first that does not fit, plus one).
-     */
-    private long replyBytes(long list, long even, int pieces) {
-        long bytes = 0;
-        for (int i = 0; i < pieces; i++) {
-            final long n = VisPieceFlyweight.length(list, even, i);
-            if (n < 0 || n > replyMax - bytes) {
-                return Math.min(bytes, replyMax); // gather names the piece
-            }
-            bytes += n;
-        }
-        return bytes;
-    }
-
-    /** Copies the segment's pieces of a get's list at {@code list} to {@code to}, {@code limit} bytes, checked. */
-    private void gather(long list, int stride, long even, int pieces, long to, long limit) {
+    private boolean gather(long list, int stride, long even, int pieces, long to, long limit) {
         final MemorySegment segment = client.segment().memory();
         final long base = segment.address();
         final long size = segment.byteSize();
@@ -122,10 +99,55 @@ final class VisAmTarget {
         for (int i = 0; i < pieces; i++) {
             final long offset = VisPieceFlyweight.offset(list, stride, i);
             final long n = VisPieceFlyweight.length(list, even, i);
-            VisAmChecks.checkPiece(offset, n, size, at, limit);
+            if (n < 0 || offset < 0 || offset > size - n || at > limit - n) {
+                return false;
+            }
             VisAmEngine.copy(base + offset, to + at, n);
             at += n;
         }
+        return true;
+    }
+
+    /** Checks each piece of a get's list against the segment and the reply. @return the reply's bytes */
+    private long checkGet(long list, int stride, long even, int pieces) {
+        final long size = client.segment().memory().byteSize();
+        long bytes = 0;
+        for (int i = 0; i < pieces; i++) {
+            final long n = VisPieceFlyweight.length(list, even, i);
+            VisAmChecks.checkPiece(VisPieceFlyweight.offset(list, stride, i), n, size, bytes, replyMax);
+            bytes += n;
+        }
+        return bytes;
+    }
+
+    /**
+     * A reply of {@code bytes} to be written in place, or null where the path has no room now: waiting for it polls,
+     * and a reply handler run then may reuse this thread's landing buffer, which may hold the request being answered.
+     * Its message was checked: nothing between this and the commit throws.
+     */
+    private static SrcDesc prepareReply(Token token, long bytes, int nargs) {
+        return token.prepareReplyMedium(null, bytes, bytes, null, Flags.IMMEDIATE, nargs);
+    }
+
+    /** Where a reply is written: in place in {@code sd}'s frame where that is native memory, else in this thread's. */
+    private long replyAt(SrcDesc sd) {
+        final long in = sd == null ? 0 : AM.preparedAddress(sd);
+        return in != 0 ? in : replies.get().address();
+    }
+
+    /**
+     * Whether the reply written at {@code at} goes by {@code sd}'s commit: copied into it first where it was written in
+     * this thread's buffer. False where none was prepared: it goes by a reply from that buffer, which may wait.
+     */
+    private boolean prepared(SrcDesc sd, long at, long bytes) {
+        if (sd == null) {
+            return false;
+        }
+        final MemorySegment out = replies.get();
+        if (at == out.address()) {
+            sd.buffer().putBytes(0, out, 0, (int) bytes);
+        }
+        return true;
     }
 
     void onPutStrided(Token token, Payload payload, Args args) {
@@ -151,19 +173,9 @@ final class VisAmTarget {
         VisAmChecks.checkShape(shape, first, n, segment.byteSize(), out.byteSize());
         final long bytes = n * shape.elem;
         final SrcDesc sd = prepareReply(token, bytes, 2);
-        final long in = sd == null ? 0 : AM.preparedAddress(sd);
-        try {
-            shape.copy(false, segment.address(), first, n, in != 0 ? in : out.address());
-            if (sd != null && in == 0) {
-                sd.buffer().putBytes(0, out, 0, (int) bytes);
-            }
-        } catch (RuntimeException e) {
-            if (sd != null) {
-                sd.cancel();
-            }
-            throw e;
-        }
-        if (sd != null) {
+        final long to = replyAt(sd);
+        shape.copy(false, segment.address(), first, n, to);
+        if (prepared(sd, to, bytes)) {
             sd.commit(VisAmEngine.GET_STRIDED_REPLY, bytes, args.get(0), args.get(1));
         } else {
             token.replyMedium(VisAmEngine.GET_STRIDED_REPLY, out, 0, bytes, Lc.NOW, args.get(0), args.get(1));
